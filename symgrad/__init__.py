@@ -1,0 +1,118 @@
+"""symgrad: PyTorch-style autograd on numpy whose recorded graphs lower to sympy.
+
+Write ``import symgrad as t`` and use it as you would use PyTorch's autograd.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from symgrad import autograd
+from symgrad.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from symgrad.creation import (
+    arange,
+    as_tensor,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randn,
+    randn_like,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from symgrad.numeric.dtypes import dtype, get_default_dtype, set_default_dtype
+from symgrad.numeric.dtypes import bool_ as bool  # noqa: A001 - PyTorch's name
+from symgrad.numeric.dtypes import float32, float64, int64
+from symgrad.numeric.printing import set_printoptions
+from symgrad.tensor import Size, Tensor, device
+
+float = float32  # noqa: A001 - PyTorch's alias
+double = float64
+long = int64
+
+__version__ = "0.1.0"
+
+
+def is_tensor(obj: Any) -> bool:
+    """Whether ``obj`` is a symgrad Tensor."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> int:  # noqa: A002 - PyTorch's name
+    """The number of elements of ``input``."""
+    return input.numel()
+
+
+def where(condition: Tensor, input: Any, other: Any) -> Tensor:  # noqa: A002
+    """Elementwise ``input`` where ``condition`` else ``other`` (``WhereBackward0``).
+
+    >>> x = symgrad.tensor([-1.0, 2.0])
+    >>> symgrad.where(x > 0, x, 0.0)
+    tensor([0., 2.])
+    """
+    from symgrad import ops
+    from symgrad.tensor import _operand, apply_op
+
+    if not isinstance(condition, Tensor) or condition.dtype is not bool:
+        raise RuntimeError("where expected condition to be a boolean tensor")
+    return apply_op(ops.elementwise.where, condition, _operand(input), _operand(other))
+
+
+# Function spellings of Tensor methods: symgrad.exp(x) is x.exp(), as in PyTorch.
+add = Tensor.add
+sub = Tensor.sub
+subtract = Tensor.sub
+mul = Tensor.mul
+multiply = Tensor.mul
+div = Tensor.div
+divide = Tensor.div
+true_divide = Tensor.div
+pow = Tensor.pow  # noqa: A001
+neg = Tensor.neg
+negative = Tensor.neg
+reciprocal = Tensor.reciprocal
+square = Tensor.square
+exp = Tensor.exp
+log = Tensor.log
+sqrt = Tensor.sqrt
+sin = Tensor.sin
+cos = Tensor.cos
+tanh = Tensor.tanh
+sigmoid = Tensor.sigmoid
+relu = Tensor.relu
+abs = Tensor.abs  # noqa: A001
+sum = Tensor.sum  # noqa: A001
+mean = Tensor.mean
+matmul = Tensor.matmul
+mm = Tensor.mm
+mv = Tensor.mv
+dot = Tensor.dot
+reshape = Tensor.reshape
+flatten = Tensor.flatten
+transpose = Tensor.transpose
+swapaxes = Tensor.transpose
+permute = Tensor.permute
+t = Tensor.t
+unsqueeze = Tensor.unsqueeze
+squeeze = Tensor.squeeze
+clone = Tensor.clone
+detach = Tensor.detach
+broadcast_to = Tensor.broadcast_to
+eq = Tensor.eq
+ne = Tensor.ne
+lt = Tensor.lt
+le = Tensor.le
+gt = Tensor.gt
+ge = Tensor.ge
+equal = Tensor.equal
+allclose = Tensor.allclose

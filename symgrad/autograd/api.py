@@ -1,0 +1,146 @@
+"""``symgrad.autograd.backward`` and ``symgrad.autograd.grad``, as in PyTorch."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from symgrad.autograd.engine import execute
+from symgrad.tensor import Tensor, _make
+
+
+def _as_sequence(x: Any) -> list:
+    if x is None:
+        return []
+    if isinstance(x, Tensor):
+        return [x]
+    return list(x)
+
+
+def _seed_gradients(outputs: list[Tensor], grad_outputs: list[Any],
+                    create_graph: bool) -> list[Any]:
+    """Check each output and its seed gradient (v of vᵀJ); build the implicit ones."""
+    if grad_outputs and len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
+    seeds = []
+    for i, out in enumerate(outputs):
+        if not isinstance(out, Tensor):
+            raise TypeError(f"outputs must be Tensors, got {type(out).__name__}")
+        if not out._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
+                               "a grad_fn")
+        g = grad_outputs[i] if grad_outputs else None
+        if g is None:
+            if out._value.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not out.is_floating_point():
+                raise RuntimeError("grad can be implicitly created only for real scalar outputs")
+            g = np.ones_like(out._value)
+            seeds.append(_make(g) if create_graph else g)
+            continue
+        if not isinstance(g, Tensor):
+            raise TypeError("gradients can be either Tensors or None, but got "
+                            f"{type(g).__name__}")
+        if g._value.shape != out._value.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} "
+                               f"and output[{i}] has a shape of {out.shape!r}.")
+        if create_graph:
+            seeds.append(g if g._value.dtype == out._value.dtype else g._cast(out.dtype))
+        else:
+            seeds.append(g._value.astype(out._value.dtype, copy=False))
+    return seeds
+
+
+def backward(
+    tensors: Tensor | Sequence[Tensor],
+    grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Tensor | Sequence[Tensor] | None = None,
+) -> None:
+    """Accumulate the gradients of ``tensors`` (weighted by ``grad_tensors``) into the leaves.
+
+    >>> x = symgrad.ones(3, requires_grad=True)
+    >>> symgrad.autograd.backward([(x * x).sum()])
+    >>> x.grad
+    tensor([2., 2., 2.])
+    """
+    outputs = _as_sequence(tensors)
+    grads = _as_sequence(grad_tensors) if not isinstance(grad_tensors, Tensor) else [grad_tensors]
+    if retain_graph is None:
+        retain_graph = create_graph
+    seeds = _seed_gradients(outputs, grads, create_graph)
+    accumulate_into = None
+    if inputs is not None:
+        inputs = _as_sequence(inputs)
+        if not inputs:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        accumulate_into = {}
+        for x in inputs:
+            if not isinstance(x, Tensor) or not x._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            accumulate_into[x.grad_fn if x.grad_fn is not None else x] = x
+    if create_graph:
+        warnings.warn(
+            "Using backward() with create_graph=True will create a reference cycle between the "
+            "parameter and its gradient which can cause a memory leak. We recommend using "
+            "autograd.grad when creating the graph to avoid this. If you have to use this "
+            "function, make sure to reset the .grad fields of your parameters to None after use "
+            "to break the cycle and avoid the leak.", UserWarning, stacklevel=3)
+    execute(outputs, seeds, keep_graph=retain_graph, create_graph=create_graph,
+            accumulate_into=accumulate_into)
+
+
+def grad(
+    outputs: Tensor | Sequence[Tensor],
+    inputs: Tensor | Sequence[Tensor],
+    grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool | None = None,
+    materialize_grads: bool = False,
+) -> tuple[Tensor | None, ...]:
+    """The gradients of ``outputs`` with respect to ``inputs``, returned instead of accumulated.
+
+    >>> x = symgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> symgrad.autograd.grad((x ** 3).sum(), x)
+    (tensor([ 3., 12.]),)
+    """
+    outs = _as_sequence(outputs)
+    ins = _as_sequence(inputs)
+    grads = (_as_sequence(grad_outputs) if not isinstance(grad_outputs, Tensor)
+             else [grad_outputs])
+    if retain_graph is None:
+        retain_graph = create_graph
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    for x in ins:
+        if not isinstance(x, Tensor):
+            raise TypeError(f"inputs must be Tensors, got {type(x).__name__}")
+        if not x._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    seeds = _seed_gradients(outs, grads, create_graph)
+    targets = [x.grad_fn if x.grad_fn is not None else x for x in ins]
+    captured = execute(outs, seeds, keep_graph=retain_graph, create_graph=create_graph,
+                       capture=targets)
+    results: list[Tensor | None] = []
+    for i, (x, target) in enumerate(zip(ins, targets, strict=True)):
+        g = captured.get(target)
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
+                                   "been used in the graph. Set allow_unused=True if this is the "
+                                   "desired behavior.")
+            results.append(_make(np.zeros_like(x._value)) if materialize_grads else None)
+            continue
+        if isinstance(g, Tensor):
+            results.append(g)
+        else:
+            results.append(_make(np.array(g, dtype=x._value.dtype, copy=True)))
+    return tuple(results)

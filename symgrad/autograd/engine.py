@@ -1,0 +1,241 @@
+"""The reverse pass: an iterative walk of the recorded graph in dependency order.
+
+Each node runs once, after every gradient flowing into it has arrived. Nothing is written to any
+tensor until the whole pass has succeeded, so a backward that fails (a modified saved value, a
+freed graph, a hook that raises) leaves every ``.grad`` as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from symgrad.autograd import differentiable
+from symgrad.autograd.grad_mode import set_grad_enabled
+from symgrad.autograd.graph import Node
+from symgrad.numeric import namespace as numeric_xp
+from symgrad.tensor import Tensor, _make, _torch_size
+
+FREED_GRAPH = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you "
+    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+    "through the graph a second time or if you need to access saved tensors after calling "
+    "backward."
+)
+
+
+def _modified_error(value: Any, version: int, expected: int, node: Node | None) -> RuntimeError:
+    owner = f", which is output 0 of {node.name()}," if node is not None else ""
+    kind = f"symgrad.{value.dtype._torch_name}Tensor" if isinstance(value, Tensor) else "tensor"
+    shape = _torch_size(np.shape(value._value if isinstance(value, Tensor) else value))
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [{kind} {shape}]{owner} is at version {version}; expected version "
+        f"{expected} instead. Hint: the saved value was changed in place after the operation "
+        "that needs it; use .clone() before the in-place change, or change it out of place."
+    )
+
+
+def _check_saved(node: Node) -> None:
+    if node.freed:
+        raise RuntimeError(FREED_GRAPH)
+    inputs = node.inputs
+    for i, expected in zip(node.op.saved, node.saved_versions, strict=True):
+        if expected >= 0 and inputs[i]._version.value != expected:
+            raise _modified_error(inputs[i], inputs[i]._version.value, expected, None)
+    counter = node.out_version
+    if counter is not None and counter.value != node.out_version_value:
+        out = _make(node.ans)
+        raise _modified_error(out, counter.value, node.out_version_value, node)
+
+
+def _collect(roots: Sequence[Any]) -> tuple[dict[Any, int], list[Any]]:
+    """Count the edges into every target reachable from ``roots``; also list the nodes."""
+    dependencies: dict[Any, int] = {}
+    nodes: list[Any] = []
+    seen = set()
+    stack = [r for r in roots if isinstance(r, Node)]
+    for r in stack:
+        seen.add(r)
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        for target in node.next:
+            if target is None:
+                continue
+            dependencies[target] = dependencies.get(target, 0) + 1
+            if target not in seen and isinstance(target, Node):
+                seen.add(target)
+                stack.append(target)
+    return dependencies, nodes
+
+
+def _useful(nodes: list[Node], dependencies: dict[Any, int], wanted: set[Any]) -> set[Any]:
+    """The targets from which some wanted target can be reached (they must run)."""
+    # reverse topological order: a node comes after every node that feeds it
+    order = _topological(nodes, dependencies)
+    useful = set(t for t in wanted)
+    for node in reversed(order):
+        if node in useful or any(t in useful for t in node.next if t is not None):
+            useful.add(node)
+    return useful
+
+
+def _topological(nodes: list[Node], dependencies: dict[Any, int]) -> list[Node]:
+    remaining = {n: dependencies.get(n, 0) for n in nodes}
+    ready = [n for n in nodes if remaining[n] == 0]
+    order = []
+    while ready:
+        node = ready.pop()
+        order.append(node)
+        for target in node.next:
+            if isinstance(target, Node):
+                remaining[target] -= 1
+                if remaining[target] == 0:
+                    ready.append(target)
+    return order
+
+
+def _reduce_to(g: Any, like: Any, xp: Any) -> Any:
+    """The one broadcasting rule: sum a cotangent back to its input's shape, in its dtype."""
+    value = like._value if isinstance(like, Tensor) else like
+    if xp is numeric_xp:
+        if g.shape != value.shape:
+            g = numeric_xp.sum_to_shape(g, value.shape)
+        if g.dtype != value.dtype:
+            g = g.astype(value.dtype)
+        return g
+    if g.shape != value.shape:
+        g = differentiable.sum_to_shape(g, value.shape)
+    if g._value.dtype != value.dtype:
+        g = g._cast(like.dtype)
+    return g
+
+
+def _as_tensor(g: Any) -> Tensor:
+    return g if isinstance(g, Tensor) else _make(g)
+
+
+def _run_hooks(hooks: dict, g: Any, create_graph: bool) -> Any:
+    for hook in list(hooks.values()):
+        result = hook(_as_tensor(g))
+        if result is not None:
+            if not isinstance(result, Tensor):
+                raise TypeError(f"hooks must return a Tensor or None, got {type(result).__name__}")
+            g = result if create_graph else result._value
+    return g
+
+
+def execute(
+    roots: Sequence[Tensor],
+    root_grads: Sequence[Any],
+    *,
+    keep_graph: bool,
+    create_graph: bool,
+    capture: Sequence[Any] | None = None,
+    accumulate_into: dict[Any, Tensor] | None = None,
+) -> dict[Any, Any]:
+    """Run the reverse pass from ``roots`` seeded with ``root_grads``.
+
+    Without ``capture`` the gradients reaching leaves are accumulated into their ``.grad`` (only
+    those in ``accumulate_into`` when given). With ``capture`` (targets: nodes or leaf tensors)
+    their incoming gradients are returned instead and nothing is accumulated.
+    ``accumulate_into`` maps each target (node or leaf) of ``backward(inputs=...)`` to its tensor.
+    """
+    targets = [r.grad_fn if r.grad_fn is not None else r for r in roots]
+    dependencies, nodes = _collect(targets)
+    wanted = set(capture) if capture is not None else (
+        set(accumulate_into) if accumulate_into is not None else None)
+    useful = _useful(nodes, dependencies, wanted) if wanted is not None else None
+    xp = differentiable if create_graph else numeric_xp
+
+    grads: dict[Any, Any] = {}
+    for target, g in zip(targets, root_grads, strict=True):
+        grads[target] = grads[target] + g if target in grads else g
+    ready = [t for t in dict.fromkeys(targets) if dependencies.get(t, 0) == 0]
+    captured: dict[Any, Any] = {}
+    leaf_grads: list[tuple[Tensor, Any]] = []
+    retained: list[tuple[Tensor, Any]] = []
+    processed: list[Node] = []
+
+    with set_grad_enabled(create_graph):
+        while ready:
+            target = ready.pop()
+            g = grads.pop(target)
+            if not isinstance(target, Node):  # a leaf tensor
+                if target._hooks:
+                    g = _run_hooks(target._hooks, g, create_graph)
+                if capture is not None:
+                    captured[target] = g
+                elif accumulate_into is None or target in accumulate_into:
+                    leaf_grads.append((target, g))
+                continue
+            node = target
+            _check_saved(node)
+            processed.append(node)
+            if node.tensor_hooks:
+                g = _run_hooks(node.tensor_hooks, g, create_graph)
+            if node.retained is not None:
+                tensor = node.retained()
+                if tensor is not None and tensor.grad_fn is node:
+                    retained.append((tensor, g))
+            if capture is not None and node in wanted:
+                captured[node] = g
+            elif accumulate_into is not None and node in accumulate_into:
+                retained.append((accumulate_into[node], g))
+            op, inputs = node.op, node.inputs
+            if create_graph:
+                values = inputs
+                ans = _make(node.ans, node, True)
+            else:
+                values = [x._value if isinstance(x, Tensor) else x for x in inputs]
+                ans = node.ans
+            params = node.params
+            for i, nxt in enumerate(node.next):
+                if nxt is None or (useful is not None and nxt not in useful):
+                    continue
+                rule = op.vjp[i]
+                gi = rule(xp, g, ans, *values, **params) if params else rule(xp, g, ans, *values)
+                gi = _reduce_to(gi, inputs[i], xp)
+                if nxt in grads:
+                    grads[nxt] = grads[nxt] + gi
+                else:
+                    grads[nxt] = gi
+                left = dependencies[nxt] - 1
+                dependencies[nxt] = left
+                if left == 0:
+                    ready.append(nxt)
+
+    # the pass succeeded: now change state
+    for tensor, g in leaf_grads:
+        _accumulate(tensor, g, create_graph)
+    for tensor, g in retained:
+        _accumulate(tensor, g, create_graph)
+    if not keep_graph:
+        for node in processed:
+            node.freed = True
+            node.ans = None
+    return captured
+
+
+def _accumulate(tensor: Tensor, g: Any, create_graph: bool) -> None:
+    """Add ``g`` into ``tensor.grad`` the way PyTorch's AccumulateGrad does."""
+    dtype = tensor._value.dtype
+    if create_graph:
+        g = g if isinstance(g, Tensor) else _make(g)
+        if g._value.dtype != dtype:
+            g = g._cast(tensor.dtype)
+        tensor._grad = g if tensor._grad is None else tensor._grad + g
+        return
+    if isinstance(g, Tensor):
+        g = g._value
+    if tensor._grad is None:
+        tensor._grad = _make(np.array(g, dtype=dtype, copy=True))
+    elif tensor._grad._requires_grad:
+        tensor._grad = _make(tensor._grad._value + g)
+    else:
+        tensor._grad._value += g
+        tensor._grad._version.value += 1

@@ -1,0 +1,90 @@
+"""Thread-local gradient recording mode: no_grad, enable_grad, set_grad_enabled."""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _Mode(threading.local):
+    enabled = True
+
+
+_mode = _Mode()
+
+
+def is_grad_enabled() -> bool:
+    """Whether operations on tensors that require grad are recorded in this thread."""
+    return _mode.enabled
+
+
+class _GradModeContext:
+    """Base of the grad-mode switches: a context manager that also decorates functions."""
+
+    _target: bool
+
+    def __enter__(self) -> None:
+        self._previous = _mode.enabled
+        _mode.enabled = self._target
+
+    def __exit__(self, *exc: object) -> None:
+        _mode.enabled = self._previous
+
+    def __call__(self, func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self.__class__():
+                return func(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+
+class no_grad(_GradModeContext):  # noqa: N801 - PyTorch's name
+    """Disable graph recording inside a ``with`` block or a decorated function.
+
+    >>> x = symgrad.ones(2, requires_grad=True)
+    >>> with symgrad.no_grad():
+    ...     y = x * 2
+    >>> y.requires_grad
+    False
+    """
+
+    _target = False
+
+
+class enable_grad(_GradModeContext):  # noqa: N801 - PyTorch's name
+    """Re-enable graph recording (inside ``no_grad``) for a block or a decorated function."""
+
+    _target = True
+
+
+class set_grad_enabled(_GradModeContext):  # noqa: N801 - PyTorch's name
+    """Set recording on or off: takes effect at once, and as a context manager restores after.
+
+    >>> with symgrad.set_grad_enabled(False):
+    ...     symgrad.is_grad_enabled()
+    False
+    """
+
+    def __init__(self, mode: bool) -> None:
+        self._previous = _mode.enabled
+        self._target = bool(mode)
+        _mode.enabled = self._target
+
+    def __enter__(self) -> None:
+        pass
+
+    def __call__(self, func: F) -> F:
+        mode = self._target
+        _mode.enabled = self._previous  # used as a decorator: do not switch at definition time
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with set_grad_enabled(mode):
+                return func(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]

@@ -1,0 +1,139 @@
+"""The recorded graph: backward nodes (``grad_fn``), AccumulateGrad, hook handles.
+
+A :class:`Node` stores what ran (the op, its inputs, its params, its output value) rather than a
+closure, so the engine can call the op's VJP rules on numpy and the symbolic side can replay its
+forward on sympy. Each node has a single output. Node classes are created per PyTorch name
+(``MulBackward0``...), so ``type(y.grad_fn).__name__`` reads as in PyTorch.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from symgrad.ops import Op
+
+
+class Version:
+    """A tensor's in-place version counter, shared by tensors that share storage and history."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``: ``handle.remove()`` unregisters the hook."""
+
+    _ids = itertools.count()
+
+    def __init__(self, hooks: dict[int, Callable[..., Any]]) -> None:
+        self.id = next(self._ids)
+        self._hooks = hooks
+
+    def remove(self) -> None:
+        """Unregister the hook (a second call does nothing)."""
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
+class Node:
+    """A backward function: one recorded op application (``tensor.grad_fn``)."""
+
+    __slots__ = (
+        "op",
+        "params",
+        "inputs",
+        "ans",
+        "next",
+        "saved_versions",
+        "out_version",
+        "out_version_value",
+        "tensor_hooks",
+        "retained",
+        "freed",
+        "__weakref__",
+    )
+
+    def __init__(self, op: Op, inputs: tuple, params: dict | None, ans: Any, next_: tuple) -> None:
+        self.op = op
+        self.params = params
+        self.inputs = inputs
+        self.ans = ans
+        self.next = next_
+        self.saved_versions = tuple(_version_of(inputs[i]) for i in op.saved)
+        self.out_version = None
+        self.out_version_value = 0
+        self.tensor_hooks = None
+        self.retained = None
+        self.freed = False
+
+    def name(self) -> str:
+        """PyTorch's name of this node, e.g. ``'MulBackward0'``."""
+        return type(self).__name__
+
+    @property
+    def next_functions(self) -> tuple[tuple[Node | AccumulateGrad | None, int], ...]:
+        """The nodes that receive this node's input gradients, as PyTorch lists them."""
+        return tuple((_edge_function(target), 0) for target in self.next)
+
+    @property
+    def metadata(self) -> dict:
+        return {}
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {id(self):#x}>"
+
+
+class AccumulateGrad:
+    """The node that adds gradients into a leaf tensor's ``.grad``."""
+
+    __slots__ = ("variable", "__weakref__")
+
+    def __init__(self, variable: Any) -> None:
+        self.variable = variable
+
+    next_functions: tuple = ()
+
+    def name(self) -> str:
+        """``'AccumulateGrad'``, as in PyTorch."""
+        return "AccumulateGrad"
+
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad object at {id(self):#x}>"
+
+
+def _edge_function(target: Any) -> Node | AccumulateGrad | None:
+    """Map an engine edge target (a node, a leaf tensor or None) to what PyTorch shows."""
+    if target is None or isinstance(target, Node):
+        return target
+    accumulator = target._accumulator() if target._accumulator is not None else None
+    if accumulator is None:
+        accumulator = AccumulateGrad(target)
+        target._accumulator = weakref.ref(accumulator)
+    return accumulator
+
+
+def _version_of(value: Any) -> int:
+    counter = getattr(value, "_version", None)  # Python scalars have none
+    return -1 if counter is None else counter.value
+
+
+_node_classes: dict[str, type[Node]] = {}
+
+
+def node_class(name: str) -> type[Node]:
+    """The Node subclass named ``name`` (created once, then cached)."""
+    cls = _node_classes.get(name)
+    if cls is None:
+        cls = type(name, (Node,), {"__slots__": (), "__module__": "symgrad.autograd.graph"})
+        _node_classes[name] = cls
+    return cls

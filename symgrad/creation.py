@@ -1,0 +1,246 @@
+"""Tensor factories: tensor(), ones, zeros, full, arange, linspace, eye, rand, randn, *_like."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from symgrad.numeric import dtypes
+from symgrad.tensor import Tensor, _make, _shape_arg, device
+
+_rng = np.random.default_rng()
+
+
+def manual_seed(seed: int) -> np.random.Generator:
+    """Seed the generator behind rand/randn (their streams differ from PyTorch's)."""
+    global _rng
+    _rng = np.random.default_rng(int(seed))
+    return _rng
+
+
+def _finish(value: np.ndarray, requires_grad: bool, name: str | None = None,
+            dev: Any = None) -> Tensor:
+    if dev is not None:
+        device(dev)
+    out = _make(value)
+    if requires_grad:
+        out.requires_grad = True  # validates the dtype
+    if name is not None:
+        out.name = name
+    return out
+
+
+def _infer_dtype(data: Any) -> dtypes.dtype:
+    """PyTorch's dtype for Python data: bools -> bool, ints -> int64, floats -> default."""
+    flat = np.asarray(data, dtype=object).ravel() if not isinstance(data, bool | int | float) \
+        else [data]
+    kinds = {dtypes.scalar_category(v) for v in flat if not isinstance(v, Tensor)}
+    for v in flat:
+        if isinstance(v, Tensor):
+            kinds.add(v.dtype._category if not v.is_floating_point() else 2)
+    if any(isinstance(v, complex) for v in flat):
+        raise TypeError("symgrad does not support complex numbers")
+    top = max(kinds) if kinds else 2
+    return (dtypes.bool_, dtypes.int64, dtypes.get_default_dtype())[top]
+
+
+def tensor(data: Any, dtype: dtypes.dtype | None = None, device: Any = None,
+           requires_grad: bool = False, *, name: str | None = None) -> Tensor:
+    """A new leaf tensor holding a copy of ``data`` (nested lists, numbers, numpy arrays).
+
+    >>> symgrad.tensor([[1, 2], [3, 4]]).dtype
+    symgrad.int64
+    >>> symgrad.tensor([1.0, 2.0], requires_grad=True, name="w")
+    tensor([1., 2.], requires_grad=True)
+    """
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.clone()."
+            "detach() or sourceTensor.clone().detach().requires_grad_(True), rather than "
+            "symgrad.tensor(sourceTensor).", UserWarning, stacklevel=2)
+        value = data._value
+    elif isinstance(data, np.ndarray | np.generic):
+        value = np.asarray(data)
+        if dtype is None:
+            dtype = dtypes.from_numpy_dtype(value.dtype)
+    else:
+        if isinstance(data, Sequence) and not isinstance(data, str):
+            data = _unwrap_nested(data)
+        if dtype is None:
+            dtype = _infer_dtype(data)
+        value = data
+    target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.from_numpy_dtype(
+        np.asarray(value).dtype)
+    try:
+        array = np.array(value, dtype=target.np_dtype, copy=True)
+    except ValueError as error:
+        raise ValueError(f"expected sequence of equal-length lists ({error})") from None
+    return _finish(array, requires_grad, name, device)
+
+
+def _unwrap_nested(data: Any) -> Any:
+    if isinstance(data, Tensor):
+        return data._value
+    if isinstance(data, list | tuple):
+        return [_unwrap_nested(d) for d in data]
+    return data
+
+
+def as_tensor(data: Any, dtype: dtypes.dtype | None = None, device: Any = None) -> Tensor:
+    """``data`` itself when it is a Tensor of that dtype, else a tensor of it (shares numpy
+    storage when possible)."""
+    if isinstance(data, Tensor):
+        return data if dtype is None else data.to(dtype)
+    if isinstance(data, np.ndarray) and dtype is None:
+        return from_numpy(data)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor sharing ``array``'s memory."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    dtypes.from_numpy_dtype(array.dtype)
+    if array.dtype not in (np.float32, np.float64, np.int64, np.bool_):
+        raise TypeError(f"symgrad.from_numpy cannot share memory of a numpy.{array.dtype} array; "
+                        "use symgrad.tensor() to convert it")
+    return _make(array)
+
+
+def _filled(fill: Any, size: tuple, dtype: dtypes.dtype | None, requires_grad: bool,
+            name: str | None, dev: Any) -> Tensor:
+    shape = _shape_arg(size)
+    if dtype is None:
+        dtype = _infer_dtype(fill) if not isinstance(fill, np.ndarray) else \
+            dtypes.get_default_dtype()
+    return _finish(np.full(shape, fill, dtype=dtypes.as_dtype(dtype).np_dtype), requires_grad,
+                   name, dev)
+
+
+def ones(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
+         requires_grad: bool = False, name: str | None = None) -> Tensor:
+    """A tensor of ones (float32 unless ``dtype``).
+
+    >>> symgrad.ones(3, requires_grad=True)
+    tensor([1., 1., 1.], requires_grad=True)
+    """
+    return _filled(1.0, size, dtype, requires_grad, name, device)
+
+
+def zeros(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
+          requires_grad: bool = False, name: str | None = None) -> Tensor:
+    """A tensor of zeros (float32 unless ``dtype``)."""
+    return _filled(0.0, size, dtype, requires_grad, name, device)
+
+
+def empty(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
+          requires_grad: bool = False, name: str | None = None) -> Tensor:
+    """A new tensor (symgrad fills it with zeros)."""
+    return _filled(0.0, size, dtype, requires_grad, name, device)
+
+
+def full(size: Sequence[int], fill_value: Any, *, dtype: dtypes.dtype | None = None,
+         device: Any = None, requires_grad: bool = False, name: str | None = None) -> Tensor:
+    """A tensor filled with ``fill_value``; its dtype follows the value, as in PyTorch."""
+    return _filled(fill_value, (tuple(size),), dtype, requires_grad, name, device)
+
+
+def arange(start: float, end: float | None = None, step: float = 1, *,
+           dtype: dtypes.dtype | None = None, device: Any = None,
+           requires_grad: bool = False, name: str | None = None) -> Tensor:
+    """Values from ``start`` up to (not including) ``end`` by ``step``; int64 for int args."""
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        dtype = _infer_dtype([start, end, step])
+    count = int(np.ceil((end - start) / step))
+    values = start + step * np.arange(count, dtype=np.float64)
+    return _finish(values.astype(dtypes.as_dtype(dtype).np_dtype), requires_grad, name, device)
+
+
+def linspace(start: float, end: float, steps: int, *, dtype: dtypes.dtype | None = None,
+             device: Any = None, requires_grad: bool = False, name: str | None = None) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
+    values = np.linspace(start, end, int(steps), dtype=np.float64).astype(target.np_dtype)
+    return _finish(values, requires_grad, name, device)
+
+
+def eye(n: int, m: int | None = None, *, dtype: dtypes.dtype | None = None, device: Any = None,
+        requires_grad: bool = False, name: str | None = None) -> Tensor:
+    """An ``n`` x ``m`` identity matrix."""
+    target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
+    return _finish(np.eye(n, m, dtype=target.np_dtype), requires_grad, name, device)
+
+
+def _random(sample: Any, size: tuple, dtype: dtypes.dtype | None, requires_grad: bool,
+            name: str | None, dev: Any) -> Tensor:
+    target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
+    if not target.is_floating_point:
+        raise RuntimeError(f"\"check_uniform_bounds\" not implemented for '{target._torch_name}'")
+    values = np.asarray(sample(_shape_arg(size))).astype(target.np_dtype)
+    return _finish(values, requires_grad, name, dev)
+
+
+def rand(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
+         requires_grad: bool = False, name: str | None = None) -> Tensor:
+    """Uniform random values in [0, 1)."""
+    return _random(lambda s: _rng.random(s), size, dtype, requires_grad, name, device)
+
+
+def randn(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
+          requires_grad: bool = False, name: str | None = None) -> Tensor:
+    """Standard normal random values."""
+    return _random(lambda s: _rng.standard_normal(s), size, dtype, requires_grad, name, device)
+
+
+def _like(factory: Any, other: Tensor, dtype: dtypes.dtype | None, requires_grad: bool,
+          name: str | None, dev: Any) -> Tensor:
+    return factory(*other.shape, dtype=dtype or other.dtype, requires_grad=requires_grad,
+                   name=name, device=dev)
+
+
+def ones_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any = None,  # noqa: A002
+              requires_grad: bool = False, name: str | None = None) -> Tensor:
+    """Ones shaped like ``input``."""
+    return _like(ones, input, dtype, requires_grad, name, device)
+
+
+def zeros_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any = None,  # noqa: A002
+               requires_grad: bool = False, name: str | None = None) -> Tensor:
+    """Zeros shaped like ``input``."""
+    return _like(zeros, input, dtype, requires_grad, name, device)
+
+
+def empty_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any = None,  # noqa: A002
+               requires_grad: bool = False, name: str | None = None) -> Tensor:
+    """A new tensor shaped like ``input`` (zeros)."""
+    return _like(zeros, input, dtype, requires_grad, name, device)
+
+
+def full_like(input: Tensor, fill_value: Any, *, dtype: dtypes.dtype | None = None,  # noqa: A002
+              device: Any = None, requires_grad: bool = False, name: str | None = None) -> Tensor:
+    """``fill_value`` shaped like ``input``, in ``input``'s dtype unless ``dtype``."""
+    return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype,
+                requires_grad=requires_grad, name=name, device=device)
+
+
+def rand_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any = None,  # noqa: A002
+              requires_grad: bool = False, name: str | None = None) -> Tensor:
+    """Uniform random values shaped like ``input``."""
+    return _like(rand, input, dtype, requires_grad, name, device)
+
+
+def randn_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any = None,  # noqa: A002
+               requires_grad: bool = False, name: str | None = None) -> Tensor:
+    """Standard normal values shaped like ``input``."""
+    return _like(randn, input, dtype, requires_grad, name, device)

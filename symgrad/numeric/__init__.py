@@ -1,0 +1,4 @@
+"""The numeric interpretation: the numpy array namespace, dtype rules and printing.
+
+Nothing here imports sympy.
+"""

@@ -1,0 +1,129 @@
+"""symgrad's dtypes and PyTorch's type-promotion rules, on numpy dtypes."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class dtype:  # noqa: N801 - named like torch.dtype
+    """A tensor element type: ``symgrad.float32``, ``float64``, ``int64`` or ``bool``."""
+
+    __slots__ = ("name", "np_dtype", "is_floating_point", "_torch_name", "_category")
+
+    def __init__(self, name: str, np_dtype: np.dtype, torch_name: str, category: int) -> None:
+        self.name = name
+        self.np_dtype = np.dtype(np_dtype)
+        self.is_floating_point = category == 2
+        self._torch_name = torch_name  # as PyTorch names it in error messages
+        self._category = category  # 0 bool, 1 integer, 2 floating point
+
+    def __repr__(self) -> str:
+        return f"symgrad.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+float32 = dtype("float32", np.float32, "Float", 2)
+float64 = dtype("float64", np.float64, "Double", 2)
+int64 = dtype("int64", np.int64, "Long", 1)
+bool_ = dtype("bool", np.bool_, "Bool", 0)
+
+ALL = (float32, float64, int64, bool_)
+_BY_NUMPY = {d.np_dtype: d for d in ALL}
+# numpy types that PyTorch users meet and that convert without loss of meaning
+_WIDENED = {
+    np.dtype(np.float16): float32,
+    np.dtype(np.int8): int64,
+    np.dtype(np.int16): int64,
+    np.dtype(np.int32): int64,
+    np.dtype(np.uint8): int64,
+    np.dtype(np.uint16): int64,
+    np.dtype(np.uint32): int64,
+}
+
+_default_float = float32
+
+
+def get_default_dtype() -> dtype:
+    """The dtype given to Python floats and float factories (float32 unless changed)."""
+    return _default_float
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Set the default floating-point dtype: ``symgrad.float32`` or ``symgrad.float64``."""
+    global _default_float
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _default_float = d
+
+
+def from_numpy_dtype(np_dtype: np.dtype) -> dtype:
+    """The symgrad dtype that holds values of a numpy dtype."""
+    np_dtype = np.dtype(np_dtype)
+    found = _BY_NUMPY.get(np_dtype) or _WIDENED.get(np_dtype)
+    if found is None:
+        if np_dtype.kind == "c":
+            raise TypeError("symgrad does not support complex dtypes")
+        raise TypeError(f"can't convert np.ndarray of type numpy.{np_dtype}. The only supported "
+                        "types are: float64, float32, float16, int64, int32, int16, int8, "
+                        "uint8, and bool.")
+    return found
+
+
+def as_dtype(d: object) -> dtype:
+    """Accept a symgrad dtype (or a numpy dtype / Python type standing for one)."""
+    if isinstance(d, dtype):
+        return d
+    if d is float:
+        return float64
+    if d is int:
+        return int64
+    if d is bool:
+        return bool_
+    try:
+        return from_numpy_dtype(np.dtype(d))
+    except TypeError:
+        raise TypeError(f"expected a symgrad dtype, got {d!r}") from None
+
+
+def scalar_category(value: object) -> int:
+    """Category of a Python scalar: 0 bool, 1 integer, 2 floating point."""
+    if isinstance(value, bool | np.bool_):
+        return 0
+    if isinstance(value, int | np.integer):
+        return 1
+    return 2
+
+
+def promote(tensor_dtypes: list[tuple[dtype, int]], scalars: list[object]) -> dtype:
+    """PyTorch's result type for tensors (given as ``(dtype, ndim)``) and Python scalars.
+
+    Tensors with dimensions decide first; zero-dimensional tensors and then Python scalars
+    only matter when they belong to a higher category (bool < integer < floating point).
+    """
+    dims = [d for d, ndim in tensor_dtypes if ndim > 0]
+    zero_dims = [d for d, ndim in tensor_dtypes if ndim == 0]
+    result = _widest(dims)
+    zero = _widest(zero_dims)
+    if result is None or (zero is not None and zero._category > result._category):
+        result = zero if result is None or zero._category > result._category else result
+    if scalars:
+        top = max(scalar_category(s) for s in scalars)
+        if result is None or top > result._category:
+            result = (bool_, int64, _default_float)[top]
+    return result if result is not None else _default_float
+
+
+def _widest(dtypes: list[dtype]) -> dtype | None:
+    best = None
+    for d in dtypes:
+        if best is None or (d._category, d.np_dtype.itemsize) > (best._category,
+                                                                 best.np_dtype.itemsize):
+            best = d
+    return best
+
+
+def can_cast(source: dtype, target: dtype) -> bool:
+    """Whether an in-place op may write a ``source`` result into a ``target`` tensor."""
+    return source._category <= target._category

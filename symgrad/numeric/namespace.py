@@ -1,0 +1,94 @@
+"""The numeric array namespace: the numpy subset that op rules are written against.
+
+Op forwards and VJPs call ``xp.exp``, ``xp.matmul``, ``xp.sum_to_shape`` ... and never import
+numpy themselves, so the same rules run here on float arrays, in ``symgrad.autograd.differentiable``
+on Tensors (for ``create_graph=True``) and in ``symgrad.symbolic`` on sympy object arrays.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy import (  # noqa: F401 - re-exported as the namespace
+    abs,
+    broadcast_to,
+    cos,
+    exp,
+    expand_dims,
+    log,
+    matmul,
+    mean,
+    reshape,
+    sign,
+    sin,
+    sqrt,
+    squeeze,
+    sum,
+    swapaxes,
+    tanh,
+    full_like,
+    transpose,
+    where,
+    zeros_like,
+)
+
+
+def astype(a: np.ndarray, dtype: str | None) -> np.ndarray:
+    """A copy of ``a`` converted to the dtype named ``dtype`` (its own dtype when None)."""
+    return a.astype(dtype if dtype is not None else a.dtype, copy=True)
+
+
+def scalar_log(c: float) -> float:
+    """Natural log of a Python scalar (exact in the symbolic namespace)."""
+    return math.log(c)
+
+
+def sigmoid(a: np.ndarray) -> np.ndarray:
+    """Logistic function, computed without overflow for large negative inputs."""
+    out = np.exp(-np.logaddexp(0, -a))
+    return out.astype(a.dtype, copy=False) if out.dtype != a.dtype else out
+
+
+def relu(a: np.ndarray) -> np.ndarray:
+    """max(a, 0), keeping the dtype."""
+    return np.maximum(a, 0)
+
+
+def positive_mask(a: np.ndarray) -> np.ndarray:
+    """1 where ``a > 0``, else 0, in ``a``'s dtype (the relu derivative, 0 at the kink)."""
+    return (a > 0).astype(a.dtype)
+
+
+def sum_to_shape(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Sum a broadcast gradient back to ``shape``: the one rule for broadcasting's VJP."""
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, size in enumerate(shape) if size == 1 and g.shape[lead + i] != 1
+    )
+    out = g.sum(axis=axes, keepdims=True) if axes else g
+    return out.reshape(shape) if lead else out
+
+
+def index_backward(g: np.ndarray, shape: tuple[int, ...], key: object) -> np.ndarray:
+    """Scatter ``g`` into zeros of ``shape`` at ``key``, adding where indices repeat."""
+    out = np.zeros(shape, dtype=g.dtype)
+    if _is_basic_index(key):
+        out[key] = g
+    else:
+        np.add.at(out, key, g)
+    return out
+
+
+def index_put(a: np.ndarray, key: object, value: object) -> np.ndarray:
+    """A copy of ``a`` with ``a[key] = value``."""
+    out = np.array(a, copy=True)
+    out[key] = value
+    return out
+
+
+def _is_basic_index(key: object) -> bool:
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(p is None or p is Ellipsis or isinstance(p, int | slice) for p in parts)

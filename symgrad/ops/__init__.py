@@ -1,0 +1,99 @@
+"""The op registry: every differentiable op declared once, as data.
+
+An :class:`Op` is a forward rule and one vector-Jacobian-product rule per input, both written
+against an array namespace ``xp`` (see ``symgrad.numeric.namespace``). The Tensor layer runs them
+on numpy, the differentiable namespace runs them on Tensors (higher-order gradients), and the
+symbolic side runs them on sympy object arrays. Adding an op means adding one record to one of
+the family modules below, plus its samples, which the registry test picks up automatically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Inputs on which the registry test checks an op's VJP.
+
+    ``shapes`` gives one entry per positional input: a tuple for a tensor, ``None`` for a Python
+    scalar (drawn from the same range). Values are drawn uniformly from ``[low, high]`` and kept at
+    least ``gap`` away from each point in ``kinks``, where the op is not differentiable.
+    Inputs listed in ``bool_inputs`` are random boolean masks (not differentiated).
+    """
+
+    shapes: tuple[tuple[int, ...] | None, ...]
+    params: dict[str, Any] = field(default_factory=dict)
+    low: float = -2.0
+    high: float = 2.0
+    kinks: tuple[float, ...] = ()
+    gap: float = 0.05
+    bool_inputs: tuple[int, ...] = ()
+
+
+class Op:
+    """One differentiable op: ``forward(xp, *inputs, **params)`` and a VJP rule per input.
+
+    ``vjp[i](xp, g, ans, *inputs, **params)`` returns the cotangent of input ``i`` given the
+    output cotangent ``g`` and the output ``ans``; it may return it in the broadcast output shape,
+    since the engine sums every cotangent back to its input's shape and dtype. ``saved`` lists the
+    inputs whose values the VJP rules read (checked against in-place changes at backward),
+    ``saves_output`` whether they read ``ans``.
+    """
+
+    __slots__ = (
+        "name",
+        "node_name",
+        "forward",
+        "vjp",
+        "saved",
+        "saves_output",
+        "float_only",
+        "samples",
+        "node_name_of",
+        "node_class",
+        "__weakref__",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        node_name: str,
+        forward: Callable[..., Any],
+        vjp: tuple[Callable[..., Any], ...],
+        *,
+        saved: tuple[int, ...] = (),
+        saves_output: bool = False,
+        float_only: bool = False,
+        samples: tuple[Sample, ...] = (),
+        node_name_of: Callable[..., str] | None = None,
+    ) -> None:
+        self.name = name
+        self.node_name = node_name
+        self.forward = forward
+        self.vjp = vjp
+        self.saved = saved
+        self.saves_output = saves_output
+        self.float_only = float_only
+        self.samples = samples
+        self.node_name_of = node_name_of
+        self.node_class = None  # set by symgrad.autograd.graph when the op first runs
+
+    def __repr__(self) -> str:
+        return f"<Op {self.name} ({self.node_name})>"
+
+
+REGISTRY: dict[str, Op] = {}
+
+
+def register(op: Op) -> Op:
+    """Add ``op`` to the registry (names are unique) and return it."""
+    if op.name in REGISTRY:
+        raise ValueError(f"op {op.name!r} is already registered")
+    REGISTRY[op.name] = op
+    return op
+
+
+from symgrad.ops import elementwise, linalg, reduction, shape  # noqa: E402,F401 - fill REGISTRY

@@ -1,0 +1,1155 @@
+"""The Tensor: a numpy array plus autograd state, with PyTorch's API and semantics.
+
+Every differentiable method runs a registered op through :func:`apply_op`, which computes the
+forward on numpy and, when gradients are being recorded, creates the backward node. In-place
+methods go through :func:`apply_inplace`, which also bumps the version counter that backward
+checks saved values against.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+import weakref
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from symgrad import ops
+from symgrad.autograd.grad_mode import _mode
+from symgrad.autograd.graph import Node, RemovableHandle, Version, node_class
+from symgrad.numeric import dtypes
+from symgrad.numeric import namespace as xp
+from symgrad.numeric.printing import format_tensor
+
+_F64 = np.dtype(np.float64)
+_new = object.__new__
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints as ``symgrad.Size([2, 3])``."""
+
+    def __repr__(self) -> str:
+        return f"symgrad.Size({list(self)})"
+
+    def numel(self) -> int:
+        """The number of elements of a tensor of this shape."""
+        return math.prod(self)
+
+
+class device:  # noqa: N801 - PyTorch's name
+    """A device: symgrad computes on the CPU only, so the only device is ``cpu``."""
+
+    __slots__ = ("type",)
+
+    def __init__(self, type: str | device = "cpu") -> None:  # noqa: A002 - PyTorch's name
+        name = type.type if isinstance(type, device) else str(type).split(":")[0]
+        if name != "cpu":
+            raise RuntimeError(
+                f"symgrad supports only the CPU device, got device '{type}'. Tensors live in "
+                "host memory as numpy arrays."
+            )
+        self.type = "cpu"
+
+    def __repr__(self) -> str:
+        return "device(type='cpu')"
+
+    def __str__(self) -> str:
+        return "cpu"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, device) or other == "cpu"
+
+    def __hash__(self) -> int:
+        return hash("cpu")
+
+
+CPU = device("cpu")
+
+
+def _make(value: np.ndarray, grad_fn: Node | None = None, requires_grad: bool = False) -> Tensor:
+    """Wrap an ndarray as a Tensor without copying (internal fast constructor)."""
+    t = _new(Tensor)
+    t._value = value
+    t._requires_grad = requires_grad
+    t._grad = None
+    t.grad_fn = grad_fn
+    t._version = Version()
+    t._name = None
+    t._retains_grad = False
+    t._hooks = None
+    t._base = None
+    t._accumulator = None
+    return t
+
+
+def _torch_size(shape: Sequence[int]) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _broadcast_error(values: Sequence[Any]) -> str:
+    shapes = [np.shape(v) for v in values]
+    a, b = shapes[0], shapes[1] if len(shapes) > 1 else ()
+    for i in range(1, max(len(a), len(b)) + 1):
+        sa = a[-i] if i <= len(a) else 1
+        sb = b[-i] if i <= len(b) else 1
+        if sa != sb and sa != 1 and sb != 1:
+            return (f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
+                    f"non-singleton dimension {max(len(a), len(b)) - i}")
+    return f"shapes {_torch_size(a)} and {_torch_size(b)} are not compatible"
+
+
+def _matmul_error(a: np.ndarray, b: np.ndarray) -> str:
+    if a.ndim == 1 and b.ndim == 1:
+        return (f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
+                "to have the same number of elements, but got "
+                f"{a.shape[0]} and {b.shape[0]} elements respectively")
+    if a.ndim == 2 and b.ndim == 1:
+        return f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), " \
+               f"vec ({b.shape[0]})"
+    rows = "x".join(map(str, (math.prod(a.shape[:-1]), a.shape[-1]) if a.ndim > 1 else (1,) + a.shape))
+    cols = "x".join(map(str, b.shape[-2:] if b.ndim > 1 else b.shape + (1,)))
+    return f"mat1 and mat2 shapes cannot be multiplied ({rows} and {cols})"
+
+
+def _result_dtype(op: ops.Op, inputs: Sequence[Any], out: np.ndarray) -> np.dtype:
+    """PyTorch's dtype for ``out`` where numpy's promotion differs (it widens more eagerly)."""
+    tensors = [(x.dtype, x._value.ndim) for x in inputs if isinstance(x, Tensor)]
+    scalars = [x for x in inputs if not isinstance(x, Tensor) and isinstance(x, int | float)]
+    result = dtypes.promote(tensors, scalars)
+    if op.float_only and not result.is_floating_point:
+        result = dtypes.get_default_dtype()
+    return result.np_dtype
+
+
+def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
+    """Run ``op`` forward on the inputs' values and record its node when grad is needed."""
+    values = []
+    requires_grad = False
+    for x in inputs:
+        if isinstance(x, Tensor):
+            values.append(x._value)
+            if x._requires_grad:
+                requires_grad = True
+        else:
+            values.append(x)
+    if op.float_only:
+        values = [_as_float(v) for v in values]
+    try:
+        out = op.forward(xp, *values, **params) if params else op.forward(xp, *values)
+    except ValueError:
+        if op is ops.linalg.matmul:
+            raise RuntimeError(_matmul_error(*values)) from None
+        raise RuntimeError(_broadcast_error(values)) from None
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
+    if out.dtype is _F64:
+        wanted = _result_dtype(op, inputs, out)
+        if wanted != _F64:
+            out = out.astype(wanted)
+    if requires_grad and _mode.enabled:
+        cls = op.node_class
+        if op.node_name_of is not None:
+            cls = node_class(op.node_name_of(params, *values))
+        elif cls is None:
+            cls = op.node_class = node_class(op.node_name)
+        next_ = tuple(
+            (x.grad_fn or x) if isinstance(x, Tensor) and x._requires_grad else None
+            for x in inputs
+        )
+        node = cls(op, inputs, params or None, out, next_)
+        result = _make(out, node, True)
+        if op.saves_output:
+            node.out_version = result._version
+    else:
+        result = _make(out)
+    if out.base is not None and isinstance(inputs[0], Tensor) and out.base is inputs[0]._value:
+        # a numpy view of the input (reshape, transpose, basic indexing ...): like a PyTorch
+        # view it shares the input's version counter, so in-place changes through either are
+        # seen by the saved-value checks of the other
+        result._version = inputs[0]._version
+        result._base = inputs[0]
+    return result
+
+
+def _as_float(value: Any) -> Any:
+    if isinstance(value, np.ndarray) and value.dtype.kind not in "fc":
+        return value.astype(dtypes.get_default_dtype().np_dtype)
+    return value
+
+
+def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tensor:
+    """Run ``op`` on ``self`` and the others and write the result into ``self``'s storage.
+
+    Every check happens before anything changes; when the change is recorded, ``self`` gets the
+    new node as its ``grad_fn`` (PyTorch's "rebase history") and its version counter is bumped.
+    """
+    others_values = [x._value if isinstance(x, Tensor) else x for x in others]
+    recording = _mode.enabled and (
+        self._requires_grad or any(isinstance(x, Tensor) and x._requires_grad for x in others)
+    )
+    if _mode.enabled and self._requires_grad and self.grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    if recording and self._base is not None and self._base._requires_grad:
+        if self._base.grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
+                               "an in-place operation.")
+        raise RuntimeError("symgrad does not record in-place operations on a view of a tensor "
+                           "that requires grad; apply the operation to the base tensor or to a "
+                           ".clone() of the view.")
+    if not self._value.flags.writeable:
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the tensor "
+                           "before performing the operation.")
+    values = [self._value, *others_values]
+    try:
+        new = op.forward(xp, *values, **params) if params else op.forward(xp, *values)
+    except ValueError:
+        raise RuntimeError(_broadcast_error(values)) from None
+    new = np.asarray(new)
+    if new.shape != self._value.shape:
+        raise RuntimeError(f"output with shape {_torch_size(self._value.shape)} doesn't match "
+                           f"the broadcast shape {_torch_size(new.shape)}")
+    result_dtype = dtypes.from_numpy_dtype(_result_dtype(op, (self, *others), new)
+                                           if new.dtype is _F64 else new.dtype)
+    if not dtypes.can_cast(result_dtype, self.dtype):
+        raise RuntimeError(f"result type {result_dtype._torch_name} can't be cast to the desired "
+                           f"output type {self.dtype._torch_name}")
+    node = None
+    if recording:
+        # the value before the change, as the new node's first input
+        before = _make(self._value.copy(), self.grad_fn, self._requires_grad)
+        cls = op.node_class or node_class(op.node_name)
+        op.node_class = cls
+        next_ = tuple(
+            (x.grad_fn or x) if isinstance(x, Tensor) and x._requires_grad else None
+            for x in (before, *others)
+        )
+        node = cls(op, (before, *others), params or None, self._value, next_)
+    self._value[...] = new
+    self._version.value += 1
+    if node is not None:
+        if op.saves_output:
+            node.out_version = self._version
+            node.out_version_value = self._version.value
+        if self._retains_grad and self.grad_fn is not None:
+            node.retained = self.grad_fn.retained
+        self.grad_fn = node
+        self._requires_grad = True
+    return self
+
+
+def _normalize_key(key: Any) -> Any:
+    """Turn Tensors and lists inside an index into numpy arrays; keep slices, ints, None, ..."""
+    if isinstance(key, tuple):
+        return tuple(_normalize_key_part(k) for k in key)
+    return _normalize_key_part(key)
+
+
+def _normalize_key_part(part: Any) -> Any:
+    if isinstance(part, Tensor):
+        if part.dtype is dtypes.bool_ or part.dtype is dtypes.int64:
+            return part._value if part._value.ndim else part._value.item()
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if isinstance(part, list | np.ndarray):
+        return np.asarray(part)
+    if isinstance(part, np.integer):
+        return int(part)
+    return part
+
+
+def _dim(dim: int, ndim: int) -> int:
+    """Validate a possibly negative dim and return it as a non-negative one."""
+    low, high = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    if not isinstance(dim, int | np.integer) or not low <= dim <= high:
+        if not isinstance(dim, int | np.integer):
+            raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+        raise IndexError(f"Dimension out of range (expected to be in range of [{low}, {high}], "
+                         f"but got {dim})")
+    return int(dim) % max(ndim, 1)
+
+
+def _dims(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...] | None:
+    if dim is None:
+        return None
+    if isinstance(dim, int | np.integer):
+        dim = (dim,)
+    normalized = tuple(sorted({_dim(d, ndim) for d in dim}))
+    return normalized if ndim else None
+
+
+def _shape_arg(shape: tuple) -> tuple[int, ...]:
+    if len(shape) == 1 and isinstance(shape[0], Sequence | np.ndarray):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def _infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
+    unknown = [i for i, s in enumerate(shape) if s == -1]
+    known = math.prod(s for s in shape if s != -1)
+    if len(unknown) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if unknown and known and numel % known == 0:
+        shape = shape[: unknown[0]] + (numel // known,) + shape[unknown[0] + 1:]
+    if any(s < 0 for s in shape) or math.prod(shape) != numel:
+        raise RuntimeError(f"shape '{_torch_size(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+class Tensor:
+    """A multi-dimensional array that records the operations applied to it for autograd.
+
+    >>> a = symgrad.ones(3, requires_grad=True)
+    >>> b = symgrad.tensor([1.0, 2.0, 3.0])
+    >>> (a * b).sum().backward()
+    >>> a.grad
+    tensor([1., 2., 3.])
+    """
+
+    __slots__ = (
+        "_value",
+        "_requires_grad",
+        "_grad",
+        "grad_fn",
+        "_version",
+        "_name",
+        "_retains_grad",
+        "_hooks",
+        "_base",
+        "_accumulator",
+        "__weakref__",
+    )
+
+    __array_priority__ = 1000  # numpy defers to Tensor's reflected operators
+
+    def __init__(self, data: Any = ()) -> None:
+        value = np.array(data, dtype=dtypes.get_default_dtype().np_dtype)
+        self._value = value
+        self._requires_grad = False
+        self._grad = None
+        self.grad_fn = None
+        self._version = Version()
+        self._name = None
+        self._retains_grad = False
+        self._hooks = None
+        self._base = None
+        self._accumulator = None
+
+    # ------------------------------------------------------------------ attributes
+    @property
+    def shape(self) -> Size:
+        """The size of each dimension, as a ``Size``."""
+        return Size(self._value.shape)
+
+    @property
+    def dtype(self) -> dtypes.dtype:
+        """The element type (``symgrad.float32`` by default)."""
+        return dtypes.from_numpy_dtype(self._value.dtype)
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions."""
+        return self._value.ndim
+
+    @property
+    def device(self) -> device:
+        """Always ``device(type='cpu')``."""
+        return CPU
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    @property
+    def name(self) -> str | None:
+        """An optional name, used for this tensor's symbols when the graph is lowered."""
+        return self._name
+
+    @name.setter
+    def name(self, value: str | None) -> None:
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"name must be a str or None, got {type(value).__name__}")
+        self._name = value
+
+    def dim(self) -> int:
+        """The number of dimensions (same as ``ndim``)."""
+        return self._value.ndim
+
+    def size(self, dim: int | None = None) -> Size | int:
+        """The shape, or the size of one dimension."""
+        if dim is None:
+            return Size(self._value.shape)
+        return self._value.shape[_dim(dim, self._value.ndim)]
+
+    def numel(self) -> int:
+        """The number of elements."""
+        return self._value.size
+
+    def nelement(self) -> int:
+        """The number of elements (same as ``numel``)."""
+        return self._value.size
+
+    def is_floating_point(self) -> bool:
+        """Whether the dtype is a floating-point type."""
+        return self._value.dtype.kind == "f"
+
+    def element_size(self) -> int:
+        """Bytes per element."""
+        return self._value.itemsize
+
+    # ------------------------------------------------------------------ autograd state
+    @property
+    def requires_grad(self) -> bool:
+        """Whether operations on this tensor are recorded for differentiation."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if value and self._value.dtype.kind != "f":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set ``requires_grad`` in place and return self."""
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors created by the user (or not requiring grad): no ``grad_fn``."""
+        return self.grad_fn is None
+
+    @property
+    def grad(self) -> Tensor | None:
+        """The gradient accumulated by backward (leaves, and non-leaves after retain_grad)."""
+        if self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+                ".grad attribute won't be populated during autograd.backward(). If you indeed "
+                "want the .grad field to be populated for a non-leaf Tensor, use .retain_grad() "
+                "on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure "
+                "you access the leaf Tensor instead.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError("assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
+            if value._value.dtype != self._value.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{value.dtype.name}' to a "
+                    f"tensor with dtype '{self.dtype.name}'. Please ensure that the gradient and "
+                    "the tensor have the same dtype"
+                )
+            if value._value.shape != self._value.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{_torch_size(value.shape)}' to a "
+                    f"tensor of size '{_torch_size(self.shape)}'. Please ensure that the gradient "
+                    "and the tensor are the same size"
+                )
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def retains_grad(self) -> bool:
+        """Whether this non-leaf keeps its ``.grad`` (see :meth:`retain_grad`)."""
+        return self._retains_grad
+
+    def retain_grad(self) -> None:
+        """Make backward fill ``.grad`` of this non-leaf tensor too."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None:
+            return
+        self._retains_grad = True
+        self.grad_fn.retained = weakref.ref(self)
+
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor
+        replaces the gradient. Returns a handle whose ``remove()`` unregisters the hook.
+
+        >>> x = symgrad.ones(2, requires_grad=True)
+        >>> handle = x.register_hook(lambda g: g * 2)
+        >>> x.sum().backward(); x.grad
+        tensor([2., 2.])
+        """
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            if self.grad_fn.tensor_hooks is None:
+                self.grad_fn.tensor_hooks = {}
+            hooks = self.grad_fn.tensor_hooks
+        else:
+            if self._hooks is None:
+                self._hooks = {}
+            hooks = self._hooks
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
+    def detach(self) -> Tensor:
+        """A tensor with the same values and storage, outside the graph.
+
+        It shares the version counter: an in-place change through it to a value that backward
+        needs is detected at backward.
+        """
+        out = _make(self._value)
+        out._version = self._version
+        return out
+
+    def detach_(self) -> Tensor:
+        """Detach this tensor from the graph in place: it becomes a leaf without grad."""
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self) -> Tensor:
+        """The same values and storage, outside the graph, with its own version counter.
+
+        In-place changes through ``.data`` are not seen by autograd (unlike ``.detach()``).
+        """
+        return _make(self._value)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        self._value = value._value
+
+    @property
+    def volatile(self) -> bool:
+        """Removed in PyTorch 0.4: always False, with a warning."""
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                      stacklevel=2)
+        return False
+
+    @volatile.setter
+    def volatile(self, value: bool) -> None:
+        warnings.warn("volatile was removed and now has no effect. Use `with symgrad.no_grad():` "
+                      "instead.", UserWarning, stacklevel=2)
+
+    @property
+    def _version_value(self) -> int:
+        return self._version.value
+
+    def backward(
+        self,
+        gradient: Tensor | None = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs: Tensor | Sequence[Tensor] | None = None,
+    ) -> None:
+        """Accumulate the gradient of this tensor into the ``.grad`` of the graph's leaves.
+
+        ``gradient`` is the vector v of the vector-Jacobian product vᵀJ and must have this
+        tensor's shape; it may be omitted only for a one-element tensor.
+        """
+        from symgrad.autograd import backward as autograd_backward
+
+        autograd_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # ------------------------------------------------------------------ conversion
+    def numpy(self) -> np.ndarray:
+        """The values as an ndarray sharing storage (refused while requires_grad)."""
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self._value
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        value = self.numpy()
+        if dtype is not None:
+            return value.astype(dtype)
+        return value.copy() if copy else value
+
+    def item(self) -> float | int | bool:
+        """The value of a one-element tensor as a Python number."""
+        if self._value.size != 1:
+            raise RuntimeError(f"a Tensor with {self._value.size} elements cannot be converted "
+                               "to Scalar")
+        return self._value.item()
+
+    def tolist(self) -> Any:
+        """The values as (nested) Python lists."""
+        return self._value.tolist()
+
+    def clone(self) -> Tensor:
+        """A copy with its own storage that stays in the graph (``CloneBackward0``)."""
+        return apply_op(ops.elementwise.clone, self)
+
+    def contiguous(self) -> Tensor:
+        """Self (symgrad tensors need no layout changes)."""
+        return self
+
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+        """Convert dtype (``x.to(symgrad.float64)``); the device may only be the CPU."""
+        target = kwargs.pop("dtype", None)
+        copy = kwargs.pop("copy", False)
+        for arg in (*args, kwargs.pop("device", None)):
+            if arg is None:
+                continue
+            if isinstance(arg, dtypes.dtype):
+                target = arg
+            elif isinstance(arg, Tensor):
+                target = arg.dtype
+            else:
+                device(arg)
+        if kwargs:
+            raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+        if target is None or target is self.dtype:
+            return self.clone() if copy else self
+        return self._cast(target)
+
+    def _cast(self, target: dtypes.dtype) -> Tensor:
+        if target is self.dtype:
+            return self
+        return apply_op(ops.elementwise.to_dtype, self, dtype=target.np_dtype.name)
+
+    def cpu(self) -> Tensor:
+        """Self: tensors are always on the CPU."""
+        return self
+
+    def type(self, dtype: dtypes.dtype | None = None) -> str | Tensor:
+        """The PyTorch type name (``'symgrad.FloatTensor'``), or a conversion to ``dtype``."""
+        if dtype is None:
+            return f"symgrad.{self.dtype._torch_name}Tensor"
+        return self._cast(dtypes.as_dtype(dtype))
+
+    def float(self) -> Tensor:
+        """Convert to float32."""
+        return self._cast(dtypes.float32)
+
+    def double(self) -> Tensor:
+        """Convert to float64."""
+        return self._cast(dtypes.float64)
+
+    def long(self) -> Tensor:
+        """Convert to int64."""
+        return self._cast(dtypes.int64)
+
+    def bool(self) -> Tensor:
+        """Convert to bool."""
+        return self._cast(dtypes.bool_)
+
+    # ------------------------------------------------------------------ Python protocols
+    def __repr__(self) -> str:
+        suffixes = []
+        if self.grad_fn is not None:
+            suffixes.append(f"grad_fn=<{type(self.grad_fn).__name__}>")
+        elif self._requires_grad:
+            suffixes.append("requires_grad=True")
+        d = self.dtype
+        return format_tensor(self._value, d.name, d is dtypes.get_default_dtype(), suffixes)
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        if self._value.ndim == 0:
+            return format(self._value.item(), spec)
+        return format(repr(self), spec)
+
+    def __len__(self) -> int:
+        if self._value.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._value.shape[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if self._value.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._value.shape[0]))
+
+    def __bool__(self) -> bool:
+        if self._value.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._value.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._value.dtype.kind not in "iub" or self._value.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self._value.item())
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __reduce_ex__(self, protocol: int) -> tuple:
+        return (_rebuild, (self._value.copy(), self._requires_grad))
+
+    # ------------------------------------------------------------------ comparisons (no grad)
+    def _compare(self, other: Any, fn: Callable[[Any, Any], np.ndarray]) -> Tensor:
+        other_value = other._value if isinstance(other, Tensor) else other
+        try:
+            return _make(np.asarray(fn(self._value, other_value)))
+        except ValueError:
+            raise RuntimeError(_broadcast_error([self._value, other_value])) from None
+
+    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return self._compare(other, np.equal)
+
+    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return self._compare(other, np.not_equal)
+
+    def __lt__(self, other: Any) -> Tensor:
+        return self._compare(other, np.less)
+
+    def __le__(self, other: Any) -> Tensor:
+        return self._compare(other, np.less_equal)
+
+    def __gt__(self, other: Any) -> Tensor:
+        return self._compare(other, np.greater)
+
+    def __ge__(self, other: Any) -> Tensor:
+        return self._compare(other, np.greater_equal)
+
+    eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
+
+    def equal(self, other: Tensor) -> bool:
+        """True when both tensors have the same shape and values."""
+        return self._value.shape == other._value.shape and bool(
+            np.array_equal(self._value, other._value))
+
+    def allclose(self, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8,
+                 equal_nan: bool = False) -> bool:
+        """Whether all elements are close, as ``numpy.allclose``."""
+        return bool(np.allclose(self._value, _value_of(other), rtol=rtol, atol=atol,
+                                equal_nan=equal_nan))
+
+    def __invert__(self) -> Tensor:
+        if self._value.dtype.kind not in "biu":
+            raise TypeError("bitwise_not is only supported for integer and boolean tensors")
+        return _make(np.invert(self._value))
+
+    def __and__(self, other: Any) -> Tensor:
+        return self._compare(other, np.bitwise_and)
+
+    def __or__(self, other: Any) -> Tensor:
+        return self._compare(other, np.bitwise_or)
+
+    def __xor__(self, other: Any) -> Tensor:
+        return self._compare(other, np.bitwise_xor)
+
+    # ------------------------------------------------------------------ arithmetic
+    def add(self, other: Any, *, alpha: float = 1) -> Tensor:
+        """``self + alpha * other`` with broadcasting (``AddBackward0``)."""
+        if alpha != 1:
+            return apply_op(ops.elementwise.add, self, _operand(other), alpha=alpha)
+        return apply_op(ops.elementwise.add, self, _operand(other))
+
+    def sub(self, other: Any, *, alpha: float = 1) -> Tensor:
+        """``self - alpha * other`` with broadcasting (``SubBackward0``)."""
+        if alpha != 1:
+            return apply_op(ops.elementwise.sub, self, _operand(other), alpha=alpha)
+        return apply_op(ops.elementwise.sub, self, _operand(other))
+
+    def mul(self, other: Any) -> Tensor:
+        """Elementwise product with broadcasting (``MulBackward0``)."""
+        return apply_op(ops.elementwise.mul, self, _operand(other))
+
+    def div(self, other: Any) -> Tensor:
+        """True division with broadcasting (``DivBackward0``)."""
+        return apply_op(ops.elementwise.div, self, _operand(other))
+
+    def pow(self, exponent: Any) -> Tensor:
+        """``self ** exponent`` for a tensor or Python number exponent."""
+        if isinstance(exponent, Tensor):
+            return apply_op(ops.elementwise.pow, self, exponent)
+        exponent = _scalar(exponent)
+        return apply_op(ops.elementwise.pow_scalar, self, exponent=exponent)
+
+    def __add__(self, other: Any) -> Tensor:
+        return apply_op(ops.elementwise.add, self, _operand(other))
+
+    def __radd__(self, other: Any) -> Tensor:
+        return apply_op(ops.elementwise.add, self, _operand(other))
+
+    def __sub__(self, other: Any) -> Tensor:
+        return apply_op(ops.elementwise.sub, self, _operand(other))
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return apply_op(ops.elementwise.rsub, self, other=_scalar(other))
+
+    def __mul__(self, other: Any) -> Tensor:
+        return apply_op(ops.elementwise.mul, self, _operand(other))
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return apply_op(ops.elementwise.mul, self, _operand(other))
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return apply_op(ops.elementwise.div, self, _operand(other))
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return self.reciprocal() * _scalar(other)
+
+    def __pow__(self, exponent: Any) -> Tensor:
+        return self.pow(exponent)
+
+    def __rpow__(self, base: Any) -> Tensor:
+        return apply_op(ops.elementwise.rpow_scalar, self, base=_scalar(base))
+
+    def __neg__(self) -> Tensor:
+        return apply_op(ops.elementwise.neg, self)
+
+    def __pos__(self) -> Tensor:
+        return self
+
+    def __matmul__(self, other: Tensor) -> Tensor:
+        return self.matmul(other)
+
+    def __rmatmul__(self, other: Any) -> Tensor:
+        return _as_tensor(other).matmul(self)
+
+    def __abs__(self) -> Tensor:
+        return self.abs()
+
+    def neg(self) -> Tensor:
+        """``-self`` (``NegBackward0``)."""
+        return apply_op(ops.elementwise.neg, self)
+
+    def negative(self) -> Tensor:
+        """Alias of :meth:`neg`."""
+        return self.neg()
+
+    def reciprocal(self) -> Tensor:
+        """``1 / self`` (``ReciprocalBackward0``)."""
+        return apply_op(ops.elementwise.reciprocal, self)
+
+    def square(self) -> Tensor:
+        """``self ** 2`` (``PowBackward0``, as in PyTorch)."""
+        return self.pow(2)
+
+    def exp(self) -> Tensor:
+        """Elementwise e**x."""
+        return apply_op(ops.elementwise.exp, self)
+
+    def log(self) -> Tensor:
+        """Elementwise natural logarithm."""
+        return apply_op(ops.elementwise.log, self)
+
+    def sqrt(self) -> Tensor:
+        """Elementwise square root."""
+        return apply_op(ops.elementwise.sqrt, self)
+
+    def sin(self) -> Tensor:
+        """Elementwise sine."""
+        return apply_op(ops.elementwise.sin, self)
+
+    def cos(self) -> Tensor:
+        """Elementwise cosine."""
+        return apply_op(ops.elementwise.cos, self)
+
+    def tanh(self) -> Tensor:
+        """Elementwise hyperbolic tangent."""
+        return apply_op(ops.elementwise.tanh, self)
+
+    def sigmoid(self) -> Tensor:
+        """Elementwise logistic function 1 / (1 + e**-x)."""
+        return apply_op(ops.elementwise.sigmoid, self)
+
+    def relu(self) -> Tensor:
+        """Elementwise max(x, 0); the gradient at 0 is 0, as in PyTorch."""
+        return apply_op(ops.elementwise.relu, self)
+
+    def abs(self) -> Tensor:
+        """Elementwise absolute value; the gradient at 0 is 0, as in PyTorch."""
+        return apply_op(ops.elementwise.abs, self)
+
+    # ------------------------------------------------------------------ reductions
+    def sum(self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *,
+            dtype: dtypes.dtype | None = None) -> Tensor:
+        """Sum of all elements, or over ``dim`` (an int or a tuple), keeping dims if asked."""
+        source = self._cast(dtype) if dtype is not None else self
+        dims = _dims(dim, self._value.ndim)
+        if dims is None:
+            if keepdim and self._value.ndim:
+                dims = tuple(range(self._value.ndim))
+            else:
+                return apply_op(ops.reduction.sum, source)
+        return apply_op(ops.reduction.sum, source, dim=dims, keepdim=bool(keepdim))
+
+    def mean(self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *,
+             dtype: dtypes.dtype | None = None) -> Tensor:
+        """Mean of all elements, or over ``dim``; floating-point tensors only."""
+        source = self._cast(dtype) if dtype is not None else self
+        if not source.is_floating_point():
+            raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
+                               "a floating point or complex dtype. Got: "
+                               f"{source.dtype._torch_name}")
+        dims = _dims(dim, self._value.ndim)
+        if dims is None:
+            if keepdim and self._value.ndim:
+                dims = tuple(range(self._value.ndim))
+            else:
+                return apply_op(ops.reduction.mean, source)
+        return apply_op(ops.reduction.mean, source, dim=dims, keepdim=bool(keepdim))
+
+    # ------------------------------------------------------------------ linear algebra
+    def matmul(self, other: Tensor) -> Tensor:
+        """Matrix product with numpy/PyTorch rank rules (1-D, 2-D, batched, broadcast)."""
+        other = _as_tensor(other)
+        if self._value.ndim == 0 or other._value.ndim == 0:
+            raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
+                               f"{self._value.ndim}D and {other._value.ndim}D")
+        return apply_op(ops.linalg.matmul, self, other)
+
+    def mm(self, other: Tensor) -> Tensor:
+        """Product of two 2-D matrices."""
+        for name, t in (("self", self), ("mat2", other)):
+            if t.dim() != 2:
+                raise RuntimeError(f"{name} must be a matrix")
+        return self.matmul(other)
+
+    def mv(self, vec: Tensor) -> Tensor:
+        """Product of a 2-D matrix and a 1-D vector."""
+        if self.dim() != 2 or vec.dim() != 1:
+            raise RuntimeError("vector + matrix @ vector expected, got "
+                               f"1, {self.dim()}, {vec.dim()}")
+        return self.matmul(vec)
+
+    def dot(self, other: Tensor) -> Tensor:
+        """Inner product of two 1-D tensors."""
+        if self.dim() != 1 or other.dim() != 1:
+            raise RuntimeError("1D tensors expected, but got "
+                               f"{self.dim()}D and {other.dim()}D tensors")
+        return self.matmul(other)
+
+    # ------------------------------------------------------------------ shape
+    def reshape(self, *shape: Any) -> Tensor:
+        """The same elements in a new shape (one dim may be -1)."""
+        target = _infer_shape(_shape_arg(shape), self._value.size)
+        return apply_op(ops.shape.reshape, self, shape=target)
+
+    def view(self, *shape: Any) -> Tensor:
+        """Same as :meth:`reshape` (symgrad has no non-contiguous layouts)."""
+        if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
+            raise NotImplementedError("view(dtype) is not supported by symgrad")
+        return self.reshape(*shape)
+
+    def reshape_as(self, other: Tensor) -> Tensor:
+        """Reshape to ``other``'s shape."""
+        return self.reshape(other.shape)
+
+    def view_as(self, other: Tensor) -> Tensor:
+        """View with ``other``'s shape."""
+        return self.reshape(other.shape)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        """Merge dims ``start_dim..end_dim`` into one."""
+        shape = self._value.shape
+        if not shape:
+            return self.reshape(1)
+        start, end = _dim(start_dim, len(shape)), _dim(end_dim, len(shape))
+        if start > end:
+            raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+        if start == end:
+            return self
+        return self.reshape(*shape[:start], -1, *shape[end + 1:])
+
+    def transpose(self, dim0: int, dim1: int) -> Tensor:
+        """Swap two dims."""
+        n = self._value.ndim
+        return apply_op(ops.shape.transpose, self, dim0=_dim(dim0, n), dim1=_dim(dim1, n))
+
+    swapaxes = transpose
+
+    def permute(self, *dims: Any) -> Tensor:
+        """Reorder the dims."""
+        order = tuple(_dim(d, self._value.ndim) for d in _shape_arg(dims))
+        if len(order) != self._value.ndim or len(set(order)) != len(order):
+            raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input "
+                               "does not match the length of the desired ordering of dimensions "
+                               "i.e. input.dim() = "
+                               f"{self._value.ndim} is not equal to len(dims) = {len(order)}")
+        return apply_op(ops.shape.permute, self, dims=order)
+
+    def t(self) -> Tensor:
+        """Transpose a tensor of at most 2 dims."""
+        if self._value.ndim > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                               f"{self._value.ndim}D")
+        return apply_op(ops.shape.t, self)
+
+    @property
+    def T(self) -> Tensor:  # noqa: N802 - PyTorch's name
+        """All dims reversed (``PermuteBackward0``)."""
+        return self.permute(*reversed(range(self._value.ndim)))
+
+    @property
+    def mT(self) -> Tensor:  # noqa: N802 - PyTorch's name
+        """The last two dims swapped."""
+        return self.transpose(-2, -1)
+
+    def unsqueeze(self, dim: int) -> Tensor:
+        """Insert a dim of size 1 at ``dim``."""
+        return apply_op(ops.shape.unsqueeze, self, dim=_dim(dim, self._value.ndim + 1))
+
+    def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor:
+        """Remove dims of size 1 (all, or the given ones when they have size 1)."""
+        if dim is None:
+            return apply_op(ops.shape.squeeze, self)
+        dims = _dims(dim, self._value.ndim) or ()
+        dims = tuple(d for d in dims if self._value.shape[d] == 1)
+        return apply_op(ops.shape.squeeze, self, dim=dims)
+
+    def expand(self, *sizes: Any) -> Tensor:
+        """Broadcast to a larger shape without copying (-1 keeps a size)."""
+        target = _shape_arg(sizes)
+        shape = self._value.shape
+        if len(target) < len(shape):
+            raise RuntimeError(f"expand({self.type()}{{{_torch_size(shape)}}}, "
+                               f"size={_torch_size(target)}): the number of sizes provided "
+                               f"({len(target)}) must be greater or equal to the number of "
+                               f"dimensions in the tensor ({len(shape)})")
+        lead = len(target) - len(shape)
+        resolved = tuple(
+            (shape[i - lead] if s == -1 and i >= lead else s) for i, s in enumerate(target))
+        for i, s in enumerate(shape):
+            if s != 1 and s != resolved[lead + i]:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({resolved[lead + i]}) must match the "
+                    f"existing size ({s}) at non-singleton dimension {lead + i}.  Target sizes: "
+                    f"{_torch_size(target)}.  Tensor sizes: {_torch_size(shape)}")
+        return apply_op(ops.shape.expand, self, shape=resolved)
+
+    def expand_as(self, other: Tensor) -> Tensor:
+        """Expand to ``other``'s shape."""
+        return self.expand(other.shape)
+
+    def broadcast_to(self, shape: Sequence[int]) -> Tensor:
+        """Same as :meth:`expand`."""
+        return self.expand(tuple(shape))
+
+    def __getitem__(self, key: Any) -> Tensor:
+        key = _normalize_key(key)
+        try:
+            return apply_op(ops.shape.index, self, key=key)
+        except IndexError as error:
+            raise IndexError(str(error).replace("axis", "dimension")) from None
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        key = _normalize_key(key)
+        try:
+            self._value[key]  # validate the index before anything changes
+        except IndexError as error:
+            raise IndexError(str(error).replace("axis", "dimension")) from None
+        apply_inplace(ops.shape.setitem, self, _operand(value), key=key)
+
+    # ------------------------------------------------------------------ in-place
+    def add_(self, other: Any, *, alpha: float = 1) -> Tensor:
+        """In-place ``self += alpha * other``."""
+        if alpha != 1:
+            return apply_inplace(ops.elementwise.add, self, _operand(other), alpha=alpha)
+        return apply_inplace(ops.elementwise.add, self, _operand(other))
+
+    def sub_(self, other: Any, *, alpha: float = 1) -> Tensor:
+        """In-place ``self -= alpha * other``."""
+        if alpha != 1:
+            return apply_inplace(ops.elementwise.sub, self, _operand(other), alpha=alpha)
+        return apply_inplace(ops.elementwise.sub, self, _operand(other))
+
+    def mul_(self, other: Any) -> Tensor:
+        """In-place ``self *= other``."""
+        return apply_inplace(ops.elementwise.mul, self, _operand(other))
+
+    def div_(self, other: Any) -> Tensor:
+        """In-place ``self /= other``."""
+        return apply_inplace(ops.elementwise.div, self, _operand(other))
+
+    def pow_(self, exponent: Any) -> Tensor:
+        """In-place ``self **= exponent`` for a Python number exponent."""
+        if isinstance(exponent, Tensor):
+            return apply_inplace(ops.elementwise.pow, self, exponent)
+        return apply_inplace(ops.elementwise.pow_scalar, self, exponent=_scalar(exponent))
+
+    def zero_(self) -> Tensor:
+        """Fill with zeros in place."""
+        return apply_inplace(ops.elementwise.zero, self)
+
+    def fill_(self, value: Any) -> Tensor:
+        """Fill with ``value`` in place."""
+        return apply_inplace(ops.elementwise.fill, self, value=_scalar(value))
+
+    def copy_(self, src: Tensor) -> Tensor:
+        """Copy ``src``'s values (broadcast, converted) into self in place."""
+        return apply_inplace(ops.elementwise.copy, self, _as_tensor(src))
+
+    def __iadd__(self, other: Any) -> Tensor:
+        return self.add_(other)
+
+    def __isub__(self, other: Any) -> Tensor:
+        return self.sub_(other)
+
+    def __imul__(self, other: Any) -> Tensor:
+        return self.mul_(other)
+
+    def __itruediv__(self, other: Any) -> Tensor:
+        return self.div_(other)
+
+    def __ipow__(self, other: Any) -> Tensor:
+        return self.pow_(other)
+
+
+def _rebuild(value: np.ndarray, requires_grad: bool) -> Tensor:
+    return _make(value, None, requires_grad)
+
+
+def _scalar(value: Any) -> Any:
+    """A Python number from a Python or numpy scalar (anything else is refused)."""
+    if isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, Tensor):
+        return value.item()
+    raise TypeError(f"expected a Python number, got {type(value).__name__}")
+
+
+def _operand(value: Any) -> Any:
+    """A Tensor or Python number as a binary op's operand."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return _make(value)
+    if isinstance(value, complex):
+        raise TypeError("symgrad does not support complex numbers")
+    raise TypeError(f"unsupported operand type for a Tensor operation: {type(value).__name__}")
+
+
+def _as_tensor(value: Any) -> Tensor:
+    if isinstance(value, Tensor):
+        return value
+    from symgrad.creation import tensor
+
+    return tensor(value)
+
+
+def _value_of(value: Any) -> Any:
+    return value._value if isinstance(value, Tensor) else value
