@@ -27,7 +27,10 @@ def _finish(value: np.ndarray, requires_grad: bool, name: str | None = None,
         device(dev)
     out = _make(value)
     if requires_grad:
-        out.requires_grad = True  # validates the dtype
+        if value.dtype.kind != "f":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        out._requires_grad = True
     if name is not None:
         out.name = name
     return out

@@ -144,7 +144,7 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
         raise RuntimeError(_broadcast_error(values)) from None
     if type(out) is not np.ndarray:
         out = np.asarray(out)
-    if out.dtype is _F64:
+    if out.dtype is _F64 and op.promotes:
         wanted = _result_dtype(op, inputs, out)
         if wanted != _F64:
             out = out.astype(wanted)
@@ -1111,6 +1111,11 @@ class Tensor:
 
     def __ipow__(self, other: Any) -> Tensor:
         return self.pow_(other)
+
+
+Tensor.__module__ = "symgrad"  # shown as <class 'symgrad.Tensor'>, like <class 'torch.Tensor'>
+Size.__module__ = "symgrad"
+device.__module__ = "symgrad"
 
 
 def _rebuild(value: np.ndarray, requires_grad: bool) -> Tensor:

@@ -23,6 +23,10 @@ def _as_sequence(x: Any) -> list:
 def _seed_gradients(outputs: list[Tensor], grad_outputs: list[Any],
                     create_graph: bool) -> list[Any]:
     """Check each output and its seed gradient (v of vᵀJ); build the implicit ones."""
+    for g in grad_outputs:
+        if g is not None and not isinstance(g, Tensor):
+            raise TypeError("gradients can be either Tensors or None, but got "
+                            f"{type(g).__name__}")
     if grad_outputs and len(grad_outputs) != len(outputs):
         raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
     seeds = []
@@ -41,9 +45,6 @@ def _seed_gradients(outputs: list[Tensor], grad_outputs: list[Any],
             g = np.ones_like(out._value)
             seeds.append(_make(g) if create_graph else g)
             continue
-        if not isinstance(g, Tensor):
-            raise TypeError("gradients can be either Tensors or None, but got "
-                            f"{type(g).__name__}")
         if g._value.shape != out._value.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} "
                                f"and output[{i}] has a shape of {out.shape!r}.")
@@ -78,11 +79,12 @@ def backward(
         inputs = _as_sequence(inputs)
         if not inputs:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-        accumulate_into = {}
         for x in inputs:
             if not isinstance(x, Tensor) or not x._requires_grad:
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
-            accumulate_into[x.grad_fn if x.grad_fn is not None else x] = x
+        accumulate_into = {x.grad_fn if x.grad_fn is not None else x for x in inputs}
+        for x in inputs:
+            x.retain_grad()  # a non-leaf input gets its .grad, as in PyTorch
     if create_graph:
         warnings.warn(
             "Using backward() with create_graph=True will create a reference cycle between the "

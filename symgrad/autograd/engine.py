@@ -39,8 +39,18 @@ def _modified_error(value: Any, version: int, expected: int, node: Node | None) 
     )
 
 
+def _holds_saved_values(node: Node) -> bool:
+    """Whether backward of ``node`` reads values that a non-retained pass frees (PyTorch raises
+    on a second pass only through such nodes: ``(a + b).sum()`` may be run backward twice)."""
+    op = node.op
+    if op.saved or op.saves_output or op.saves_params:
+        return True
+    return any(isinstance(p, np.ndarray) or (isinstance(p, tuple) and any(
+        isinstance(q, np.ndarray) for q in p)) for p in (node.params or {}).values())
+
+
 def _check_saved(node: Node) -> None:
-    if node.freed:
+    if node.freed and _holds_saved_values(node):
         raise RuntimeError(FREED_GRAPH)
     inputs = node.inputs
     for i, expected in zip(node.op.saved, node.saved_versions, strict=True):
@@ -136,19 +146,20 @@ def execute(
     keep_graph: bool,
     create_graph: bool,
     capture: Sequence[Any] | None = None,
-    accumulate_into: dict[Any, Tensor] | None = None,
+    accumulate_into: set[Any] | None = None,
 ) -> dict[Any, Any]:
     """Run the reverse pass from ``roots`` seeded with ``root_grads``.
 
     Without ``capture`` the gradients reaching leaves are accumulated into their ``.grad`` (only
     those in ``accumulate_into`` when given). With ``capture`` (targets: nodes or leaf tensors)
     their incoming gradients are returned instead and nothing is accumulated.
-    ``accumulate_into`` maps each target (node or leaf) of ``backward(inputs=...)`` to its tensor.
+    ``accumulate_into`` holds the targets (nodes or leaves) of ``backward(inputs=...)``; the
+    non-leaf ones receive their gradient through ``retain_grad``.
     """
     targets = [r.grad_fn if r.grad_fn is not None else r for r in roots]
     dependencies, nodes = _collect(targets)
     wanted = set(capture) if capture is not None else (
-        set(accumulate_into) if accumulate_into is not None else None)
+        accumulate_into)
     useful = _useful(nodes, dependencies, wanted) if wanted is not None else None
     xp = differentiable if create_graph else numeric_xp
 
@@ -184,8 +195,6 @@ def execute(
                     retained.append((tensor, g))
             if capture is not None and node in wanted:
                 captured[node] = g
-            elif accumulate_into is not None and node in accumulate_into:
-                retained.append((accumulate_into[node], g))
             op, inputs = node.op, node.inputs
             if create_graph:
                 values = inputs

@@ -40,7 +40,10 @@ class Op:
     output cotangent ``g`` and the output ``ans``; it may return it in the broadcast output shape,
     since the engine sums every cotangent back to its input's shape and dtype. ``saved`` lists the
     inputs whose values the VJP rules read (checked against in-place changes at backward),
-    ``saves_output`` whether they read ``ans``.
+    ``saves_output`` whether they read ``ans``. ``float_only`` ops compute integer inputs in the
+    default float dtype; ``promotes=False`` marks ops whose result dtype is set explicitly
+    (PyTorch's type promotion is not applied to them). ``saves_params`` marks ops whose node
+    keeps data that a non-retained backward frees, beyond ``saved`` (PyTorch's CopySlices).
     """
 
     __slots__ = (
@@ -51,6 +54,8 @@ class Op:
         "saved",
         "saves_output",
         "float_only",
+        "promotes",
+        "saves_params",
         "samples",
         "node_name_of",
         "node_class",
@@ -67,6 +72,8 @@ class Op:
         saved: tuple[int, ...] = (),
         saves_output: bool = False,
         float_only: bool = False,
+        promotes: bool = True,
+        saves_params: bool = False,
         samples: tuple[Sample, ...] = (),
         node_name_of: Callable[..., str] | None = None,
     ) -> None:
@@ -77,6 +84,8 @@ class Op:
         self.saved = saved
         self.saves_output = saves_output
         self.float_only = float_only
+        self.promotes = promotes
+        self.saves_params = saves_params
         self.samples = samples
         self.node_name_of = node_name_of
         self.node_class = None  # set by symgrad.autograd.graph when the op first runs

@@ -109,6 +109,7 @@ setitem = register(Op(
     forward=lambda xp, a, value, key: xp.index_put(a, key, value),
     vjp=(lambda xp, g, ans, a, value, key: xp.index_put(g, key, 0.0),
          lambda xp, g, ans, a, value, key: g[key]),
+    saves_params=True,
     samples=(Sample(((4,), (2,)), {"key": slice(1, 3)}), Sample(((2, 3), ()), {"key": (0, 1)}),
              Sample(((2, 3), (3,)), {"key": 1}), Sample(((4,), None), {"key": 2})),
 ))

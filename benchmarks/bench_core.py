@@ -1,0 +1,463 @@
+"""Core performance benchmarks for symgrad against hand-written numpy and (optionally) PyTorch.
+
+Run from the repository root::
+
+    python benchmarks/bench_core.py            # full run (about a minute on 2 cores)
+    python benchmarks/bench_core.py --quick    # short run
+    python benchmarks/bench_core.py --profile  # also cProfile the chain benchmark
+
+Three benchmarks, each reporting the median of several timed repeats after warm-up:
+
+(a) ``chain``: forward + backward of 200 elementwise ops on a 3-element float32 tensor, in
+    microseconds per op (per-op overhead of the Python layer and the engine).
+(b) ``mlp``: one forward + backward step of a 64x784 -> 256 -> 10 tanh MLP with MSE loss, in
+    milliseconds per step (how close the graph machinery gets to plain numpy on real work).
+(c) ``long``: forward and backward through chains of 10k, 30k and 100k ops on a 1-element
+    tensor, in microseconds per op (the engine's growth with graph size should be linear).
+
+PyTorch is optional: when it cannot be imported (or ``--no-torch`` is given) its columns are
+skipped with a note. The script never changes environment variables or thread settings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import ctypes
+import datetime
+import gc
+import io
+import os
+import platform
+import pstats
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source checkout
+
+import symgrad as t  # noqa: E402
+
+try:
+    import torch
+except ImportError:  # torch is optional
+    torch = None
+
+SEED = 0
+CHAIN_OPS = 200  # (a): 40 repetitions of the 5-op body below
+CHAIN_BODY = 5  # ops per body, in (a) and in (c)
+
+Step = Callable[[], Any]
+
+
+# --------------------------------------------------------------------------- timing helpers
+def time_interleaved(
+    steps: dict[str, Step], inner: int, repeats: int, warmup: int, gc_off: bool
+) -> dict[str, float]:
+    """Median seconds per call of each step; repeats are interleaved across the steps.
+
+    Each step first runs ``warmup`` times; then, ``repeats`` times, every step runs ``inner``
+    times in a row under ``time.perf_counter`` (round-robin, so drift hits all steps alike).
+    """
+    for step in steps.values():
+        for _ in range(warmup):
+            step()
+    samples: dict[str, list[float]] = {name: [] for name in steps}
+    for _ in range(repeats):
+        for name, step in steps.items():
+            gc.collect()
+            if gc_off:
+                gc.disable()
+            try:
+                start = time.perf_counter()
+                for _ in range(inner):
+                    step()
+                elapsed = time.perf_counter() - start
+            finally:
+                gc.enable()
+            samples[name].append(elapsed / inner)
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def ratio(a: float | None, b: float | None) -> str:
+    """``a / b`` formatted, or ``n/a`` when either is missing."""
+    if a is None or b is None:
+        return "n/a"
+    return f"{a / b:.2f}x"
+
+
+def check_close(name: str, got: np.ndarray, want: np.ndarray, rtol: float) -> None:
+    """Raise AssertionError (loudly) unless ``got`` matches ``want`` with float32 tolerances."""
+    got, want = np.asarray(got), np.asarray(want)
+    atol = 1e-5 * float(np.max(np.abs(want))) + 1e-30
+    if got.shape != want.shape or not np.allclose(got, want, rtol=rtol, atol=atol):
+        diff = np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)))
+        raise AssertionError(
+            f"GRADIENT MISMATCH in {name}: shapes {got.shape} vs {want.shape}, "
+            f"max abs diff {diff:.3e} (rtol={rtol}, atol={atol:.3e}); refusing to time"
+        )
+
+
+# --------------------------------------------------------------------------- (a) op chain
+def chain_body(x: Any) -> Any:
+    """The 5 ops repeated in (a): mul, add, sin, exp, log (works on symgrad and torch)."""
+    return (x * 2.0 + 0.1).sin().exp().log()
+
+
+def chain_numpy(x0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Hand-written forward + backward of (a) on numpy: returns (loss, d loss / d x0)."""
+    xs = [x0]  # intermediates: xs[5k] is the body input, then after mul, add, sin, exp
+    x = x0
+    for _ in range(CHAIN_OPS // CHAIN_BODY):
+        a = x * 2.0
+        b = a + 0.1
+        s = np.sin(b)
+        e = np.exp(s)
+        x = np.log(e)
+        xs += (a, b, s, e)
+    loss = x.sum()
+    g = np.ones_like(x)  # d sum / d x
+    for k in range(CHAIN_OPS // CHAIN_BODY - 1, -1, -1):
+        _, _, b, _, e = xs[4 * k: 4 * k + 5]
+        g = g / e  # log
+        g = g * e  # exp: its output is e
+        g = g * np.cos(b)  # sin
+        g = g * 2.0  # mul (the add passes g through)
+    return loss, g
+
+
+def chain_step_symgrad(x0: t.Tensor) -> Step:
+    """One (a) step on symgrad: reset grad, 200 ops, sum, backward."""
+
+    def step() -> None:
+        x0.grad = None
+        x = x0
+        for _ in range(CHAIN_OPS // CHAIN_BODY):
+            x = chain_body(x)
+        x.sum().backward()
+
+    return step
+
+
+def chain_step_torch(x0: Any) -> Step:
+    """One (a) step on torch, the same computation as :func:`chain_step_symgrad`."""
+
+    def step() -> None:
+        x0.grad = None
+        x = x0
+        for _ in range(CHAIN_OPS // CHAIN_BODY):
+            x = chain_body(x)
+        x.sum().backward()
+
+    return step
+
+
+def bench_chain(args: argparse.Namespace, use_torch: bool) -> None:
+    """(a): microseconds per op, forward + backward, 200 elementwise ops on 3 elements."""
+    rng = np.random.default_rng(SEED)
+    x_np = rng.uniform(-1.0, 1.0, size=3).astype(np.float32)
+    x_sg = t.tensor(x_np, requires_grad=True)
+
+    chain_step_symgrad(x_sg)()
+    _, g_np = chain_numpy(x_np)
+    assert g_np.dtype == np.float32, g_np.dtype
+    check_close("(a) symgrad vs numpy", x_sg.grad.numpy(), g_np, rtol=1e-4)
+    steps: dict[str, Step] = {
+        "symgrad": chain_step_symgrad(x_sg),
+        "numpy": lambda: chain_numpy(x_np),
+    }
+    if use_torch:
+        x_th = torch.tensor(x_np, requires_grad=True)
+        chain_step_torch(x_th)()
+        check_close("(a) torch vs numpy", x_th.grad.numpy(), g_np, rtol=1e-3)
+        steps["torch"] = chain_step_torch(x_th)
+
+    res = time_interleaved(steps, args.chain_inner, args.repeats, args.warmup, args.gc_off)
+    per_op = {name: sec / CHAIN_OPS * 1e6 for name, sec in res.items()}
+    print(f"\n(a) chain: {CHAIN_OPS} elementwise ops (mul, add, sin, exp, log) on float32[3], "
+          "then .sum().backward()")
+    print(f"    median of {args.repeats} repeats x {args.chain_inner} steps; "
+          "per op = step time / 200 (the sum is included in the step)")
+    for name, us in per_op.items():
+        print(f"    {name:<8} {us:8.2f} us/op   ({res[name] * 1e3:7.3f} ms/step)")
+    if not use_torch:
+        print("    torch    skipped (torch not installed or --no-torch)")
+    print(f"    ratio symgrad/numpy = {ratio(per_op['symgrad'], per_op['numpy'])}   "
+          f"symgrad/torch = {ratio(per_op['symgrad'], per_op.get('torch'))}   "
+          "(target: symgrad/torch < 1)")
+
+
+# --------------------------------------------------------------------------- (b) MLP step
+def mlp_data() -> dict[str, np.ndarray]:
+    """Inputs and parameters of (b), float32, from a fixed seed."""
+    rng = np.random.default_rng(SEED)
+    f32 = np.float32
+    return {
+        "x": rng.standard_normal((64, 784)).astype(f32),
+        "y": rng.standard_normal((64, 10)).astype(f32),
+        "W1": (rng.standard_normal((784, 256)) / np.sqrt(784)).astype(f32),
+        "b1": (0.1 * rng.standard_normal(256)).astype(f32),
+        "W2": (rng.standard_normal((256, 10)) / np.sqrt(256)).astype(f32),
+        "b2": (0.1 * rng.standard_normal(10)).astype(f32),
+    }
+
+
+def mlp_numpy(d: dict[str, np.ndarray]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Hand-written forward + backward of (b): returns (loss, gradients of the parameters)."""
+    x, y, w1, b1, w2, b2 = d["x"], d["y"], d["W1"], d["b1"], d["W2"], d["b2"]
+    h = np.tanh(x @ w1 + b1)
+    out = h @ w2 + b2
+    diff = out - y
+    loss = (diff * diff).mean()
+    d_out = diff * (2.0 / diff.size)
+    d_pre = (d_out @ w2.T) * (1.0 - h * h)
+    grads = {
+        "W1": x.T @ d_pre,
+        "b1": d_pre.sum(axis=0),
+        "W2": h.T @ d_out,
+        "b2": d_out.sum(axis=0),
+    }
+    return loss, grads
+
+
+def mlp_step(params: dict[str, Any], x: Any, y: Any) -> Step:
+    """One (b) step for symgrad or torch tensors: reset grads, forward, MSE, backward."""
+    w1, b1, w2, b2 = params["W1"], params["b1"], params["W2"], params["b2"]
+
+    def step() -> None:
+        for p in (w1, b1, w2, b2):
+            p.grad = None
+        h = (x @ w1 + b1).tanh()
+        out = h @ w2 + b2
+        loss = ((out - y) ** 2).mean()
+        loss.backward()
+
+    return step
+
+
+def bench_mlp(args: argparse.Namespace, use_torch: bool) -> None:
+    """(b): milliseconds per forward + backward step of the MLP, with a gradient check first."""
+    d = mlp_data()
+    names = ("W1", "b1", "W2", "b2")
+    loss_np, g_np = mlp_numpy(d)
+    for name, g in g_np.items():
+        assert g.dtype == np.float32, (name, g.dtype)
+
+    sg = {n: t.tensor(d[n], requires_grad=True) for n in names}
+    sg_step = mlp_step(sg, t.tensor(d["x"]), t.tensor(d["y"]))
+    sg_step()
+    for n in names:
+        check_close(f"(b) symgrad d loss/d {n} vs numpy", sg[n].grad.numpy(), g_np[n], rtol=1e-4)
+    steps: dict[str, Step] = {"symgrad": sg_step, "numpy": lambda: mlp_numpy(d)}
+    if use_torch:
+        th = {n: torch.tensor(d[n], requires_grad=True) for n in names}
+        th_step = mlp_step(th, torch.tensor(d["x"]), torch.tensor(d["y"]))
+        th_step()
+        for n in names:
+            check_close(f"(b) torch d loss/d {n} vs numpy", th[n].grad.numpy(), g_np[n],
+                        rtol=1e-3)
+        steps["torch"] = th_step
+
+    res = time_interleaved(steps, args.mlp_inner, args.repeats, args.warmup, args.gc_off)
+    ms = {name: sec * 1e3 for name, sec in res.items()}
+    print("\n(b) MLP step: x[64,784] -> Linear(784,256) -> tanh -> Linear(256,10) -> MSE vs "
+          "y[64,10], float32, forward + backward, grads reset with .grad = None")
+    print(f"    gradients of W1, b1, W2, b2 match the numpy baseline (loss {float(loss_np):.6f})")
+    print(f"    median of {args.repeats} repeats x {args.mlp_inner} steps")
+    for name, value in ms.items():
+        print(f"    {name:<8} {value:8.3f} ms/step")
+    if not use_torch:
+        print("    torch    skipped (torch not installed or --no-torch)")
+    print(f"    ratio symgrad/numpy = {ratio(ms['symgrad'], ms['numpy'])}   "
+          f"symgrad/torch = {ratio(ms['symgrad'], ms.get('torch'))}   "
+          "(target: symgrad/numpy <= 1.3)")
+
+
+# --------------------------------------------------------------------------- (c) long chains
+def long_body(x: t.Tensor) -> t.Tensor:
+    """The 5 ops repeated in (c): mul, add, exp, log, sub; d out/d in = -1, so values and
+    gradients stay O(1) however long the chain (no underflow to denormals or zero)."""
+    return (x * -1.0 + 0.1).exp().log() - 0.1
+
+
+def run_long(x0: t.Tensor, n: int, gc_off: bool) -> tuple[float, float, float]:
+    """Build an ``n``-op chain and backward through it: (forward, backward, teardown) seconds."""
+    x0.grad = None
+    gc.collect()
+    if gc_off:
+        gc.disable()
+    try:
+        start = time.perf_counter()
+        x = x0
+        for _ in range(n // CHAIN_BODY):
+            x = long_body(x)
+        loss = x.sum()
+        built = time.perf_counter()
+        loss.backward()
+        done = time.perf_counter()
+        del x, loss  # frees the whole graph
+        freed = time.perf_counter()
+    finally:
+        gc.enable()
+    return built - start, done - built, freed - done
+
+
+def bench_long(args: argparse.Namespace) -> None:
+    """(c): forward and backward time per op for chains of growing length."""
+    x0 = t.tensor(np.array([0.3], dtype=np.float32), requires_grad=True)
+    sizes = args.long_sizes
+    run_long(x0, sizes[0], args.gc_off)  # warm-up
+    expected = (-1.0) ** (sizes[0] // CHAIN_BODY)
+    if not np.allclose(x0.grad.numpy(), expected, rtol=1e-3):
+        raise AssertionError(f"(c) gradient {x0.grad.numpy()} != {expected}")
+
+    rows = []
+    for n in sizes:
+        fwd, bwd, free = zip(*(run_long(x0, n, args.gc_off) for _ in range(args.long_repeats)),
+                             strict=True)
+        rows.append((n, statistics.median(fwd), statistics.median(bwd), statistics.median(free)))
+
+    print(f"\n(c) long chains on float32[1] ({CHAIN_BODY}-op body: mul, add, exp, log, sub), "
+          f"median of {args.long_repeats} repeats, GC {'off' if args.gc_off else 'on'}")
+    print(f"    {'N':>8} {'forward':>10} {'backward':>10} {'fwd us/op':>10} "
+          f"{'bwd us/op':>10} {'free us/op':>11}")
+    for n, fwd, bwd, free in rows:
+        print(f"    {n:>8} {fwd:9.3f}s {bwd:9.3f}s {fwd / n * 1e6:10.2f} {bwd / n * 1e6:10.2f} "
+              f"{free / n * 1e6:11.2f}")
+    (n0, f0, b0, _), (n1, f1, b1, _) = rows[0], rows[-1]
+    print(f"    per-op growth N={n1} vs N={n0}: forward {ratio(f1 / n1, f0 / n0)}, "
+          f"backward {ratio(b1 / n1, b0 / n0)} (1.00x = linear)")
+
+
+# --------------------------------------------------------------------------- profile, header
+def profile_chain(steps: int) -> None:
+    """cProfile ``steps`` symgrad steps of (a); print the top 10 functions by tottime."""
+    x0 = t.tensor(np.random.default_rng(SEED).uniform(-1, 1, 3).astype(np.float32),
+                  requires_grad=True)
+    step = chain_step_symgrad(x0)
+    step()
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(steps):
+        step()
+    profiler.disable()
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(10)
+    text = out.getvalue()
+    body = text[text.find("ncalls") - 3:] if "ncalls" in text else text
+    print(f"\ncProfile of {steps} symgrad steps of (a) ({steps * CHAIN_OPS} ops), "
+          "top 10 by tottime:")
+    print(body.rstrip())
+
+
+def blas_threads() -> str:
+    """numpy's OpenBLAS thread count, when it can be read without changing anything."""
+    try:
+        from threadpoolctl import threadpool_info  # optional
+        for info in threadpool_info():
+            if info.get("user_api") == "blas":
+                return str(info["num_threads"])
+    except ImportError:
+        pass
+    try:
+        with open("/proc/self/maps") as maps:
+            libs = {line.split()[-1] for line in maps if "openblas" in line.lower()}
+        for path in sorted(libs):
+            lib = ctypes.CDLL(path)
+            for sym in ("scipy_openblas_get_num_threads64_", "openblas_get_num_threads64_",
+                        "openblas_get_num_threads"):
+                fn = getattr(lib, sym, None)
+                if fn is not None:
+                    return str(fn())
+    except OSError:
+        pass
+    return "unknown"
+
+
+def print_header(args: argparse.Namespace, use_torch: bool) -> None:
+    """Versions, threads and settings, so a result can be compared with another machine's."""
+    try:
+        blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+        blas_name = f"{blas.get('name')} {blas.get('version')}"
+    except Exception:  # noqa: BLE001 - purely informational
+        blas_name = "unknown"
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count()
+    env = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                                          "MKL_NUM_THREADS", "OPENBLAS_CORETYPE")}
+    print("symgrad core benchmarks", datetime.datetime.now().strftime("%Y-%m-%d %H:%M"))
+    print(f"  python {platform.python_version()} ({platform.machine()}, {platform.system()}), "
+          f"cores available: {cores}")
+    print(f"  symgrad {t.__version__}, numpy {np.__version__} (BLAS {blas_name}, "
+          f"threads {blas_threads()})")
+    if torch is None:
+        print("  torch not installed")
+    else:
+        print(f"  torch {torch.__version__} (intra-op threads {torch.get_num_threads()}, "
+              f"interop {torch.get_num_interop_threads()})" + ("" if use_torch else
+                                                               " -- disabled by --no-torch"))
+    print("  env: " + ", ".join(f"{k}={v}" for k, v in env.items() if v is not None) if any(
+        env.values()) else "  env: no thread/BLAS variables set")
+    print(f"  settings: repeats={args.repeats} warmup={args.warmup} "
+          f"long_repeats={args.long_repeats} long_sizes={args.long_sizes} "
+          f"gc={'off in timed regions' if args.gc_off else 'on'}"
+          f"{' (quick)' if args.quick else ''}")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line options; ``--quick`` shrinks repeats, loop counts and chain lengths."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="short run (a few seconds)")
+    p.add_argument("--repeats", type=int, default=None,
+                   help="timed repeats for (a) and (b) (default 9; 3 with --quick)")
+    p.add_argument("--long-repeats", type=int, default=None,
+                   help="timed repeats per N for (c) (default 5; 1 with --quick)")
+    p.add_argument("--warmup", type=int, default=3, help="untimed warm-up steps per variant")
+    p.add_argument("--only", nargs="+", choices=("chain", "mlp", "long"),
+                   default=["chain", "mlp", "long"], help="run only these benchmarks")
+    p.add_argument("--no-torch", action="store_true", help="skip torch even if installed")
+    p.add_argument("--gc-off", action="store_true",
+                   help="disable Python's cyclic GC inside timed regions (default: on)")
+    p.add_argument("--profile", action="store_true",
+                   help="also cProfile the symgrad chain benchmark (top 10 by tottime)")
+    args = p.parse_args(argv)
+    if args.repeats is None:
+        args.repeats = 3 if args.quick else 9
+    if args.long_repeats is None:
+        args.long_repeats = 1 if args.quick else 5
+    if args.repeats < 1 or args.long_repeats < 1 or args.warmup < 0:
+        p.error("repeats must be >= 1 and warmup >= 0")
+    args.chain_inner = 20 if args.quick else 100
+    args.mlp_inner = 10 if args.quick else 40
+    args.long_sizes = [2_000, 6_000, 20_000] if args.quick else [10_000, 30_000, 100_000]
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the selected benchmarks and print their figures and ratios."""
+    args = parse_args(argv)
+    use_torch = torch is not None and not args.no_torch
+    print_header(args, use_torch)
+    np.random.seed(SEED)  # nothing here uses the global RNG, but keep any use deterministic
+    t.manual_seed(SEED)
+    start = time.perf_counter()
+    if "chain" in args.only:
+        bench_chain(args, use_torch)
+    if "mlp" in args.only:
+        bench_mlp(args, use_torch)
+    if "long" in args.only:
+        bench_long(args)
+    if args.profile:
+        profile_chain(20 if args.quick else 100)
+    print(f"\ntotal wall time {time.perf_counter() - start:.1f}s")
+
+
+if __name__ == "__main__":
+    main()
