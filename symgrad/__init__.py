@@ -30,9 +30,15 @@ from symgrad.creation import (
     zeros,
     zeros_like,
 )
-from symgrad.numeric.dtypes import dtype, get_default_dtype, set_default_dtype
 from symgrad.numeric.dtypes import bool_ as bool  # noqa: A001 - PyTorch's name
-from symgrad.numeric.dtypes import float32, float64, int64
+from symgrad.numeric.dtypes import (
+    dtype,
+    float32,
+    float64,
+    get_default_dtype,
+    int64,
+    set_default_dtype,
+)
 from symgrad.numeric.printing import set_printoptions
 from symgrad.tensor import Size, Tensor, device
 

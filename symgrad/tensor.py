@@ -108,7 +108,8 @@ def _matmul_error(a: np.ndarray, b: np.ndarray) -> str:
     if a.ndim == 2 and b.ndim == 1:
         return f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), " \
                f"vec ({b.shape[0]})"
-    rows = "x".join(map(str, (math.prod(a.shape[:-1]), a.shape[-1]) if a.ndim > 1 else (1,) + a.shape))
+    rows = "x".join(
+        map(str, (math.prod(a.shape[:-1]), a.shape[-1]) if a.ndim > 1 else (1,) + a.shape))
     cols = "x".join(map(str, b.shape[-2:] if b.ndim > 1 else b.shape + (1,)))
     return f"mat1 and mat2 shapes cannot be multiplied ({rows} and {cols})"
 

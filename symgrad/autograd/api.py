@@ -120,8 +120,8 @@ def grad(
     if allow_unused is None:
         allow_unused = materialize_grads
     if materialize_grads and allow_unused is False:
-        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
-                         "but got: allow_unused=False.")
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
     for x in ins:
         if not isinstance(x, Tensor):
             raise TypeError(f"inputs must be Tensors, got {type(x).__name__}")
