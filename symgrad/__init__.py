@@ -97,6 +97,7 @@ tanh = Tensor.tanh
 sigmoid = Tensor.sigmoid
 relu = Tensor.relu
 abs = Tensor.abs  # noqa: A001
+sign = Tensor.sign
 sum = Tensor.sum  # noqa: A001
 mean = Tensor.mean
 matmul = Tensor.matmul

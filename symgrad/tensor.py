@@ -879,6 +879,10 @@ class Tensor:
         """Elementwise absolute value; the gradient at 0 is 0, as in PyTorch."""
         return apply_op(ops.elementwise.abs, self)
 
+    def sign(self) -> Tensor:
+        """Elementwise sign (-1, 0 or 1); its gradient is zero."""
+        return apply_op(ops.elementwise.sign, self)
+
     # ------------------------------------------------------------------ reductions
     def sum(self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *,
             dtype: dtypes.dtype | None = None) -> Tensor:

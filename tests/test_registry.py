@@ -159,7 +159,7 @@ METHOD_OPS = {
     "add": "add", "sub": "sub", "mul": "mul", "div": "div", "pow": "pow_scalar",
     "neg": "neg", "negative": "neg", "reciprocal": "reciprocal", "square": "pow_scalar",
     "exp": "exp", "log": "log", "sqrt": "sqrt", "sin": "sin", "cos": "cos", "tanh": "tanh",
-    "sigmoid": "sigmoid", "relu": "relu", "abs": "abs", "sum": "sum", "mean": "mean",
+    "sigmoid": "sigmoid", "relu": "relu", "abs": "abs", "sign": "sign", "sum": "sum", "mean": "mean",
     "matmul": "matmul", "mm": "matmul", "mv": "matmul", "dot": "matmul",
     "reshape": "reshape", "view": "reshape", "reshape_as": "reshape", "view_as": "reshape",
     "flatten": "reshape", "transpose": "transpose", "swapaxes": "transpose",

@@ -49,14 +49,14 @@ def sigmoid(a: Tensor) -> Tensor:
 
 
 def sign(a: Tensor) -> Tensor:
-    """Elementwise sign; piecewise constant, so not recorded."""
-    return _make(np.sign(_t(a)._value))
+    """Elementwise sign, recorded (its gradient is zero) so that higher orders stay connected."""
+    return a.sign()
 
 
 def positive_mask(a: Tensor) -> Tensor:
-    """1 where ``a > 0``, else 0; piecewise constant, so not recorded."""
-    value = _t(a)._value
-    return _make((value > 0).astype(value.dtype))
+    """1 where ``a > 0``, else 0, recorded like :func:`sign` (PyTorch keeps relu's double
+    backward connected the same way)."""
+    return a.relu().sign()
 
 
 def where(condition: Any, a: Any, b: Any) -> Tensor:

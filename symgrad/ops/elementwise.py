@@ -223,6 +223,13 @@ abs = register(Op(
     samples=tuple(Sample(s.shapes, kinks=(0.0,)) for s in UNARY),
 ))
 
+sign = register(Op(
+    "sign", "SignBackward0",
+    forward=lambda xp, a: xp.sign(a),
+    vjp=(lambda xp, g, ans, a: g * 0.0,),  # piecewise constant: zero gradient, as in PyTorch
+    samples=tuple(Sample(s.shapes, kinks=(0.0,)) for s in UNARY),
+))
+
 clone = register(Op(
     "clone", "CloneBackward0",
     forward=lambda xp, a: a.copy(),
