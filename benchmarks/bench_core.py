@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    python benchmarks/bench_core.py            # full run (about a minute on 2 cores)
+    python benchmarks/bench_core.py            # full run (about 30 s on 2 cores)
     python benchmarks/bench_core.py --quick    # short run
     python benchmarks/bench_core.py --profile  # also cProfile the chain benchmark
 
@@ -31,6 +31,7 @@ import os
 import platform
 import pstats
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -39,49 +40,66 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source checkout
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run from a source checkout
 
 import symgrad as t  # noqa: E402
 
 try:
     import torch
-except ImportError:  # torch is optional
+except (ImportError, OSError):  # torch is optional (OSError: a broken install)
     torch = None
 
 SEED = 0
 CHAIN_OPS = 200  # (a): 40 repetitions of the 5-op body below
 CHAIN_BODY = 5  # ops per body, in (a) and in (c)
+GROUP_PAUSE = 0.5  # seconds between timing numpy/symgrad and timing torch
 
 Step = Callable[[], Any]
 
 
 # --------------------------------------------------------------------------- timing helpers
-def time_interleaved(
-    steps: dict[str, Step], inner: int, repeats: int, warmup: int, gc_off: bool
-) -> dict[str, float]:
-    """Median seconds per call of each step; repeats are interleaved across the steps.
+def time_steps(
+    groups: list[dict[str, Step]], inner: int, repeats: int, warmup: int, gc_off: bool
+) -> dict[str, list[float]]:
+    """Seconds per call of every step, one sample per repeat (take the median of the list).
 
-    Each step first runs ``warmup`` times; then, ``repeats`` times, every step runs ``inner``
-    times in a row under ``time.perf_counter`` (round-robin, so drift hits all steps alike).
+    Steps in one group are timed round-robin (so drift hits them alike): each first runs
+    ``warmup`` times, then ``repeats`` times ``inner`` calls in a row under
+    ``time.perf_counter``. Groups run one after the other with a pause in between: torch's
+    OpenMP workers and numpy's OpenBLAS workers spin for a while after their last task, and on
+    a 2-core machine a spinning pool of one library slows the other's threaded matmuls by up to
+    several times, so the two libraries are not interleaved.
     """
-    for step in steps.values():
-        for _ in range(warmup):
-            step()
-    samples: dict[str, list[float]] = {name: [] for name in steps}
-    for _ in range(repeats):
-        for name, step in steps.items():
-            gc.collect()
-            if gc_off:
-                gc.disable()
-            try:
-                start = time.perf_counter()
-                for _ in range(inner):
-                    step()
-                elapsed = time.perf_counter() - start
-            finally:
-                gc.enable()
-            samples[name].append(elapsed / inner)
-    return {name: statistics.median(values) for name, values in samples.items()}
+    samples: dict[str, list[float]] = {}
+    for index, steps in enumerate(groups):
+        if index:
+            time.sleep(GROUP_PAUSE)
+        for step in steps.values():
+            for _ in range(warmup):
+                step()
+        for name in steps:
+            samples[name] = []
+        for _ in range(repeats):
+            for name, step in steps.items():
+                gc.collect()
+                if gc_off:
+                    gc.disable()
+                try:
+                    start = time.perf_counter()
+                    for _ in range(inner):
+                        step()
+                    elapsed = time.perf_counter() - start
+                finally:
+                    gc.enable()
+                samples[name].append(elapsed / inner)
+    return samples
+
+
+def spread(values: list[float], scale: float) -> str:
+    """``median (min-max)`` of ``values`` times ``scale``."""
+    return (f"{statistics.median(values) * scale:8.3f}  "
+            f"(min {min(values) * scale:.3f}, max {max(values) * scale:.3f})")
 
 
 def ratio(a: float | None, b: float | None) -> str:
@@ -111,41 +129,25 @@ def chain_body(x: Any) -> Any:
 
 def chain_numpy(x0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Hand-written forward + backward of (a) on numpy: returns (loss, d loss / d x0)."""
-    xs = [x0]  # intermediates: xs[5k] is the body input, then after mul, add, sin, exp
+    saved = []  # the intermediates the derivative rules read: sin's input, exp's output
     x = x0
     for _ in range(CHAIN_OPS // CHAIN_BODY):
-        a = x * 2.0
-        b = a + 0.1
-        s = np.sin(b)
-        e = np.exp(s)
+        b = x * 2.0 + 0.1
+        e = np.exp(np.sin(b))
         x = np.log(e)
-        xs += (a, b, s, e)
+        saved.append((b, e))
     loss = x.sum()
     g = np.ones_like(x)  # d sum / d x
-    for k in range(CHAIN_OPS // CHAIN_BODY - 1, -1, -1):
-        _, _, b, _, e = xs[4 * k: 4 * k + 5]
-        g = g / e  # log
+    for b, e in reversed(saved):
+        g = g / e  # log: its input is e
         g = g * e  # exp: its output is e
         g = g * np.cos(b)  # sin
         g = g * 2.0  # mul (the add passes g through)
     return loss, g
 
 
-def chain_step_symgrad(x0: t.Tensor) -> Step:
-    """One (a) step on symgrad: reset grad, 200 ops, sum, backward."""
-
-    def step() -> None:
-        x0.grad = None
-        x = x0
-        for _ in range(CHAIN_OPS // CHAIN_BODY):
-            x = chain_body(x)
-        x.sum().backward()
-
-    return step
-
-
-def chain_step_torch(x0: Any) -> Step:
-    """One (a) step on torch, the same computation as :func:`chain_step_symgrad`."""
+def chain_step(x0: Any) -> Step:
+    """One (a) step on a symgrad or torch leaf: reset grad, 200 ops, sum, backward."""
 
     def step() -> None:
         x0.grad = None
@@ -163,30 +165,28 @@ def bench_chain(args: argparse.Namespace, use_torch: bool) -> None:
     x_np = rng.uniform(-1.0, 1.0, size=3).astype(np.float32)
     x_sg = t.tensor(x_np, requires_grad=True)
 
-    chain_step_symgrad(x_sg)()
+    chain_step(x_sg)()
     _, g_np = chain_numpy(x_np)
     assert g_np.dtype == np.float32, g_np.dtype
     check_close("(a) symgrad vs numpy", x_sg.grad.numpy(), g_np, rtol=1e-4)
-    steps: dict[str, Step] = {
-        "symgrad": chain_step_symgrad(x_sg),
-        "numpy": lambda: chain_numpy(x_np),
-    }
+    groups: list[dict[str, Step]] = [
+        {"symgrad": chain_step(x_sg), "numpy": lambda: chain_numpy(x_np)}]
     if use_torch:
         x_th = torch.tensor(x_np, requires_grad=True)
-        chain_step_torch(x_th)()
+        chain_step(x_th)()
         check_close("(a) torch vs numpy", x_th.grad.numpy(), g_np, rtol=1e-3)
-        steps["torch"] = chain_step_torch(x_th)
+        groups.append({"torch": chain_step(x_th)})
 
-    res = time_interleaved(steps, args.chain_inner, args.repeats, args.warmup, args.gc_off)
-    per_op = {name: sec / CHAIN_OPS * 1e6 for name, sec in res.items()}
+    res = time_steps(groups, args.chain_inner, args.repeats, args.warmup, args.gc_off)
+    per_op = {name: statistics.median(v) / CHAIN_OPS * 1e6 for name, v in res.items()}
     print(f"\n(a) chain: {CHAIN_OPS} elementwise ops (mul, add, sin, exp, log) on float32[3], "
           "then .sum().backward()")
-    print(f"    median of {args.repeats} repeats x {args.chain_inner} steps; "
-          "per op = step time / 200 (the sum is included in the step)")
-    for name, us in per_op.items():
-        print(f"    {name:<8} {us:8.2f} us/op   ({res[name] * 1e3:7.3f} ms/step)")
+    print(f"    gradients match the numpy baseline; median of {args.repeats} repeats x "
+          f"{args.chain_inner} steps; per op = step time / {CHAIN_OPS} (the sum is included)")
+    for name, values in res.items():
+        print(f"    {name:<8} {spread(values, 1e6 / CHAIN_OPS)} us/op")
     if not use_torch:
-        print("    torch    skipped (torch not installed or --no-torch)")
+        print(f"    torch    skipped: {args.torch_note}")
     print(f"    ratio symgrad/numpy = {ratio(per_op['symgrad'], per_op['numpy'])}   "
           f"symgrad/torch = {ratio(per_op['symgrad'], per_op.get('torch'))}   "
           "(target: symgrad/torch < 1)")
@@ -253,7 +253,7 @@ def bench_mlp(args: argparse.Namespace, use_torch: bool) -> None:
     sg_step()
     for n in names:
         check_close(f"(b) symgrad d loss/d {n} vs numpy", sg[n].grad.numpy(), g_np[n], rtol=1e-4)
-    steps: dict[str, Step] = {"symgrad": sg_step, "numpy": lambda: mlp_numpy(d)}
+    groups: list[dict[str, Step]] = [{"symgrad": sg_step, "numpy": lambda: mlp_numpy(d)}]
     if use_torch:
         th = {n: torch.tensor(d[n], requires_grad=True) for n in names}
         th_step = mlp_step(th, torch.tensor(d["x"]), torch.tensor(d["y"]))
@@ -261,18 +261,18 @@ def bench_mlp(args: argparse.Namespace, use_torch: bool) -> None:
         for n in names:
             check_close(f"(b) torch d loss/d {n} vs numpy", th[n].grad.numpy(), g_np[n],
                         rtol=1e-3)
-        steps["torch"] = th_step
+        groups.append({"torch": th_step})
 
-    res = time_interleaved(steps, args.mlp_inner, args.repeats, args.warmup, args.gc_off)
-    ms = {name: sec * 1e3 for name, sec in res.items()}
+    res = time_steps(groups, args.mlp_inner, args.repeats, args.warmup, args.gc_off)
+    ms = {name: statistics.median(v) * 1e3 for name, v in res.items()}
     print("\n(b) MLP step: x[64,784] -> Linear(784,256) -> tanh -> Linear(256,10) -> MSE vs "
           "y[64,10], float32, forward + backward, grads reset with .grad = None")
     print(f"    gradients of W1, b1, W2, b2 match the numpy baseline (loss {float(loss_np):.6f})")
     print(f"    median of {args.repeats} repeats x {args.mlp_inner} steps")
-    for name, value in ms.items():
-        print(f"    {name:<8} {value:8.3f} ms/step")
+    for name, values in res.items():
+        print(f"    {name:<8} {spread(values, 1e3)} ms/step")
     if not use_torch:
-        print("    torch    skipped (torch not installed or --no-torch)")
+        print(f"    torch    skipped: {args.torch_note}")
     print(f"    ratio symgrad/numpy = {ratio(ms['symgrad'], ms['numpy'])}   "
           f"symgrad/torch = {ratio(ms['symgrad'], ms.get('torch'))}   "
           "(target: symgrad/numpy <= 1.3)")
@@ -285,30 +285,58 @@ def long_body(x: t.Tensor) -> t.Tensor:
     return (x * -1.0 + 0.1).exp().log() - 0.1
 
 
-def run_long(x0: t.Tensor, n: int, gc_off: bool) -> tuple[float, float, float]:
-    """Build an ``n``-op chain and backward through it: (forward, backward, teardown) seconds."""
+def run_long(x0: t.Tensor, n: int, gc_off: bool) -> tuple[float, float, float, int]:
+    """Build an ``n``-op chain and backward through it once.
+
+    Returns (forward, backward, teardown) seconds and the number of full (generation 2) garbage
+    collections that ran during the forward.
+    """
     x0.grad = None
     gc.collect()
     if gc_off:
         gc.disable()
     try:
+        full_gcs = gc.get_stats()[2]["collections"]
         start = time.perf_counter()
         x = x0
         for _ in range(n // CHAIN_BODY):
             x = long_body(x)
         loss = x.sum()
         built = time.perf_counter()
+        full_gcs = gc.get_stats()[2]["collections"] - full_gcs
         loss.backward()
         done = time.perf_counter()
         del x, loss  # frees the whole graph
         freed = time.perf_counter()
     finally:
         gc.enable()
-    return built - start, done - built, freed - done
+    return built - start, done - built, freed - done, full_gcs
+
+
+def long_table(x0: t.Tensor, sizes: list[int], repeats: int, gc_off: bool) -> None:
+    """Time every chain length ``repeats`` times; print medians per op and the growth."""
+    rows = []
+    for n in sizes:
+        runs = [run_long(x0, n, gc_off) for _ in range(repeats)]
+        fwd, bwd, free, full = (statistics.median(column) for column in zip(*runs, strict=True))
+        rows.append((n, fwd, bwd, free, full))
+    print(f"    GC {'disabled in the timed region' if gc_off else 'enabled (the default)'}:")
+    print(f"    {'N':>8} {'forward':>9} {'backward':>9} {'fwd us/op':>10} {'bwd us/op':>10} "
+          f"{'free us/op':>11} {'full GCs':>9}")
+    for n, fwd, bwd, free, full in rows:
+        print(f"    {n:>8} {fwd:8.3f}s {bwd:8.3f}s {fwd / n * 1e6:10.2f} {bwd / n * 1e6:10.2f} "
+              f"{free / n * 1e6:11.2f} {full:9.0f}")
+    (n0, f0, b0, *_), (n1, f1, b1, *_) = rows[0], rows[-1]
+    print(f"    per-op time N={n1} / N={n0}: forward {ratio(f1 / n1, f0 / n0)}, "
+          f"backward {ratio(b1 / n1, b0 / n0)}   (1.00x = linear growth)")
 
 
 def bench_long(args: argparse.Namespace) -> None:
-    """(c): forward and backward time per op for chains of growing length."""
+    """(c): forward and backward time per op for chains of growing length.
+
+    Without ``--gc-off`` the table is printed twice, with the cyclic GC enabled (what users
+    get) and disabled, which separates the engine's own growth from the collector's.
+    """
     x0 = t.tensor(np.array([0.3], dtype=np.float32), requires_grad=True)
     sizes = args.long_sizes
     run_long(x0, sizes[0], args.gc_off)  # warm-up
@@ -316,22 +344,11 @@ def bench_long(args: argparse.Namespace) -> None:
     if not np.allclose(x0.grad.numpy(), expected, rtol=1e-3):
         raise AssertionError(f"(c) gradient {x0.grad.numpy()} != {expected}")
 
-    rows = []
-    for n in sizes:
-        fwd, bwd, free = zip(*(run_long(x0, n, args.gc_off) for _ in range(args.long_repeats)),
-                             strict=True)
-        rows.append((n, statistics.median(fwd), statistics.median(bwd), statistics.median(free)))
-
-    print(f"\n(c) long chains on float32[1] ({CHAIN_BODY}-op body: mul, add, exp, log, sub), "
-          f"median of {args.long_repeats} repeats, GC {'off' if args.gc_off else 'on'}")
-    print(f"    {'N':>8} {'forward':>10} {'backward':>10} {'fwd us/op':>10} "
-          f"{'bwd us/op':>10} {'free us/op':>11}")
-    for n, fwd, bwd, free in rows:
-        print(f"    {n:>8} {fwd:9.3f}s {bwd:9.3f}s {fwd / n * 1e6:10.2f} {bwd / n * 1e6:10.2f} "
-              f"{free / n * 1e6:11.2f}")
-    (n0, f0, b0, _), (n1, f1, b1, _) = rows[0], rows[-1]
-    print(f"    per-op growth N={n1} vs N={n0}: forward {ratio(f1 / n1, f0 / n0)}, "
-          f"backward {ratio(b1 / n1, b0 / n0)} (1.00x = linear)")
+    print(f"\n(c) long chains on float32[1] ({CHAIN_BODY}-op body: mul, add, exp, log, sub; then "
+          f".sum().backward()), median of {args.long_repeats} repeats; 'free' = deleting the "
+          "graph afterwards, 'full GCs' = generation-2 collections during the forward")
+    for gc_off in (True,) if args.gc_off else (False, True):
+        long_table(x0, sizes, args.long_repeats, gc_off)
 
 
 # --------------------------------------------------------------------------- profile, header
@@ -339,7 +356,7 @@ def profile_chain(steps: int) -> None:
     """cProfile ``steps`` symgrad steps of (a); print the top 10 functions by tottime."""
     x0 = t.tensor(np.random.default_rng(SEED).uniform(-1, 1, 3).astype(np.float32),
                   requires_grad=True)
-    step = chain_step_symgrad(x0)
+    step = chain_step(x0)
     step()
     profiler = cProfile.Profile()
     profiler.enable()
@@ -379,12 +396,42 @@ def blas_threads() -> str:
     return "unknown"
 
 
+def git_state() -> str:
+    """The checkout's commit, and whether symgrad/ has uncommitted changes."""
+    try:
+        def git(*cmd: str) -> str:
+            return subprocess.run(["git", *cmd], cwd=ROOT, capture_output=True, text=True,
+                                  check=True, timeout=10).stdout.strip()
+
+        commit = git("rev-parse", "--short", "HEAD")
+        dirty = git("status", "--porcelain", "--", "symgrad")
+    except (OSError, subprocess.SubprocessError):
+        return "not a git checkout"
+    return f"git {commit}" + (", symgrad/ has uncommitted changes" if dirty else "")
+
+
+def machine_busy(window: float = 0.5) -> float | None:
+    """Fraction of all cores busy over ``window`` seconds while this process sleeps (Linux)."""
+    def sample() -> tuple[int, int]:
+        with open("/proc/stat") as stat:
+            fields = [int(v) for v in stat.readline().split()[1:]]
+        return sum(fields), fields[3] + fields[4]  # total, idle + iowait
+
+    try:
+        total0, idle0 = sample()
+        time.sleep(window)
+        total1, idle1 = sample()
+    except (OSError, ValueError, IndexError):
+        return None
+    return 1.0 - (idle1 - idle0) / max(total1 - total0, 1)
+
+
 def print_header(args: argparse.Namespace, use_torch: bool) -> None:
     """Versions, threads and settings, so a result can be compared with another machine's."""
     try:
         blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
         blas_name = f"{blas.get('name')} {blas.get('version')}"
-    except Exception:  # noqa: BLE001 - purely informational
+    except (AttributeError, KeyError, TypeError):  # purely informational
         blas_name = "unknown"
     try:
         cores = len(os.sched_getaffinity(0))
@@ -395,16 +442,20 @@ def print_header(args: argparse.Namespace, use_torch: bool) -> None:
     print("symgrad core benchmarks", datetime.datetime.now().strftime("%Y-%m-%d %H:%M"))
     print(f"  python {platform.python_version()} ({platform.machine()}, {platform.system()}), "
           f"cores available: {cores}")
-    print(f"  symgrad {t.__version__}, numpy {np.__version__} (BLAS {blas_name}, "
-          f"threads {blas_threads()})")
+    print(f"  symgrad {t.__version__} ({git_state()}) from {Path(t.__file__).parent}")
+    print(f"  numpy {np.__version__} (BLAS {blas_name}, threads {blas_threads()})")
     if torch is None:
         print("  torch not installed")
     else:
         print(f"  torch {torch.__version__} (intra-op threads {torch.get_num_threads()}, "
               f"interop {torch.get_num_interop_threads()})" + ("" if use_torch else
                                                                " -- disabled by --no-torch"))
-    print("  env: " + ", ".join(f"{k}={v}" for k, v in env.items() if v is not None) if any(
-        env.values()) else "  env: no thread/BLAS variables set")
+    set_vars = ", ".join(f"{k}={v}" for k, v in env.items() if v is not None)
+    print(f"  env: {set_vars or 'no thread/BLAS variables set'}")
+    busy = machine_busy()
+    if busy is not None:
+        warn = "  <- other processes are running: figures will be noisy" if busy > 0.15 else ""
+        print(f"  CPU busy with other work at start: {busy:.0%} of all cores{warn}")
     print(f"  settings: repeats={args.repeats} warmup={args.warmup} "
           f"long_repeats={args.long_repeats} long_sizes={args.long_sizes} "
           f"gc={'off in timed regions' if args.gc_off else 'on'}"
@@ -434,6 +485,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.long_repeats = 1 if args.quick else 5
     if args.repeats < 1 or args.long_repeats < 1 or args.warmup < 0:
         p.error("repeats must be >= 1 and warmup >= 0")
+    args.torch_note = "torch not installed" if torch is None else "--no-torch given"
     args.chain_inner = 20 if args.quick else 100
     args.mlp_inner = 10 if args.quick else 40
     args.long_sizes = [2_000, 6_000, 20_000] if args.quick else [10_000, 30_000, 100_000]
@@ -456,6 +508,9 @@ def main(argv: list[str] | None = None) -> None:
         bench_long(args)
     if args.profile:
         profile_chain(20 if args.quick else 100)
+    busy = machine_busy()
+    if busy is not None and busy > 0.15:
+        print(f"\nwarning: CPU {busy:.0%} busy with other work at the end; figures may be noisy")
     print(f"\ntotal wall time {time.perf_counter() - start:.1f}s")
 
 

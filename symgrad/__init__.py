@@ -70,8 +70,11 @@ def where(condition: Tensor, input: Any, other: Any) -> Tensor:  # noqa: A002
     from symgrad.tensor import _operand, apply_op
 
     if not isinstance(condition, Tensor) or condition.dtype is not bool:
-        raise RuntimeError("where expected condition to be a boolean tensor")
-    return apply_op(ops.elementwise.where, condition, _operand(input), _operand(other))
+        got = f", but got a tensor with dtype {condition.dtype._torch_name}" if isinstance(
+            condition, Tensor) else ""
+        raise RuntimeError(f"where expected condition to be a boolean tensor{got}")
+    return apply_op(ops.elementwise.where, condition, _operand(input, strict=True),
+                    _operand(other, strict=True))
 
 
 # Function spellings of Tensor methods: symgrad.exp(x) is x.exp(), as in PyTorch.
@@ -83,7 +86,13 @@ multiply = Tensor.mul
 div = Tensor.div
 divide = Tensor.div
 true_divide = Tensor.div
-pow = Tensor.pow  # noqa: A001
+def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001,A002 - PyTorch's name
+    """``input ** exponent``; either may be a Python number (``symgrad.pow(2, x)``)."""
+    if isinstance(input, Tensor):
+        return input.pow(exponent)
+    return exponent.__rpow__(input)
+
+
 neg = Tensor.neg
 negative = Tensor.neg
 reciprocal = Tensor.reciprocal

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from symgrad.numeric import dtypes
-from symgrad.tensor import Tensor, _make, _shape_arg, device
+from symgrad.tensor import Tensor, _make, _shape_arg, check_device
 
 _rng = np.random.default_rng()
 
@@ -23,8 +23,7 @@ def manual_seed(seed: int) -> np.random.Generator:
 
 def _finish(value: np.ndarray, requires_grad: bool, name: str | None = None,
             dev: Any = None) -> Tensor:
-    if dev is not None:
-        device(dev)
+    check_device(dev)
     out = _make(value)
     if requires_grad:
         if value.dtype.kind != "f":
@@ -37,17 +36,32 @@ def _finish(value: np.ndarray, requires_grad: bool, name: str | None = None,
 
 
 def _infer_dtype(data: Any) -> dtypes.dtype:
-    """PyTorch's dtype for Python data: bools -> bool, ints -> int64, floats -> default."""
-    flat = np.asarray(data, dtype=object).ravel() if not isinstance(data, bool | int | float) \
-        else [data]
-    kinds = {dtypes.scalar_category(v) for v in flat if not isinstance(v, Tensor)}
-    for v in flat:
-        if isinstance(v, Tensor):
-            kinds.add(v.dtype._category if not v.is_floating_point() else 2)
-    if any(isinstance(v, complex) for v in flat):
+    """PyTorch's dtype for Python data: bools -> bool, ints -> int64, floats -> the default;
+    numpy scalars inside keep their own dtype (a np.float64 makes the result float64)."""
+    flat = _flatten(data)
+    if any(isinstance(v, complex | np.complexfloating) for v in flat):
         raise TypeError("symgrad does not support complex numbers")
-    top = max(kinds) if kinds else 2
-    return (dtypes.bool_, dtypes.int64, dtypes.get_default_dtype())[top]
+    best: dtypes.dtype | None = None
+    for v in flat:
+        if isinstance(v, np.generic):
+            d = dtypes.from_numpy_dtype(v.dtype)
+        elif isinstance(v, bool | int | float):
+            d = (dtypes.bool_, dtypes.int64, dtypes.get_default_dtype())[
+                dtypes.scalar_category(v)]
+        else:
+            raise TypeError(f"new(): invalid data type '{type(v).__name__}'")
+        if best is None or (d._category, d.np_dtype.itemsize) > (best._category,
+                                                                 best.np_dtype.itemsize):
+            best = d
+    return best if best is not None else dtypes.get_default_dtype()
+
+
+def _flatten(data: Any) -> list:
+    if isinstance(data, list | tuple):
+        return [v for item in data for v in _flatten(item)]
+    if isinstance(data, np.ndarray):
+        return [data.dtype.type(0)] if data.size else []
+    return [data]
 
 
 def tensor(data: Any, dtype: dtypes.dtype | None = None, device: Any = None,
@@ -61,9 +75,9 @@ def tensor(data: Any, dtype: dtypes.dtype | None = None, device: Any = None,
     """
     if isinstance(data, Tensor):
         warnings.warn(
-            "To copy construct from a tensor, it is recommended to use sourceTensor.clone()."
-            "detach() or sourceTensor.clone().detach().requires_grad_(True), rather than "
-            "symgrad.tensor(sourceTensor).", UserWarning, stacklevel=2)
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
+            "rather than symgrad.tensor(sourceTensor).", UserWarning, stacklevel=2)
         value = data._value
     elif isinstance(data, np.ndarray | np.generic):
         value = np.asarray(data)
@@ -77,11 +91,29 @@ def tensor(data: Any, dtype: dtypes.dtype | None = None, device: Any = None,
         value = data
     target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.from_numpy_dtype(
         np.asarray(value).dtype)
+    if isinstance(value, list | tuple):
+        _check_rectangular(value)
     try:
         array = np.array(value, dtype=target.np_dtype, copy=True)
-    except ValueError as error:
-        raise ValueError(f"expected sequence of equal-length lists ({error})") from None
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"could not convert the data to a tensor: {error}") from None
     return _finish(array, requires_grad, name, device)
+
+
+def _check_rectangular(data: Any, dim: int = 0) -> None:
+    """Refuse ragged nested lists with PyTorch's message."""
+    if not isinstance(data, list | tuple) or not data:
+        return
+    first = data[0]
+    length = len(first) if isinstance(first, list | tuple) else None
+    for item in data:
+        here = len(item) if isinstance(item, list | tuple) else None
+        if here != length:
+            if length is None:
+                raise TypeError(f"not a sequence: found a nested sequence at dim {dim + 1}")
+            raise ValueError(f"expected sequence of length {length} at dim {dim + 1} "
+                             f"(got {here if here is not None else 'a number'})")
+        _check_rectangular(item, dim + 1)
 
 
 def _unwrap_nested(data: Any) -> Any:
@@ -113,9 +145,18 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return _make(array)
 
 
+def _checked_size(size: tuple) -> tuple[int, ...]:
+    shape = _shape_arg(size)
+    if any(s < 0 for s in shape):
+        negative = next(s for s in shape if s < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {negative}: "
+                           f"{list(shape)}")
+    return shape
+
+
 def _filled(fill: Any, size: tuple, dtype: dtypes.dtype | None, requires_grad: bool,
             name: str | None, dev: Any) -> Tensor:
-    shape = _shape_arg(size)
+    shape = _checked_size(size)
     if dtype is None:
         dtype = _infer_dtype(fill) if not isinstance(fill, np.ndarray) else \
             dtypes.get_default_dtype()
@@ -160,7 +201,7 @@ def arange(start: float, end: float | None = None, step: float = 1, *,
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         dtype = _infer_dtype([start, end, step])
     count = int(np.ceil((end - start) / step))
@@ -185,25 +226,27 @@ def eye(n: int, m: int | None = None, *, dtype: dtypes.dtype | None = None, devi
     return _finish(np.eye(n, m, dtype=target.np_dtype), requires_grad, name, device)
 
 
-def _random(sample: Any, size: tuple, dtype: dtypes.dtype | None, requires_grad: bool,
-            name: str | None, dev: Any) -> Tensor:
+def _random(sample: Any, kernel: str, size: tuple, dtype: dtypes.dtype | None,
+            requires_grad: bool, name: str | None, dev: Any) -> Tensor:
     target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
     if not target.is_floating_point:
-        raise RuntimeError(f"\"check_uniform_bounds\" not implemented for '{target._torch_name}'")
-    values = np.asarray(sample(_shape_arg(size))).astype(target.np_dtype)
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{target._torch_name}'")
+    values = np.asarray(sample(_checked_size(size))).astype(target.np_dtype)
     return _finish(values, requires_grad, name, dev)
 
 
 def rand(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
          requires_grad: bool = False, name: str | None = None) -> Tensor:
     """Uniform random values in [0, 1)."""
-    return _random(lambda s: _rng.random(s), size, dtype, requires_grad, name, device)
+    return _random(lambda s: _rng.random(s), "check_uniform_bounds", size, dtype, requires_grad,
+                   name, device)
 
 
 def randn(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
           requires_grad: bool = False, name: str | None = None) -> Tensor:
     """Standard normal random values."""
-    return _random(lambda s: _rng.standard_normal(s), size, dtype, requires_grad, name, device)
+    return _random(lambda s: _rng.standard_normal(s), "normal_kernel_cpu", size, dtype,
+                   requires_grad, name, device)
 
 
 def _like(factory: Any, other: Tensor, dtype: dtypes.dtype | None, requires_grad: bool,

@@ -37,6 +37,13 @@ class Size(tuple):
         """The number of elements of a tensor of this shape."""
         return math.prod(self)
 
+    def __getitem__(self, key: Any) -> Any:
+        item = tuple.__getitem__(self, key)
+        return Size(item) if isinstance(key, slice) else item
+
+    def __add__(self, other: Any) -> Size:
+        return Size(tuple(self) + tuple(other))
+
 
 class device:  # noqa: N801 - PyTorch's name
     """A device: symgrad computes on the CPU only, so the only device is ``cpu``."""
@@ -44,25 +51,29 @@ class device:  # noqa: N801 - PyTorch's name
     __slots__ = ("type",)
 
     def __init__(self, type: str | device = "cpu") -> None:  # noqa: A002 - PyTorch's name
-        name = type.type if isinstance(type, device) else str(type).split(":")[0]
-        if name != "cpu":
-            raise RuntimeError(
-                f"symgrad supports only the CPU device, got device '{type}'. Tensors live in "
-                "host memory as numpy arrays."
-            )
-        self.type = "cpu"
+        self.type = type.type if isinstance(type, device) else str(type).split(":")[0]
 
     def __repr__(self) -> str:
-        return "device(type='cpu')"
+        return f"device(type='{self.type}')"
 
     def __str__(self) -> str:
-        return "cpu"
+        return self.type
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, device) or other == "cpu"
+        return isinstance(other, device) and other.type == self.type
 
     def __hash__(self) -> int:
-        return hash("cpu")
+        return hash(self.type)
+
+
+def check_device(value: Any) -> None:
+    """Refuse any device but the CPU (symgrad's tensors are numpy arrays in host memory)."""
+    if value is None:
+        return
+    name = value.type if isinstance(value, device) else str(value).split(":")[0]
+    if name != "cpu":
+        raise RuntimeError(f"symgrad supports only the CPU device, got device '{value}'. "
+                           "Tensors live in host memory as numpy arrays.")
 
 
 CPU = device("cpu")
@@ -75,12 +86,7 @@ def _make(value: np.ndarray, grad_fn: Node | None = None, requires_grad: bool = 
     t._requires_grad = requires_grad
     t._grad = None
     t.grad_fn = grad_fn
-    t._version = Version()
-    t._name = None
-    t._retains_grad = False
-    t._hooks = None
-    t._base = None
-    t._accumulator = None
+    t._counter = Version()
     return t
 
 
@@ -88,7 +94,7 @@ def _torch_size(shape: Sequence[int]) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
-def _broadcast_error(values: Sequence[Any]) -> str:
+def _broadcast_error(values: Sequence[Any], quiet: bool = False) -> str:
     shapes = [np.shape(v) for v in values]
     a, b = shapes[0], shapes[1] if len(shapes) > 1 else ()
     for i in range(1, max(len(a), len(b)) + 1):
@@ -97,7 +103,7 @@ def _broadcast_error(values: Sequence[Any]) -> str:
         if sa != sb and sa != 1 and sb != 1:
             return (f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
                     f"non-singleton dimension {max(len(a), len(b)) - i}")
-    return f"shapes {_torch_size(a)} and {_torch_size(b)} are not compatible"
+    return "" if quiet else f"shapes {_torch_size(a)} and {_torch_size(b)} are not compatible"
 
 
 def _matmul_error(a: np.ndarray, b: np.ndarray) -> str:
@@ -108,24 +114,46 @@ def _matmul_error(a: np.ndarray, b: np.ndarray) -> str:
     if a.ndim == 2 and b.ndim == 1:
         return f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), " \
                f"vec ({b.shape[0]})"
-    rows = "x".join(
-        map(str, (math.prod(a.shape[:-1]), a.shape[-1]) if a.ndim > 1 else (1,) + a.shape))
-    cols = "x".join(map(str, b.shape[-2:] if b.ndim > 1 else b.shape + (1,)))
+    if a.ndim > 2 and b.ndim > 2:
+        batch = _broadcast_error([np.empty(a.shape[:-2]), np.empty(b.shape[:-2])], quiet=True)
+        if batch:
+            return batch
+    if a.ndim == 1:
+        rows = f"1x{a.shape[0]}"
+    else:
+        rows = f"{math.prod(a.shape[:-1])}x{a.shape[-1]}"
+    cols = f"{b.shape[-2]}x{b.shape[-1]}" if b.ndim > 1 else f"{b.shape[0]}x1"
     return f"mat1 and mat2 shapes cannot be multiplied ({rows} and {cols})"
 
 
-def _result_dtype(op: ops.Op, inputs: Sequence[Any], out: np.ndarray) -> np.dtype:
-    """PyTorch's dtype for ``out`` where numpy's promotion differs (it widens more eagerly)."""
+def _result_dtype(op: ops.Op, inputs: Sequence[Any], params: dict) -> np.dtype:
+    """PyTorch's dtype for an op's result where numpy's promotion differs (numpy widens more
+    eagerly: int / int, int * float, float32 with a float64 0-d tensor ...)."""
     tensors = [(x.dtype, x._value.ndim) for x in inputs if isinstance(x, Tensor)]
     scalars = [x for x in inputs if not isinstance(x, Tensor) and isinstance(x, int | float)]
+    scalars += [params[name] for name in op.scalar_params if name in params]
     result = dtypes.promote(tensors, scalars)
     if op.float_only and not result.is_floating_point:
         result = dtypes.get_default_dtype()
     return result.np_dtype
 
 
+def _forward_error(op: ops.Op, values: Sequence[Any], error: ValueError) -> RuntimeError:
+    """A PyTorch-worded error for a numpy failure in ``op``'s forward."""
+    if op is ops.linalg.matmul:
+        return RuntimeError(_matmul_error(*values))
+    message = str(error)
+    if "broadcast" in message:
+        return RuntimeError(_broadcast_error(values))
+    return RuntimeError(message)
+
+
 def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
-    """Run ``op`` forward on the inputs' values and record its node when grad is needed."""
+    """Run ``op`` forward on the inputs' values and record its node when grad is needed.
+
+    Only floating-point results are recorded: integer and bool results (casts, comparisons)
+    are not differentiable, as in PyTorch.
+    """
     values = []
     requires_grad = False
     for x in inputs:
@@ -139,39 +167,71 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
         values = [_as_float(v) for v in values]
     try:
         out = op.forward(xp, *values, **params) if params else op.forward(xp, *values)
-    except ValueError:
-        if op is ops.linalg.matmul:
-            raise RuntimeError(_matmul_error(*values)) from None
-        raise RuntimeError(_broadcast_error(values)) from None
+    except ValueError as error:
+        raise _forward_error(op, values, error) from None
     if type(out) is not np.ndarray:
         out = np.asarray(out)
     if out.dtype is _F64 and op.promotes:
-        wanted = _result_dtype(op, inputs, out)
+        wanted = _result_dtype(op, inputs, params)
         if wanted != _F64:
             out = out.astype(wanted)
-    if requires_grad and _mode.enabled:
+    if requires_grad and _mode.enabled and out.dtype.kind == "f":
         cls = op.node_class
         if op.node_name_of is not None:
             cls = node_class(op.node_name_of(params, *values))
         elif cls is None:
             cls = op.node_class = node_class(op.node_name)
-        next_ = tuple(
-            (x.grad_fn or x) if isinstance(x, Tensor) and x._requires_grad else None
-            for x in inputs
-        )
+        next_ = [_edge(x) if isinstance(x, Tensor) and x._requires_grad else None
+                 for x in inputs]
         node = cls(op, inputs, params or None, out, next_)
         result = _make(out, node, True)
         if op.saves_output:
-            node.out_version = result._version
+            node.out_version = result._counter
     else:
         result = _make(out)
-    if out.base is not None and isinstance(inputs[0], Tensor) and out.base is inputs[0]._value:
-        # a numpy view of the input (reshape, transpose, basic indexing ...): like a PyTorch
-        # view it shares the input's version counter, so in-place changes through either are
-        # seen by the saved-value checks of the other
-        result._version = inputs[0]._version
-        result._base = inputs[0]
+    base = out.base
+    if base is not None and isinstance(inputs[0], Tensor):
+        source = inputs[0]
+        if base is source._value or base is source._value.base:
+            _mark_view(result, source, op, params)
     return result
+
+
+def _edge(x: Tensor) -> Any:
+    """Where the gradient for input ``x`` goes: its grad_fn, or ``x`` itself for a leaf."""
+    if x._base is not None and x._view_version != x._counter.value:
+        _refresh_view(x)
+    return x.grad_fn or x
+
+
+def _mark_view(view: Tensor, source: Tensor, op: ops.Op, params: dict) -> None:
+    """Make ``view`` (a numpy view of ``source``'s storage) behave like a PyTorch view.
+
+    It shares the version counter, so an in-place change through either is seen by the
+    saved-value checks of the other; and it remembers how it was taken from its base, so that
+    after an in-place change of the base its history can be rebuilt from the base's new one.
+    """
+    view._counter = source._counter
+    if source._base is not None:
+        view._base = source._base
+        view._view_ops = (*source._view_ops, (op, params))
+    else:
+        view._base = source
+        view._view_ops = ((op, params),)
+    view._view_version = source._counter.value
+
+
+def _refresh_view(view: Tensor) -> None:
+    """Rebuild a view's grad_fn after its base changed in place (PyTorch regenerates it too)."""
+    base = view._base
+    view._view_version = view._counter.value
+    if not (base._requires_grad and _mode.enabled):
+        return
+    current = base
+    for op, params in view._view_ops:
+        current = apply_op(op, current, **params)
+    view.grad_fn = current.grad_fn
+    view._requires_grad = current._requires_grad
 
 
 def _as_float(value: Any) -> Any:
@@ -230,11 +290,11 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
         )
         node = cls(op, (before, *others), params or None, self._value, next_)
     self._value[...] = new
-    self._version.value += 1
+    self._counter.value += 1
     if node is not None:
         if op.saves_output:
-            node.out_version = self._version
-            node.out_version_value = self._version.value
+            node.out_version = self._counter
+            node.out_version_value = self._counter.value
         if self._retains_grad and self.grad_fn is not None:
             node.retained = self.grad_fn.retained
         self.grad_fn = node
@@ -273,18 +333,45 @@ def _dim(dim: int, ndim: int) -> int:
 
 
 def _dims(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...] | None:
+    """Reduction dims as sorted non-negative ints; None (or ``()``) means all dims."""
     if dim is None:
         return None
     if isinstance(dim, int | np.integer):
         dim = (dim,)
-    normalized = tuple(sorted({_dim(d, ndim) for d in dim}))
-    return normalized if ndim else None
+    normalized = [_dim(d, ndim) for d in dim]
+    for d in normalized:
+        if normalized.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return tuple(sorted(normalized)) if ndim and normalized else None
 
 
 def _shape_arg(shape: tuple) -> tuple[int, ...]:
     if len(shape) == 1 and isinstance(shape[0], Sequence | np.ndarray):
         shape = tuple(shape[0])
     return tuple(int(s) for s in shape)
+
+
+def _expanded_shape(shape: tuple[int, ...], target: tuple[int, ...]) -> tuple[int, ...]:
+    """``target`` with -1 resolved, checked as PyTorch checks an ``expand`` to it."""
+    if len(target) < len(shape):
+        raise RuntimeError(f"expand(symgrad.Tensor{{{_torch_size(shape)}}}, "
+                           f"size={_torch_size(target)}): the number of sizes provided "
+                           f"({len(target)}) must be greater or equal to the number of "
+                           f"dimensions in the tensor ({len(shape)})")
+    lead = len(target) - len(shape)
+    for i, s in enumerate(target[:lead]):
+        if s < 0:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a "
+                               f"leading, non-existing dimension {i}")
+    resolved = tuple(shape[i - lead] if s == -1 and i >= lead else s
+                     for i, s in enumerate(target))
+    for i, s in enumerate(shape):
+        if s != 1 and s != resolved[lead + i]:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({resolved[lead + i]}) must match the "
+                f"existing size ({s}) at non-singleton dimension {lead + i}.  Target sizes: "
+                f"{_torch_size(target)}.  Tensor sizes: {_torch_size(shape)}")
+    return resolved
 
 
 def _infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
@@ -309,34 +396,33 @@ class Tensor:
     tensor([1., 2., 3.])
     """
 
-    __slots__ = (
-        "_value",
-        "_requires_grad",
-        "_grad",
-        "grad_fn",
-        "_version",
-        "_name",
-        "_retains_grad",
-        "_hooks",
-        "_base",
-        "_accumulator",
-        "__weakref__",
-    )
+    # The hot attributes live in slots; the rarely set ones are class-level defaults that an
+    # instance overrides in its __dict__, which Python only allocates when first written to.
+    __slots__ = ("_value", "_requires_grad", "_grad", "grad_fn", "_counter", "__dict__",
+                 "__weakref__")
+    _name: str | None = None
+    _retains_grad: bool = False
+    _hooks: dict | None = None
+    _base: Tensor | None = None  # the tensor this one is a numpy view of
+    _view_ops: tuple = ()  # the (op, params) that take this view from its base
+    _view_version: int = 0  # the base's version when this view's grad_fn was recorded
+    _accumulator: Any = None  # weak reference to this leaf's AccumulateGrad
 
     __array_priority__ = 1000  # numpy defers to Tensor's reflected operators
 
-    def __init__(self, data: Any = ()) -> None:
-        value = np.array(data, dtype=dtypes.get_default_dtype().np_dtype)
+    def __init__(self, *args: Any) -> None:
+        """``Tensor(data)`` copies data as the default float dtype; ``Tensor(2, 3)`` makes
+        a (zero-filled) tensor of that size, like PyTorch's legacy constructor."""
+        default = dtypes.get_default_dtype().np_dtype
+        if args and all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+            value = np.zeros(args, dtype=default)
+        else:
+            value = np.array(args[0] if args else (), dtype=default)
         self._value = value
         self._requires_grad = False
         self._grad = None
         self.grad_fn = None
-        self._version = Version()
-        self._name = None
-        self._retains_grad = False
-        self._hooks = None
-        self._base = None
-        self._accumulator = None
+        self._counter = Version()
 
     # ------------------------------------------------------------------ attributes
     @property
@@ -382,7 +468,17 @@ class Tensor:
         """The shape, or the size of one dimension."""
         if dim is None:
             return Size(self._value.shape)
+        if self._value.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         return self._value.shape[_dim(dim, self._value.ndim)]
+
+    def ndimension(self) -> int:
+        """The number of dimensions (same as ``dim()``)."""
+        return self._value.ndim
+
+    def is_contiguous(self) -> bool:
+        """Whether the elements are laid out in row-major order without gaps."""
+        return bool(self._value.flags.c_contiguous)
 
     def numel(self) -> int:
         """The number of elements."""
@@ -415,11 +511,14 @@ class Tensor:
                 "var_no_grad = var.detach()."
             )
         if value and self._value.dtype.kind != "f":
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` in place and return self."""
+        if requires_grad and self._value.dtype.kind != "f":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
 
@@ -451,9 +550,9 @@ class Tensor:
                                 f"type {type(value).__name__}")
             if value._value.dtype != self._value.dtype:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{value.dtype.name}' to a "
-                    f"tensor with dtype '{self.dtype.name}'. Please ensure that the gradient and "
-                    "the tensor have the same dtype"
+                    f"attempting to assign a gradient with dtype '{value.dtype._cpp_name}' to a "
+                    f"tensor with grad_dtype '{self.dtype._torch_name}'. The gradient must match "
+                    "the tensor's grad_dtype (defaults to the tensor's dtype)."
                 )
             if value._value.shape != self._value.shape:
                 raise RuntimeError(
@@ -511,7 +610,7 @@ class Tensor:
         needs is detected at backward.
         """
         out = _make(self._value)
-        out._version = self._version
+        out._counter = self._counter
         return out
 
     def detach_(self) -> Tensor:
@@ -549,8 +648,9 @@ class Tensor:
                       "instead.", UserWarning, stacklevel=2)
 
     @property
-    def _version_value(self) -> int:
-        return self._version.value
+    def _version(self) -> int:
+        """How many in-place changes this tensor's storage has seen (PyTorch's ``_version``)."""
+        return self._counter.value
 
     def backward(
         self,
@@ -613,7 +713,7 @@ class Tensor:
             elif isinstance(arg, Tensor):
                 target = arg.dtype
             else:
-                device(arg)
+                check_device(arg)
         if kwargs:
             raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
         if target is None or target is self.dtype:
@@ -624,6 +724,33 @@ class Tensor:
         if target is self.dtype:
             return self
         return apply_op(ops.elementwise.to_dtype, self, dtype=target.np_dtype.name)
+
+    def new_tensor(self, data: Any, *, dtype: dtypes.dtype | None = None,
+                   requires_grad: bool = False) -> Tensor:
+        """A new leaf holding ``data``, in this tensor's dtype unless ``dtype``."""
+        from symgrad.creation import tensor
+
+        return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_full(self, size: Sequence[int], fill_value: Any, *,
+                 dtype: dtypes.dtype | None = None, requires_grad: bool = False) -> Tensor:
+        """A new leaf of ``size`` filled with ``fill_value``, in this tensor's dtype."""
+        from symgrad.creation import full
+
+        return full(tuple(size), fill_value, dtype=dtype or self.dtype,
+                    requires_grad=requires_grad)
+
+    def new_ones(self, *size: Any, dtype: dtypes.dtype | None = None,
+                 requires_grad: bool = False) -> Tensor:
+        """A new leaf of ones, in this tensor's dtype."""
+        return self.new_full(_shape_arg(size), 1, dtype=dtype, requires_grad=requires_grad)
+
+    def new_zeros(self, *size: Any, dtype: dtypes.dtype | None = None,
+                  requires_grad: bool = False) -> Tensor:
+        """A new leaf of zeros, in this tensor's dtype."""
+        return self.new_full(_shape_arg(size), 0, dtype=dtype, requires_grad=requires_grad)
+
+    new_empty = new_zeros
 
     def cpu(self) -> Tensor:
         """Self: tensors are always on the CPU."""
@@ -666,7 +793,9 @@ class Tensor:
     def __format__(self, spec: str) -> str:
         if self._value.ndim == 0:
             return format(self._value.item(), spec)
-        return format(repr(self), spec)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return repr(self)
 
     def __len__(self) -> int:
         if self._value.ndim == 0:
@@ -679,15 +808,26 @@ class Tensor:
         return (self[i] for i in range(self._value.shape[0]))
 
     def __bool__(self) -> bool:
+        if self._value.size == 0:
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
         if self._value.size != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._value.item())
 
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._scalar_value())
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._scalar_value())
+
+    def _scalar_value(self) -> Any:
+        if self._value.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        if self._requires_grad:
+            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
+                          "unexpected behavior.\nConsider using tensor.detach() first.",
+                          UserWarning, stacklevel=3)
+        return self._value.item()
 
     def __index__(self) -> int:
         if self._value.dtype.kind not in "iub" or self._value.size != 1:
@@ -701,9 +841,24 @@ class Tensor:
     def __reduce_ex__(self, protocol: int) -> tuple:
         return (_rebuild, (self._value.copy(), self._requires_grad))
 
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment.")
+        out = _make(self._value.copy(), None, self._requires_grad)
+        if self._grad is not None:
+            out._grad = _make(self._grad._value.copy())
+        memo[id(self)] = out
+        return out
+
     # ------------------------------------------------------------------ comparisons (no grad)
     def _compare(self, other: Any, fn: Callable[[Any, Any], np.ndarray]) -> Tensor:
-        other_value = other._value if isinstance(other, Tensor) else other
+        if isinstance(other, Tensor):
+            other_value = other._value
+        elif isinstance(other, bool | int | float | np.generic):
+            other_value = other
+        else:
+            return NotImplemented
         try:
             return _make(np.asarray(fn(self._value, other_value)))
         except ValueError:
@@ -755,80 +910,124 @@ class Tensor:
         return self._compare(other, np.bitwise_xor)
 
     # ------------------------------------------------------------------ arithmetic
+    # Operators return NotImplemented for operands they do not take, so Python raises its own
+    # "unsupported operand type(s)" TypeError, exactly as with PyTorch.
     def add(self, other: Any, *, alpha: float = 1) -> Tensor:
         """``self + alpha * other`` with broadcasting (``AddBackward0``)."""
+        other = _operand(other, strict=True)
         if alpha != 1:
-            return apply_op(ops.elementwise.add, self, _operand(other), alpha=alpha)
-        return apply_op(ops.elementwise.add, self, _operand(other))
+            _check_alpha(self, other, alpha)
+            return apply_op(ops.elementwise.add, self, other, alpha=alpha)
+        return apply_op(ops.elementwise.add, self, other)
 
     def sub(self, other: Any, *, alpha: float = 1) -> Tensor:
         """``self - alpha * other`` with broadcasting (``SubBackward0``)."""
+        other = _operand(other, strict=True)
+        _check_not_bool_sub(self, other)
         if alpha != 1:
-            return apply_op(ops.elementwise.sub, self, _operand(other), alpha=alpha)
-        return apply_op(ops.elementwise.sub, self, _operand(other))
+            _check_alpha(self, other, alpha)
+            return apply_op(ops.elementwise.sub, self, other, alpha=alpha)
+        return apply_op(ops.elementwise.sub, self, other)
 
     def mul(self, other: Any) -> Tensor:
         """Elementwise product with broadcasting (``MulBackward0``)."""
-        return apply_op(ops.elementwise.mul, self, _operand(other))
+        return apply_op(ops.elementwise.mul, self, _operand(other, strict=True))
 
     def div(self, other: Any) -> Tensor:
         """True division with broadcasting (``DivBackward0``)."""
-        return apply_op(ops.elementwise.div, self, _operand(other))
+        return apply_op(ops.elementwise.div, self, _operand(other, strict=True))
 
     def pow(self, exponent: Any) -> Tensor:
         """``self ** exponent`` for a tensor or Python number exponent."""
         if isinstance(exponent, Tensor):
             return apply_op(ops.elementwise.pow, self, exponent)
-        exponent = _scalar(exponent)
-        return apply_op(ops.elementwise.pow_scalar, self, exponent=exponent)
+        return apply_op(ops.elementwise.pow_scalar, self, exponent=_scalar(exponent))
 
     def __add__(self, other: Any) -> Tensor:
-        return apply_op(ops.elementwise.add, self, _operand(other))
+        other = _operand(other)
+        if other is None:
+            return NotImplemented
+        return apply_op(ops.elementwise.add, self, other)
 
-    def __radd__(self, other: Any) -> Tensor:
-        return apply_op(ops.elementwise.add, self, _operand(other))
+    __radd__ = __add__
 
     def __sub__(self, other: Any) -> Tensor:
-        return apply_op(ops.elementwise.sub, self, _operand(other))
+        other = _operand(other)
+        if other is None:
+            return NotImplemented
+        _check_not_bool_sub(self, other)
+        return apply_op(ops.elementwise.sub, self, other)
 
     def __rsub__(self, other: Any) -> Tensor:
-        return apply_op(ops.elementwise.rsub, self, other=_scalar(other))
+        other = _operand(other)
+        if other is None:
+            return NotImplemented
+        _check_not_bool_sub(self, other)
+        if isinstance(other, Tensor):
+            return apply_op(ops.elementwise.sub, other, self)
+        return apply_op(ops.elementwise.rsub, self, other=other)
 
     def __mul__(self, other: Any) -> Tensor:
-        return apply_op(ops.elementwise.mul, self, _operand(other))
+        other = _operand(other)
+        if other is None:
+            return NotImplemented
+        return apply_op(ops.elementwise.mul, self, other)
 
-    def __rmul__(self, other: Any) -> Tensor:
-        return apply_op(ops.elementwise.mul, self, _operand(other))
+    __rmul__ = __mul__
 
     def __truediv__(self, other: Any) -> Tensor:
-        return apply_op(ops.elementwise.div, self, _operand(other))
+        other = _operand(other)
+        if other is None:
+            return NotImplemented
+        return apply_op(ops.elementwise.div, self, other)
 
     def __rtruediv__(self, other: Any) -> Tensor:
-        return self.reciprocal() * _scalar(other)
+        other = _operand(other)
+        if other is None:
+            return NotImplemented
+        if isinstance(other, Tensor):
+            return apply_op(ops.elementwise.div, other, self)
+        return self.reciprocal() * other  # PyTorch records 2 / x as MulBackward0(reciprocal)
 
     def __pow__(self, exponent: Any) -> Tensor:
+        exponent = _operand(exponent)
+        if exponent is None:
+            return NotImplemented
         return self.pow(exponent)
 
     def __rpow__(self, base: Any) -> Tensor:
-        return apply_op(ops.elementwise.rpow_scalar, self, base=_scalar(base))
+        base = _operand(base)
+        if base is None:
+            return NotImplemented
+        if isinstance(base, Tensor):
+            return apply_op(ops.elementwise.pow, base, self)
+        return apply_op(ops.elementwise.rpow_scalar, self, base=base)
 
     def __neg__(self) -> Tensor:
-        return apply_op(ops.elementwise.neg, self)
+        return self.neg()
 
     def __pos__(self) -> Tensor:
         return self
 
-    def __matmul__(self, other: Tensor) -> Tensor:
+    def __matmul__(self, other: Any) -> Tensor:
+        if not isinstance(other, Tensor):
+            return NotImplemented
         return self.matmul(other)
 
     def __rmatmul__(self, other: Any) -> Tensor:
-        return _as_tensor(other).matmul(self)
+        if not isinstance(other, Tensor):
+            return NotImplemented
+        return other.matmul(self)
 
     def __abs__(self) -> Tensor:
         return self.abs()
 
     def neg(self) -> Tensor:
         """``-self`` (``NegBackward0``)."""
+        if self._value.dtype.kind == "b":
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                               "you are trying to invert a mask, use the `~` or `logical_not()` "
+                               "operator instead.")
         return apply_op(ops.elementwise.neg, self)
 
     def negative(self) -> Tensor:
@@ -885,8 +1084,9 @@ class Tensor:
 
     # ------------------------------------------------------------------ reductions
     def sum(self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *,
-            dtype: dtypes.dtype | None = None) -> Tensor:
+            dtype: dtypes.dtype | None = None, axis: int | Sequence[int] | None = None) -> Tensor:
         """Sum of all elements, or over ``dim`` (an int or a tuple), keeping dims if asked."""
+        dim = axis if dim is None else dim
         source = self._cast(dtype) if dtype is not None else self
         dims = _dims(dim, self._value.ndim)
         if dims is None:
@@ -897,8 +1097,10 @@ class Tensor:
         return apply_op(ops.reduction.sum, source, dim=dims, keepdim=bool(keepdim))
 
     def mean(self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *,
-             dtype: dtypes.dtype | None = None) -> Tensor:
+             dtype: dtypes.dtype | None = None, axis: int | Sequence[int] | None = None
+             ) -> Tensor:
         """Mean of all elements, or over ``dim``; floating-point tensors only."""
+        dim = axis if dim is None else dim
         source = self._cast(dtype) if dtype is not None else self
         if not source.is_floating_point():
             raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
@@ -915,10 +1117,20 @@ class Tensor:
     # ------------------------------------------------------------------ linear algebra
     def matmul(self, other: Tensor) -> Tensor:
         """Matrix product with numpy/PyTorch rank rules (1-D, 2-D, batched, broadcast)."""
-        other = _as_tensor(other)
-        if self._value.ndim == 0 or other._value.ndim == 0:
+        if not isinstance(other, Tensor):
+            raise TypeError(f"matmul(): argument 'other' must be Tensor, not "
+                            f"{type(other).__name__}")
+        a, b = self._value, other._value
+        if a.ndim == 0 or b.ndim == 0:
             raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
-                               f"{self._value.ndim}D and {other._value.ndim}D")
+                               f"{a.ndim}D and {b.ndim}D")
+        if a.dtype != b.dtype:
+            da, db = self.dtype, other.dtype
+            if a.ndim == 1 and b.ndim == 1:
+                raise RuntimeError("dot : expected both vectors to have same dtype, but found "
+                                   f"{da._torch_name} and {db._torch_name}")
+            raise RuntimeError("expected m1 and m2 to have the same dtype, but got: "
+                               f"{da._cpp_name} != {db._cpp_name}")
         return apply_op(ops.linalg.matmul, self, other)
 
     def mm(self, other: Tensor) -> Tensor:
@@ -949,10 +1161,19 @@ class Tensor:
         return apply_op(ops.shape.reshape, self, shape=target)
 
     def view(self, *shape: Any) -> Tensor:
-        """Same as :meth:`reshape` (symgrad has no non-contiguous layouts)."""
+        """The same storage seen with a new shape; fails where a copy would be needed
+        (after a transpose, say), exactly where PyTorch's ``view`` fails."""
         if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
             raise NotImplementedError("view(dtype) is not supported by symgrad")
-        return self.reshape(*shape)
+        target = _infer_shape(_shape_arg(shape), self._value.size)
+        probe = self._value.view()
+        try:
+            probe.shape = target  # numpy refuses when the strides do not allow it
+        except AttributeError:
+            raise RuntimeError("view size is not compatible with input tensor's size and stride "
+                               "(at least one dimension spans across two contiguous subspaces). "
+                               "Use .reshape(...) instead.") from None
+        return apply_op(ops.shape.reshape, self, shape=target)
 
     def reshape_as(self, other: Tensor) -> Tensor:
         """Reshape to ``other``'s shape."""
@@ -984,7 +1205,9 @@ class Tensor:
     def permute(self, *dims: Any) -> Tensor:
         """Reorder the dims."""
         order = tuple(_dim(d, self._value.ndim) for d in _shape_arg(dims))
-        if len(order) != self._value.ndim or len(set(order)) != len(order):
+        if len(order) == self._value.ndim and len(set(order)) != len(order):
+            raise RuntimeError("permute(): duplicate dims are not allowed.")
+        if len(order) != self._value.ndim:
             raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input "
                                "does not match the length of the desired ordering of dimensions "
                                "i.e. input.dim() = "
@@ -1001,11 +1224,20 @@ class Tensor:
     @property
     def T(self) -> Tensor:  # noqa: N802 - PyTorch's name
         """All dims reversed (``PermuteBackward0``)."""
+        if self._value.ndim > 2:
+            warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their "
+                          "shape is deprecated and it will throw an error in a future release. "
+                          "Consider `x.mT` to transpose batches of matrices or "
+                          "`x.permute(*symgrad.arange(x.ndim - 1, -1, -1))` to reverse the "
+                          "dimensions of a tensor.", UserWarning, stacklevel=2)
         return self.permute(*reversed(range(self._value.ndim)))
 
     @property
     def mT(self) -> Tensor:  # noqa: N802 - PyTorch's name
         """The last two dims swapped."""
+        if self._value.ndim < 2:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                               f"Got {self._value.ndim}-D tensor.")
         return self.transpose(-2, -1)
 
     def unsqueeze(self, dim: int) -> Tensor:
@@ -1029,16 +1261,7 @@ class Tensor:
                                f"size={_torch_size(target)}): the number of sizes provided "
                                f"({len(target)}) must be greater or equal to the number of "
                                f"dimensions in the tensor ({len(shape)})")
-        lead = len(target) - len(shape)
-        resolved = tuple(
-            (shape[i - lead] if s == -1 and i >= lead else s) for i, s in enumerate(target))
-        for i, s in enumerate(shape):
-            if s != 1 and s != resolved[lead + i]:
-                raise RuntimeError(
-                    f"The expanded size of the tensor ({resolved[lead + i]}) must match the "
-                    f"existing size ({s}) at non-singleton dimension {lead + i}.  Target sizes: "
-                    f"{_torch_size(target)}.  Tensor sizes: {_torch_size(shape)}")
-        return apply_op(ops.shape.expand, self, shape=resolved)
+        return apply_op(ops.shape.expand, self, shape=_expanded_shape(shape, target))
 
     def expand_as(self, other: Tensor) -> Tensor:
         """Expand to ``other``'s shape."""
@@ -1050,39 +1273,55 @@ class Tensor:
 
     def __getitem__(self, key: Any) -> Tensor:
         key = _normalize_key(key)
-        try:
-            return apply_op(ops.shape.index, self, key=key)
-        except IndexError as error:
-            raise IndexError(str(error).replace("axis", "dimension")) from None
+        self._check_index(key)
+        return apply_op(ops.shape.index, self, key=key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
         key = _normalize_key(key)
+        target = self._check_index(key)
+        value = _operand(value, strict=True)
+        if isinstance(value, Tensor):
+            shape = value._value.shape
+            extra = len(shape) - target.ndim
+            if extra > 0 and all(s == 1 for s in shape[:extra]):
+                value = value.reshape(shape[extra:])  # PyTorch drops leading size-1 dims
+            _expanded_shape(value._value.shape, target.shape)
+        apply_inplace(ops.shape.setitem, self, value, key=key)
+
+    def _check_index(self, key: Any) -> np.ndarray:
+        """Validate an index with PyTorch's messages; return the indexed values."""
+        if self._value.ndim == 0 and not (key is None or key is Ellipsis or key == () or (
+                isinstance(key, np.ndarray) and key.dtype == bool)):
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         try:
-            self._value[key]  # validate the index before anything changes
+            return self._value[key]
         except IndexError as error:
             raise IndexError(str(error).replace("axis", "dimension")) from None
-        apply_inplace(ops.shape.setitem, self, _operand(value), key=key)
 
     # ------------------------------------------------------------------ in-place
     def add_(self, other: Any, *, alpha: float = 1) -> Tensor:
         """In-place ``self += alpha * other``."""
+        other = _operand(other, strict=True)
         if alpha != 1:
-            return apply_inplace(ops.elementwise.add, self, _operand(other), alpha=alpha)
-        return apply_inplace(ops.elementwise.add, self, _operand(other))
+            return apply_inplace(ops.elementwise.add, self, other, alpha=alpha)
+        return apply_inplace(ops.elementwise.add, self, other)
 
     def sub_(self, other: Any, *, alpha: float = 1) -> Tensor:
         """In-place ``self -= alpha * other``."""
+        _check_not_bool_sub(self, other)
+        other = _operand(other, strict=True)
         if alpha != 1:
-            return apply_inplace(ops.elementwise.sub, self, _operand(other), alpha=alpha)
-        return apply_inplace(ops.elementwise.sub, self, _operand(other))
+            return apply_inplace(ops.elementwise.sub, self, other, alpha=alpha)
+        return apply_inplace(ops.elementwise.sub, self, other)
 
     def mul_(self, other: Any) -> Tensor:
         """In-place ``self *= other``."""
-        return apply_inplace(ops.elementwise.mul, self, _operand(other))
+        return apply_inplace(ops.elementwise.mul, self, _operand(other, strict=True))
 
     def div_(self, other: Any) -> Tensor:
         """In-place ``self /= other``."""
-        return apply_inplace(ops.elementwise.div, self, _operand(other))
+        return apply_inplace(ops.elementwise.div, self, _operand(other, strict=True))
 
     def pow_(self, exponent: Any) -> Tensor:
         """In-place ``self **= exponent`` for a Python number exponent."""
@@ -1138,19 +1377,35 @@ def _scalar(value: Any) -> Any:
     raise TypeError(f"expected a Python number, got {type(value).__name__}")
 
 
-def _operand(value: Any) -> Any:
-    """A Tensor or Python number as a binary op's operand."""
-    if isinstance(value, Tensor):
-        return value
-    if isinstance(value, bool | int | float):
+def _operand(value: Any, strict: bool = False) -> Any:
+    """A Tensor or Python number as a binary op's operand; None for anything else (so that an
+    operator can return NotImplemented), or a TypeError when ``strict`` (method spellings)."""
+    if isinstance(value, Tensor | bool | int | float):
         return value
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, np.ndarray):
         return _make(value)
-    if isinstance(value, complex):
-        raise TypeError("symgrad does not support complex numbers")
-    raise TypeError(f"unsupported operand type for a Tensor operation: {type(value).__name__}")
+    if strict:
+        raise TypeError(f"expected a Tensor or a number as the other operand, got "
+                        f"{type(value).__name__}")
+    return None
+
+
+def _check_not_bool_sub(a: Tensor, b: Any) -> None:
+    if (a._value.dtype.kind == "b" or isinstance(b, bool)
+            or (isinstance(b, Tensor) and b._value.dtype.kind == "b")):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+
+
+def _check_alpha(a: Tensor, b: Any, alpha: float) -> None:
+    integral = a._value.dtype.kind in "biu" and (
+        not isinstance(b, Tensor) or b._value.dtype.kind in "biu")
+    if integral and isinstance(alpha, float):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
 
 
 def _as_tensor(value: Any) -> Tensor:

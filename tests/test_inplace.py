@@ -25,10 +25,10 @@ def test_inplace_ops_rebase_history(apply, node, expected_value, expected_grad):
     a = t.tensor([1.0, 2.0], requires_grad=True)
     b = t.tensor([2.0, 3.0], requires_grad=True)
     x = a * 1  # a non-leaf can be changed in place
-    version = x._version_value
+    version = x._version
     out = apply(x, b)
     assert out is x
-    assert x._version_value == version + 1
+    assert x._version == version + 1
     assert type(x.grad_fn).__name__ == node
     np.testing.assert_allclose(x.detach().numpy(), expected_value, rtol=1e-6)
     x.sum().backward()
@@ -65,7 +65,7 @@ def test_inplace_on_leaf_requiring_grad_is_refused_except_under_no_grad():
         with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used "
                                                "in an in-place operation.$"):
             change()
-    assert w.tolist() == [1.0, 1.0, 1.0] and w._version_value == 0
+    assert w.tolist() == [1.0, 1.0, 1.0] and w._version == 0
     with t.no_grad():
         w -= 0.5  # the optimizer step pattern
         w[0] = 2.0
@@ -81,8 +81,8 @@ def test_inplace_errors_change_nothing():
     with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired "
                                            "output type Long$"):
         i.add_(t.ones(2) * 0.5)
-    assert x.tolist() == [1.0, 1.0, 1.0] and x._version_value == 0
-    assert i.tolist() == [1, 2] and i._version_value == 0
+    assert x.tolist() == [1.0, 1.0, 1.0] and x._version == 0
+    assert i.tolist() == [1, 2] and i._version == 0
     i.add_(3)
     assert i.tolist() == [4, 5]
 

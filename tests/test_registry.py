@@ -173,10 +173,12 @@ METHOD_OPS = {
     "eq": NO_GRAPH, "ne": NO_GRAPH, "lt": NO_GRAPH, "le": NO_GRAPH, "gt": NO_GRAPH,
     "ge": NO_GRAPH, "equal": NO_GRAPH, "allclose": NO_GRAPH, "item": NO_GRAPH,
     "tolist": NO_GRAPH, "numpy": NO_GRAPH, "detach": NO_GRAPH, "detach_": NO_GRAPH,
-    "data": NO_GRAPH, "contiguous": COMPOSITE, "cpu": COMPOSITE,
+    "data": NO_GRAPH, "contiguous": COMPOSITE, "cpu": COMPOSITE, "new_tensor": NO_GRAPH,
+    "new_full": NO_GRAPH, "new_ones": NO_GRAPH, "new_zeros": NO_GRAPH, "new_empty": NO_GRAPH,
 }
 for _name in ("shape", "dtype", "ndim", "device", "is_cuda", "name", "dim", "size", "numel",
-              "nelement", "is_floating_point", "element_size", "requires_grad",
+              "nelement", "is_floating_point", "element_size", "ndimension",
+              "is_contiguous", "requires_grad",
               "requires_grad_", "is_leaf", "grad", "grad_fn", "retains_grad", "retain_grad",
               "register_hook", "volatile", "backward"):
     METHOD_OPS[_name] = ATTRIBUTE

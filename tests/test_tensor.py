@@ -113,7 +113,8 @@ def test_devices_other_than_cpu_are_refused():
         t.ones(2).to("cuda")
     with pytest.raises(RuntimeError, match="only the CPU"):
         t.ones(2, device="cuda:0")
-    assert t.ones(2, device="cpu").device == "cpu"
+    assert t.ones(2, device="cpu").device == t.device("cpu")
+    assert t.device("cuda").type == "cuda"  # naming a device is fine; using it is refused
 
 
 def test_item_tolist_numpy_and_array_protocol():

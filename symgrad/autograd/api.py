@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -81,17 +80,10 @@ def backward(
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         for x in inputs:
             if not isinstance(x, Tensor) or not x._requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         accumulate_into = {x.grad_fn if x.grad_fn is not None else x for x in inputs}
         for x in inputs:
             x.retain_grad()  # a non-leaf input gets its .grad, as in PyTorch
-    if create_graph:
-        warnings.warn(
-            "Using backward() with create_graph=True will create a reference cycle between the "
-            "parameter and its gradient which can cause a memory leak. We recommend using "
-            "autograd.grad when creating the graph to avoid this. If you have to use this "
-            "function, make sure to reset the .grad fields of your parameters to None after use "
-            "to break the cycle and avoid the leak.", UserWarning, stacklevel=3)
     execute(outputs, seeds, keep_graph=retain_graph, create_graph=create_graph,
             accumulate_into=accumulate_into)
 
@@ -122,12 +114,12 @@ def grad(
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when "
                          "materialize_grads=True, but got: allow_unused=False.")
+    seeds = _seed_gradients(outs, grads, create_graph)
     for x in ins:
         if not isinstance(x, Tensor):
             raise TypeError(f"inputs must be Tensors, got {type(x).__name__}")
         if not x._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    seeds = _seed_gradients(outs, grads, create_graph)
     targets = [x.grad_fn if x.grad_fn is not None else x for x in ins]
     captured = execute(outs, seeds, keep_graph=retain_graph, create_graph=create_graph,
                        capture=targets)

@@ -64,7 +64,7 @@ def where(condition: Any, a: Any, b: Any) -> Tensor:
 
 
 def scalar_log(c: float) -> float:
-    return math.log(c)
+    return math.log(c) if c > 0 else (-math.inf if c == 0 else math.nan)
 
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:

@@ -7,6 +7,8 @@ freed graph, a hook that raises) leaves every ``.grad`` as it was.
 
 from __future__ import annotations
 
+import re
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,7 +18,7 @@ from symgrad.autograd import differentiable
 from symgrad.autograd.grad_mode import set_grad_enabled
 from symgrad.autograd.graph import Node
 from symgrad.numeric import namespace as numeric_xp
-from symgrad.tensor import Tensor, _make, _torch_size
+from symgrad.tensor import Tensor, _edge, _make, _torch_size
 
 FREED_GRAPH = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -27,8 +29,10 @@ FREED_GRAPH = (
 )
 
 
-def _modified_error(value: Any, version: int, expected: int, node: Node | None) -> RuntimeError:
-    owner = f", which is output 0 of {node.name()}," if node is not None else ""
+def _modified_error(value: Any, version: int, expected: int, node: Any) -> RuntimeError:
+    # PyTorch names the op that produced the value without the "Backward0" suffix
+    owner = (f", which is output 0 of {re.sub(r'Backward[0-9]+$', '', node.name())},"
+             if isinstance(node, Node) else "")
     kind = f"symgrad.{value.dtype._torch_name}Tensor" if isinstance(value, Tensor) else "tensor"
     shape = _torch_size(np.shape(value._value if isinstance(value, Tensor) else value))
     return RuntimeError(
@@ -54,8 +58,8 @@ def _check_saved(node: Node) -> None:
         raise RuntimeError(FREED_GRAPH)
     inputs = node.inputs
     for i, expected in zip(node.op.saved, node.saved_versions, strict=True):
-        if expected >= 0 and inputs[i]._version.value != expected:
-            raise _modified_error(inputs[i], inputs[i]._version.value, expected, None)
+        if expected >= 0 and inputs[i]._counter.value != expected:
+            raise _modified_error(inputs[i], inputs[i]._counter.value, expected, node.next[i])
     counter = node.out_version
     if counter is not None and counter.value != node.out_version_value:
         out = _make(node.ans)
@@ -67,9 +71,8 @@ def _collect(roots: Sequence[Any]) -> tuple[dict[Any, int], list[Any]]:
     dependencies: dict[Any, int] = {}
     nodes: list[Any] = []
     seen = set()
-    stack = [r for r in roots if isinstance(r, Node)]
-    for r in stack:
-        seen.add(r)
+    stack = [r for r in dict.fromkeys(roots) if isinstance(r, Node)]
+    seen.update(stack)
     while stack:
         node = stack.pop()
         nodes.append(node)
@@ -109,18 +112,13 @@ def _topological(nodes: list[Node], dependencies: dict[Any, int]) -> list[Node]:
     return order
 
 
-def _reduce_to(g: Any, like: Any, xp: Any) -> Any:
-    """The one broadcasting rule: sum a cotangent back to its input's shape, in its dtype."""
-    value = like._value if isinstance(like, Tensor) else like
-    if xp is numeric_xp:
-        if g.shape != value.shape:
-            g = numeric_xp.sum_to_shape(g, value.shape)
-        if g.dtype != value.dtype:
-            g = g.astype(value.dtype)
-        return g
-    if g.shape != value.shape:
-        g = differentiable.sum_to_shape(g, value.shape)
-    if g._value.dtype != value.dtype:
+def _reduce_to(g: Tensor, like: Any) -> Tensor:
+    """The one broadcasting rule, differentiably: sum a cotangent back to its input's shape and
+    dtype (the numeric engine loop inlines the same rule on arrays)."""
+    shape = like._value.shape
+    if g._value.shape != shape:
+        g = differentiable.sum_to_shape(g, shape)
+    if g._value.dtype != like._value.dtype:
         g = g._cast(like.dtype)
     return g
 
@@ -134,7 +132,11 @@ def _run_hooks(hooks: dict, g: Any, create_graph: bool) -> Any:
         result = hook(_as_tensor(g))
         if result is not None:
             if not isinstance(result, Tensor):
-                raise TypeError(f"hooks must return a Tensor or None, got {type(result).__name__}")
+                raise TypeError(f"expected Variable, but hook returned "
+                                f"'{type(result).__name__}'")
+            if result._value.shape != np.shape(g._value if isinstance(g, Tensor) else g):
+                name = getattr(hook, "__name__", type(hook).__name__)
+                raise RuntimeError(f"hook '{name}' has changed the size of value")
             g = result if create_graph else result._value
     return g
 
@@ -156,7 +158,7 @@ def execute(
     ``accumulate_into`` holds the targets (nodes or leaves) of ``backward(inputs=...)``; the
     non-leaf ones receive their gradient through ``retain_grad``.
     """
-    targets = [r.grad_fn if r.grad_fn is not None else r for r in roots]
+    targets = [_edge(r) for r in roots]
     dependencies, nodes = _collect(targets)
     wanted = set(capture) if capture is not None else (
         accumulate_into)
@@ -185,7 +187,8 @@ def execute(
                     leaf_grads.append((target, g))
                 continue
             node = target
-            _check_saved(node)
+            if node.freed or node.saved_versions or node.out_version is not None:
+                _check_saved(node)
             processed.append(node)
             if node.tensor_hooks:
                 g = _run_hooks(node.tensor_hooks, g, create_graph)
@@ -195,20 +198,28 @@ def execute(
                     retained.append((tensor, g))
             if capture is not None and node in wanted:
                 captured[node] = g
-            op, inputs = node.op, node.inputs
+            op, inputs, params = node.op, node.inputs, node.params
             if create_graph:
                 values = inputs
                 ans = _make(node.ans, node, True)
             else:
                 values = [x._value if isinstance(x, Tensor) else x for x in inputs]
                 ans = node.ans
-            params = node.params
-            for i, nxt in enumerate(node.next):
+            i = -1
+            for nxt in node.next:
+                i += 1
                 if nxt is None or (useful is not None and nxt not in useful):
                     continue
                 rule = op.vjp[i]
                 gi = rule(xp, g, ans, *values, **params) if params else rule(xp, g, ans, *values)
-                gi = _reduce_to(gi, inputs[i], xp)
+                if create_graph:
+                    gi = _reduce_to(gi, inputs[i])
+                else:  # the broadcasting rule, inlined on the hot path
+                    value = values[i]
+                    if gi.shape != value.shape:
+                        gi = numeric_xp.sum_to_shape(gi, value.shape)
+                    if gi.dtype != value.dtype:
+                        gi = gi.astype(value.dtype)
                 if nxt in grads:
                     grads[nxt] = grads[nxt] + gi
                 else:
@@ -237,14 +248,23 @@ def _accumulate(tensor: Tensor, g: Any, create_graph: bool) -> None:
         g = g if isinstance(g, Tensor) else _make(g)
         if g._value.dtype != dtype:
             g = g._cast(tensor.dtype)
-        tensor._grad = g if tensor._grad is None else tensor._grad + g
+        if tensor._grad is None:
+            if g._requires_grad and tensor.grad_fn is None:
+                warnings.warn(
+                    "Using backward() with create_graph=True will create a reference cycle "
+                    "between the parameter and its gradient which can cause a memory leak. We "
+                    "recommend using autograd.grad when creating the graph to avoid this. If you "
+                    "have to use this function, make sure to reset the .grad fields of your "
+                    "parameters to None after use to break the cycle and avoid the leak.",
+                    UserWarning, stacklevel=5)
+            tensor._grad = g
+        else:
+            tensor._grad = tensor._grad + g
         return
     if isinstance(g, Tensor):
         g = g._value
     if tensor._grad is None:
         tensor._grad = _make(np.array(g, dtype=dtype, copy=True))
-    elif tensor._grad._requires_grad:
-        tensor._grad = _make(tensor._grad._value + g)
-    else:
+    else:  # in place, as PyTorch does outside create_graph (a graph on .grad is kept)
         tensor._grad._value += g
-        tensor._grad._version.value += 1
+        tensor._grad._counter.value += 1

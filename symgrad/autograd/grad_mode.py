@@ -23,9 +23,19 @@ def is_grad_enabled() -> bool:
 
 
 class _GradModeContext:
-    """Base of the grad-mode switches: a context manager that also decorates functions."""
+    """Base of the grad-mode switches: a context manager that also decorates functions
+    (``@no_grad()`` and, as in PyTorch, ``@no_grad`` without parentheses)."""
 
     _target: bool
+
+    def __new__(cls, func: Callable[..., Any] | None = None) -> Any:
+        self = super().__new__(cls)
+        if func is not None and callable(func) and cls is not set_grad_enabled:
+            return self(func)
+        return self
+
+    def __init__(self, func: Callable[..., Any] | None = None) -> None:
+        pass
 
     def __enter__(self) -> None:
         self._previous = _mode.enabled
@@ -69,6 +79,9 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801 - PyTorch's name
     ...     symgrad.is_grad_enabled()
     False
     """
+
+    def __new__(cls, mode: bool) -> set_grad_enabled:
+        return object.__new__(cls)
 
     def __init__(self, mode: bool) -> None:
         self._previous = _mode.enabled

@@ -48,33 +48,23 @@ class RemovableHandle:
 class Node:
     """A backward function: one recorded op application (``tensor.grad_fn``)."""
 
-    __slots__ = (
-        "op",
-        "params",
-        "inputs",
-        "ans",
-        "next",
-        "saved_versions",
-        "out_version",
-        "out_version_value",
-        "tensor_hooks",
-        "retained",
-        "freed",
-        "__weakref__",
-    )
+    # What every node sets lives in slots; what few nodes set overrides class-level defaults in
+    # the instance __dict__, which Python allocates only when first written to.
+    __slots__ = ("op", "params", "inputs", "ans", "next", "saved_versions", "__dict__",
+                 "__weakref__")
+    out_version: Version | None = None  # the output's counter, for ops that save their output
+    out_version_value: int = 0
+    tensor_hooks: dict | None = None  # hooks registered on the output tensor
+    retained: Any = None  # weak reference to the output tensor that retains its grad
+    freed: bool = False  # set by a backward pass that did not retain the graph
 
-    def __init__(self, op: Op, inputs: tuple, params: dict | None, ans: Any, next_: tuple) -> None:
+    def __init__(self, op: Op, inputs: tuple, params: dict | None, ans: Any, next_: Any) -> None:
         self.op = op
         self.params = params
         self.inputs = inputs
         self.ans = ans
         self.next = next_
-        self.saved_versions = tuple(_version_of(inputs[i]) for i in op.saved)
-        self.out_version = None
-        self.out_version_value = 0
-        self.tensor_hooks = None
-        self.retained = None
-        self.freed = False
+        self.saved_versions = [_version_of(inputs[i]) for i in op.saved] if op.saved else ()
 
     def name(self) -> str:
         """PyTorch's name of this node, e.g. ``'MulBackward0'``."""
@@ -123,7 +113,7 @@ def _edge_function(target: Any) -> Node | AccumulateGrad | None:
 
 
 def _version_of(value: Any) -> int:
-    counter = getattr(value, "_version", None)  # Python scalars have none
+    counter = getattr(value, "_counter", None)  # Python scalars have none
     return -1 if counter is None else counter.value
 
 

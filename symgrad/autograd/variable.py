@@ -31,5 +31,5 @@ class Variable(metaclass=_VariableMeta):
             warnings.warn("volatile was removed and now has no effect. Use `with "
                           "symgrad.no_grad():` instead.", UserWarning, stacklevel=2)
         out = data.detach()
-        out._version = type(out._version)()
+        out._counter = type(out._counter)()
         return out.requires_grad_(requires_grad)

@@ -8,13 +8,15 @@ import numpy as np
 class dtype:  # noqa: N801 - named like torch.dtype
     """A tensor element type: ``symgrad.float32``, ``float64``, ``int64`` or ``bool``."""
 
-    __slots__ = ("name", "np_dtype", "is_floating_point", "_torch_name", "_category")
+    __slots__ = ("name", "np_dtype", "is_floating_point", "_torch_name", "_cpp_name", "_category")
 
-    def __init__(self, name: str, np_dtype: np.dtype, torch_name: str, category: int) -> None:
+    def __init__(self, name: str, np_dtype: np.dtype, torch_name: str, cpp_name: str,
+                 category: int) -> None:
         self.name = name
         self.np_dtype = np.dtype(np_dtype)
         self.is_floating_point = category == 2
-        self._torch_name = torch_name  # as PyTorch names it in error messages
+        self._torch_name = torch_name  # as PyTorch names it in error messages: 'Float'
+        self._cpp_name = cpp_name  # as other PyTorch messages name it: 'float'
         self._category = category  # 0 bool, 1 integer, 2 floating point
 
     def __repr__(self) -> str:
@@ -24,10 +26,10 @@ class dtype:  # noqa: N801 - named like torch.dtype
         return self.name
 
 
-float32 = dtype("float32", np.float32, "Float", 2)
-float64 = dtype("float64", np.float64, "Double", 2)
-int64 = dtype("int64", np.int64, "Long", 1)
-bool_ = dtype("bool", np.bool_, "Bool", 0)
+float32 = dtype("float32", np.float32, "Float", "float", 2)
+float64 = dtype("float64", np.float64, "Double", "double", 2)
+int64 = dtype("int64", np.int64, "Long", "long int", 1)
+bool_ = dtype("bool", np.bool_, "Bool", "bool", 0)
 
 ALL = (float32, float64, int64, bool_)
 _BY_NUMPY = {d.np_dtype: d for d in ALL}

@@ -40,8 +40,8 @@ def astype(a: np.ndarray, dtype: str | None) -> np.ndarray:
 
 
 def scalar_log(c: float) -> float:
-    """Natural log of a Python scalar (exact in the symbolic namespace)."""
-    return math.log(c)
+    """Natural log of a Python scalar (nan for negatives, as numpy; exact when symbolic)."""
+    return math.log(c) if c > 0 else (-math.inf if c == 0 else math.nan)
 
 
 def sigmoid(a: np.ndarray) -> np.ndarray:

@@ -44,6 +44,8 @@ class Op:
     default float dtype; ``promotes=False`` marks ops whose result dtype is set explicitly
     (PyTorch's type promotion is not applied to them). ``saves_params`` marks ops whose node
     keeps data that a non-retained backward frees, beyond ``saved`` (PyTorch's CopySlices).
+    ``scalar_params`` name params that are Python-number operands and take part in type
+    promotion (the 2.5 of ``2.5 - x``).
     """
 
     __slots__ = (
@@ -56,6 +58,7 @@ class Op:
         "float_only",
         "promotes",
         "saves_params",
+        "scalar_params",
         "samples",
         "node_name_of",
         "node_class",
@@ -74,6 +77,7 @@ class Op:
         float_only: bool = False,
         promotes: bool = True,
         saves_params: bool = False,
+        scalar_params: tuple[str, ...] = (),
         samples: tuple[Sample, ...] = (),
         node_name_of: Callable[..., str] | None = None,
     ) -> None:
@@ -86,6 +90,7 @@ class Op:
         self.float_only = float_only
         self.promotes = promotes
         self.saves_params = saves_params
+        self.scalar_params = scalar_params
         self.samples = samples
         self.node_name_of = node_name_of
         self.node_class = None  # set by symgrad.autograd.graph when the op first runs

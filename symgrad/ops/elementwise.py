@@ -50,6 +50,7 @@ rsub = register(Op(
     "rsub", "RsubBackward1",
     forward=lambda xp, a, other: other - a,
     vjp=(lambda xp, g, ans, a, other: -g,),
+    scalar_params=("other",),
     samples=(Sample(((3,),), {"other": 2.0}), Sample(((2, 2),), {"other": -1})),
 ))
 
@@ -89,7 +90,6 @@ pow = register(Op(
     vjp=(_pow_grad_base, _pow_grad_exponent),
     saved=(0, 1),
     saves_output=True,
-    float_only=True,
     samples=(Sample(((3,), (3,)), **POSITIVE), Sample(((2, 3), (3,)), **POSITIVE),
              Sample(((), (2,)), **POSITIVE)),
 ))
@@ -106,6 +106,7 @@ pow_scalar = register(Op(
     forward=lambda xp, a, exponent: a ** exponent,
     vjp=(_pow_scalar_grad,),
     saved=(0,),
+    scalar_params=("exponent",),
     samples=(Sample(((3,),), {"exponent": 2}), Sample(((2, 3),), {"exponent": 3}),
              Sample(((3,),), {"exponent": 0.5}, **POSITIVE),
              Sample(((3,),), {"exponent": -1.5}, **POSITIVE),
@@ -124,7 +125,7 @@ rpow_scalar = register(Op(
     forward=lambda xp, a, base: base ** a,
     vjp=(_rpow_grad,),
     saves_output=True,
-    float_only=True,
+    scalar_params=("base",),
     samples=(Sample(((3,),), {"base": 2.0}), Sample(((2, 2),), {"base": 0.5})),
 ))
 

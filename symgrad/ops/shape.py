@@ -14,13 +14,16 @@ reshape = register(Op(
     "reshape", "ViewBackward0",
     forward=lambda xp, a, shape: xp.reshape(a, shape),
     vjp=(lambda xp, g, ans, a, shape: xp.reshape(g, a.shape),),
+    # PyTorch's reshape copies (UnsafeViewBackward0) where a view is impossible
+    node_name_of=lambda params, a: "ViewBackward0" if a.flags.c_contiguous or a.ndim < 2
+    else "UnsafeViewBackward0",
     samples=(Sample(((2, 3),), {"shape": (3, 2)}), Sample(((2, 3),), {"shape": (6,)}),
              Sample(((4,),), {"shape": (2, 1, 2)})),
 ))
 
 transpose = register(Op(
     "transpose", "TransposeBackward0",
-    forward=lambda xp, a, dim0, dim1: xp.swapaxes(a, dim0, dim1),
+    forward=lambda xp, a, dim0, dim1: xp.swapaxes(a, dim0, dim1) if a.ndim else a[...],
     vjp=(lambda xp, g, ans, a, dim0, dim1: xp.swapaxes(g, dim0, dim1),),
     samples=(Sample(((2, 3),), {"dim0": 0, "dim1": 1}),
              Sample(((2, 3, 4),), {"dim0": 0, "dim1": 2})),
@@ -60,7 +63,7 @@ squeeze = register(Op(
     forward=lambda xp, a, dim=None: xp.squeeze(a, axis=dim),
     vjp=(lambda xp, g, ans, a, dim=None: xp.reshape(g, a.shape),),
     node_name_of=lambda params, *values: "SqueezeBackward0" if params.get("dim") is None
-    else "SqueezeBackward1",
+    else "SqueezeBackward1" if len(params["dim"]) <= 1 else "SqueezeBackward2",
     samples=(Sample(((1, 3, 1),)), Sample(((1, 3),), {"dim": (0,)})),
 ))
 
