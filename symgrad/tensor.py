@@ -86,8 +86,16 @@ def _make(value: np.ndarray, grad_fn: Node | None = None, requires_grad: bool = 
     t._requires_grad = requires_grad
     t._grad = None
     t.grad_fn = grad_fn
-    t._counter = Version()
+    t._counter = None  # created on first need (see counter_of): most tensors never need one
     return t
+
+
+def counter_of(t: Tensor) -> Version:
+    """``t``'s version counter, created on first use."""
+    counter = t._counter
+    if counter is None:
+        counter = t._counter = Version()
+    return counter
 
 
 def _torch_size(shape: Sequence[int]) -> str:
@@ -157,14 +165,17 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
     values = []
     requires_grad = False
     for x in inputs:
-        if isinstance(x, Tensor):
+        if x.__class__ is Tensor:
             values.append(x._value)
             if x._requires_grad:
                 requires_grad = True
         else:
             values.append(x)
     if op.float_only:
-        values = [_as_float(v) for v in values]
+        for v in values:
+            if v.__class__ is np.ndarray and v.dtype.kind != "f":
+                values = [_as_float(v) for v in values]
+                break
     try:
         out = op.forward(xp, *values, **params) if params else op.forward(xp, *values)
     except ValueError as error:
@@ -181,16 +192,16 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
             cls = node_class(op.node_name_of(params, *values))
         elif cls is None:
             cls = op.node_class = node_class(op.node_name)
-        next_ = [_edge(x) if isinstance(x, Tensor) and x._requires_grad else None
-                 for x in inputs]
-        node = cls(op, inputs, params or None, out, next_)
+        next_ = [((x.grad_fn or x) if x._base is None else _edge(x))
+                 if x.__class__ is Tensor and x._requires_grad else None for x in inputs]
+        node = cls(op, inputs, values, params or None, out, next_)
         result = _make(out, node, True)
         if op.saves_output:
-            node.out_version = result._counter
+            node.out_version = counter_of(result)
     else:
         result = _make(out)
     base = out.base
-    if base is not None and isinstance(inputs[0], Tensor):
+    if base is not None and inputs[0].__class__ is Tensor:
         source = inputs[0]
         if base is source._value or base is source._value.base:
             _mark_view(result, source, op, params)
@@ -211,7 +222,7 @@ def _mark_view(view: Tensor, source: Tensor, op: ops.Op, params: dict) -> None:
     saved-value checks of the other; and it remembers how it was taken from its base, so that
     after an in-place change of the base its history can be rebuilt from the base's new one.
     """
-    view._counter = source._counter
+    view._counter = counter_of(source)
     if source._base is not None:
         view._base = source._base
         view._view_ops = (*source._view_ops, (op, params))
@@ -284,13 +295,13 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
         before = _make(self._value.copy(), self.grad_fn, self._requires_grad)
         cls = op.node_class or node_class(op.node_name)
         op.node_class = cls
-        next_ = tuple(
-            (x.grad_fn or x) if isinstance(x, Tensor) and x._requires_grad else None
-            for x in (before, *others)
-        )
-        node = cls(op, (before, *others), params or None, self._value, next_)
+        inputs = (before, *others)
+        next_ = [_edge(x) if isinstance(x, Tensor) and x._requires_grad else None
+                 for x in inputs]
+        node = cls(op, inputs, [before._value, *others_values], params or None, self._value,
+                   next_)
     self._value[...] = new
-    self._counter.value += 1
+    counter_of(self).value += 1
     if node is not None:
         if op.saves_output:
             node.out_version = self._counter
@@ -422,7 +433,7 @@ class Tensor:
         self._requires_grad = False
         self._grad = None
         self.grad_fn = None
-        self._counter = Version()
+        self._counter = None
 
     # ------------------------------------------------------------------ attributes
     @property
@@ -610,7 +621,7 @@ class Tensor:
         needs is detected at backward.
         """
         out = _make(self._value)
-        out._counter = self._counter
+        out._counter = counter_of(self)
         return out
 
     def detach_(self) -> Tensor:
@@ -650,7 +661,7 @@ class Tensor:
     @property
     def _version(self) -> int:
         """How many in-place changes this tensor's storage has seen (PyTorch's ``_version``)."""
-        return self._counter.value
+        return 0 if self._counter is None else self._counter.value
 
     def backward(
         self,
@@ -835,8 +846,7 @@ class Tensor:
                             "index")
         return int(self._value.item())
 
-    def __hash__(self) -> int:
-        return id(self)
+    __hash__ = object.__hash__  # identity, at C speed (tensors are dict keys in the engine)
 
     def __reduce_ex__(self, protocol: int) -> tuple:
         return (_rebuild, (self._value.copy(), self._requires_grad))
@@ -1380,7 +1390,10 @@ def _scalar(value: Any) -> Any:
 def _operand(value: Any, strict: bool = False) -> Any:
     """A Tensor or Python number as a binary op's operand; None for anything else (so that an
     operator can return NotImplemented), or a TypeError when ``strict`` (method spellings)."""
-    if isinstance(value, Tensor | bool | int | float):
+    cls = value.__class__
+    if cls is float or cls is Tensor or cls is int or cls is bool:  # the common cases, fast
+        return value
+    if isinstance(value, (Tensor, bool, int, float)):  # noqa: UP038 - tuple is faster
         return value
     if isinstance(value, np.generic):
         return value.item()

@@ -105,6 +105,10 @@ def sum(a: Tensor, axis: Any = None, keepdims: bool = False) -> Tensor:  # noqa:
     return a.sum(axis, keepdims)
 
 
+def spread(g: Tensor, shape: Sequence[int]) -> Tensor:
+    return _t(g).expand(tuple(shape))
+
+
 def sum_to_shape(g: Tensor, shape: Sequence[int]) -> Tensor:
     shape = tuple(shape)
     if tuple(g.shape) == shape:

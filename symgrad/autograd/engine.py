@@ -8,6 +8,7 @@ freed graph, a hook that raises) leaves every ``.grad`` as it was.
 from __future__ import annotations
 
 import re
+import sys
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -18,7 +19,7 @@ from symgrad.autograd import differentiable
 from symgrad.autograd.grad_mode import set_grad_enabled
 from symgrad.autograd.graph import Node
 from symgrad.numeric import namespace as numeric_xp
-from symgrad.tensor import Tensor, _edge, _make, _torch_size
+from symgrad.tensor import Tensor, _edge, _make, _torch_size, counter_of
 
 FREED_GRAPH = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -58,8 +59,9 @@ def _check_saved(node: Node) -> None:
         raise RuntimeError(FREED_GRAPH)
     inputs = node.inputs
     for i, expected in zip(node.op.saved, node.saved_versions, strict=True):
-        if expected >= 0 and inputs[i]._counter.value != expected:
-            raise _modified_error(inputs[i], inputs[i]._counter.value, expected, node.next[i])
+        version = inputs[i]._version if expected >= 0 else expected
+        if version != expected:
+            raise _modified_error(inputs[i], version, expected, node.next[i])
     counter = node.out_version
     if counter is not None and counter.value != node.out_version_value:
         out = _make(node.ans)
@@ -69,20 +71,21 @@ def _check_saved(node: Node) -> None:
 def _collect(roots: Sequence[Any]) -> tuple[dict[Any, int], list[Any]]:
     """Count the edges into every target reachable from ``roots``; also list the nodes."""
     dependencies: dict[Any, int] = {}
-    nodes: list[Any] = []
-    seen = set()
-    stack = [r for r in dict.fromkeys(roots) if isinstance(r, Node)]
-    seen.update(stack)
+    nodes = [r for r in dict.fromkeys(roots) if isinstance(r, Node)]
+    root_set = set(nodes)
+    stack = list(nodes)
     while stack:
-        node = stack.pop()
-        nodes.append(node)
-        for target in node.next:
+        for target in stack.pop().next:
             if target is None:
                 continue
-            dependencies[target] = dependencies.get(target, 0) + 1
-            if target not in seen and isinstance(target, Node):
-                seen.add(target)
-                stack.append(target)
+            count = dependencies.get(target)
+            if count is None:
+                dependencies[target] = 1
+                if target.__class__ is not Tensor and target not in root_set:
+                    stack.append(target)
+                    nodes.append(target)
+            else:
+                dependencies[target] = count + 1
     return dependencies, nodes
 
 
@@ -178,7 +181,7 @@ def execute(
         while ready:
             target = ready.pop()
             g = grads.pop(target)
-            if not isinstance(target, Node):  # a leaf tensor
+            if target.__class__ is Tensor:  # a leaf
                 if target._hooks:
                     g = _run_hooks(target._hooks, g, create_graph)
                 if capture is not None:
@@ -203,7 +206,7 @@ def execute(
                 values = inputs
                 ans = _make(node.ans, node, True)
             else:
-                values = [x._value if isinstance(x, Tensor) else x for x in inputs]
+                values = node.values
                 ans = node.ans
             i = -1
             for nxt in node.next:
@@ -220,18 +223,21 @@ def execute(
                         gi = numeric_xp.sum_to_shape(gi, value.shape)
                     if gi.dtype != value.dtype:
                         gi = gi.astype(value.dtype)
-                if nxt in grads:
-                    grads[nxt] = grads[nxt] + gi
-                else:
-                    grads[nxt] = gi
+                earlier = grads.get(nxt)
+                grads[nxt] = gi if earlier is None else earlier + gi
                 left = dependencies[nxt] - 1
                 dependencies[nxt] = left
                 if left == 0:
                     ready.append(nxt)
 
     # the pass succeeded: now change state
-    for tensor, g in leaf_grads:
-        _accumulate(tensor, g, create_graph)
+    g = gi = None  # drop the loop's references, so that fresh gradients can be taken over
+    while leaf_grads:
+        tensor, g = leaf_grads.pop()
+        # a fresh array that nothing else references can become .grad without a copy
+        # (PyTorch steals such buffers too); 2 = the local name + getrefcount's argument
+        exclusive = type(g) is np.ndarray and g.base is None and sys.getrefcount(g) == 2
+        _accumulate(tensor, g, create_graph, exclusive)
     for tensor, g in retained:
         _accumulate(tensor, g, create_graph)
     if not keep_graph:
@@ -241,7 +247,7 @@ def execute(
     return captured
 
 
-def _accumulate(tensor: Tensor, g: Any, create_graph: bool) -> None:
+def _accumulate(tensor: Tensor, g: Any, create_graph: bool, exclusive: bool = False) -> None:
     """Add ``g`` into ``tensor.grad`` the way PyTorch's AccumulateGrad does."""
     dtype = tensor._value.dtype
     if create_graph:
@@ -264,7 +270,8 @@ def _accumulate(tensor: Tensor, g: Any, create_graph: bool) -> None:
     if isinstance(g, Tensor):
         g = g._value
     if tensor._grad is None:
-        tensor._grad = _make(np.array(g, dtype=dtype, copy=True))
+        owned = exclusive and g.dtype == dtype and g.flags.writeable
+        tensor._grad = _make(g if owned else np.array(g, dtype=dtype, copy=True))
     else:  # in place, as PyTorch does outside create_graph (a graph on .grad is kept)
         tensor._grad._value += g
-        tensor._grad._counter.value += 1
+        counter_of(tensor._grad).value += 1

@@ -50,21 +50,27 @@ class Node:
 
     # What every node sets lives in slots; what few nodes set overrides class-level defaults in
     # the instance __dict__, which Python allocates only when first written to.
-    __slots__ = ("op", "params", "inputs", "ans", "next", "saved_versions", "__dict__",
-                 "__weakref__")
+    __slots__ = ("op", "params", "inputs", "values", "ans", "next", "saved_versions",
+                 "__dict__", "__weakref__")
     out_version: Version | None = None  # the output's counter, for ops that save their output
     out_version_value: int = 0
     tensor_hooks: dict | None = None  # hooks registered on the output tensor
     retained: Any = None  # weak reference to the output tensor that retains its grad
     freed: bool = False  # set by a backward pass that did not retain the graph
 
-    def __init__(self, op: Op, inputs: tuple, params: dict | None, ans: Any, next_: Any) -> None:
+    def __init__(self, op: Op, inputs: tuple, values: list, params: dict | None, ans: Any,
+                 next_: Any) -> None:
         self.op = op
         self.params = params
-        self.inputs = inputs
+        self.inputs = inputs  # the input Tensors (or Python numbers)
+        self.values = values  # their arrays, as the forward saw them
         self.ans = ans
         self.next = next_
-        self.saved_versions = [_version_of(inputs[i]) for i in op.saved] if op.saved else ()
+        # the version of each saved input now (a Tensor without a counter yet is at 0; a Python
+        # number has no version, -1); a tuple of ints, which the garbage collector skips
+        self.saved_versions = tuple([
+            0 if (c := getattr(inputs[i], "_counter", _SCALAR)) is None else c.value
+            for i in op.saved]) if op.saved else ()
 
     def name(self) -> str:
         """PyTorch's name of this node, e.g. ``'MulBackward0'``."""
@@ -112,11 +118,13 @@ def _edge_function(target: Any) -> Node | AccumulateGrad | None:
     return accumulator
 
 
-def _version_of(value: Any) -> int:
-    counter = getattr(value, "_counter", None)  # Python scalars have none
-    return -1 if counter is None else counter.value
+class _ScalarVersion:
+    """Stands in for the version counter of a Python-number input (never checked)."""
+
+    value = -1
 
 
+_SCALAR = _ScalarVersion()
 _node_classes: dict[str, type[Node]] = {}
 
 

@@ -15,23 +15,70 @@ from numpy import (  # noqa: F401 - re-exported as the namespace
     broadcast_to,
     cos,
     exp,
-    expand_dims,
     full_like,
     log,
     matmul,
-    mean,
-    reshape,
     sign,
     sin,
     sqrt,
-    squeeze,
-    sum,
-    swapaxes,
     tanh,
-    transpose,
     where,
     zeros_like,
 )
+
+# numpy's function spellings of the array methods below cost about a microsecond of Python
+# dispatch each; the methods themselves do not, and the engine calls these on every node.
+
+
+def sum(a: np.ndarray, axis: tuple[int, ...] | None = None,  # noqa: A001 - numpy's name
+        keepdims: bool = False) -> np.ndarray:
+    """``numpy.sum`` through the array method."""
+    return a.sum(axis=axis, keepdims=keepdims)
+
+
+def mean(a: np.ndarray, axis: tuple[int, ...] | None = None,
+         keepdims: bool = False) -> np.ndarray:
+    """``numpy.mean`` as sum / count (numpy's own mean has several microseconds of overhead)."""
+    count = a.size if axis is None else math.prod(a.shape[d] for d in axis)
+    return a.sum(axis=axis, keepdims=keepdims) / count
+
+
+def reshape(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``numpy.reshape`` through the array method."""
+    return a.reshape(shape)
+
+
+def swapaxes(a: np.ndarray, axis1: int, axis2: int) -> np.ndarray:
+    """``numpy.swapaxes`` through the array method."""
+    return a.swapaxes(axis1, axis2)
+
+
+def transpose(a: np.ndarray, axes: tuple[int, ...] | None = None) -> np.ndarray:
+    """``numpy.transpose`` through the array method."""
+    return a.transpose(axes)
+
+
+def squeeze(a: np.ndarray, axis: int | tuple[int, ...] | None = None) -> np.ndarray:
+    """``numpy.squeeze`` through the array method."""
+    return a.squeeze(axis)
+
+
+def expand_dims(a: np.ndarray, axis: int | tuple[int, ...]) -> np.ndarray:
+    """``numpy.expand_dims`` as a reshape."""
+    axes = (axis,) if isinstance(axis, int) else axis
+    ndim = a.ndim + len(axes)
+    shape = list(a.shape)
+    for d in sorted(x % ndim for x in axes):
+        shape.insert(d, 1)
+    return a.reshape(shape)
+
+
+def spread(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``g`` broadcast to ``shape`` as a new array: a reduction's VJP (``broadcast_to`` would
+    give a read-only view, but through numpy's slower Python wrapper)."""
+    out = np.empty(shape, dtype=g.dtype)
+    out[...] = g
+    return out
 
 
 def astype(a: np.ndarray, dtype: str | None) -> np.ndarray:
@@ -65,11 +112,10 @@ def sum_to_shape(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     if g.shape == shape:
         return g
     lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, size in enumerate(shape) if size == 1 and g.shape[lead + i] != 1
-    )
-    out = g.sum(axis=axes, keepdims=True) if axes else g
-    return out.reshape(shape) if lead else out
+    if lead:
+        g = g.sum(axis=tuple(range(lead)))  # a fresh array: no reshape (view) needed after
+    axes = tuple(i for i, size in enumerate(shape) if size == 1 and g.shape[i] != 1)
+    return g.sum(axis=axes, keepdims=True) if axes else g
 
 
 def index_backward(g: np.ndarray, shape: tuple[int, ...], key: object) -> np.ndarray:

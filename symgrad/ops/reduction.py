@@ -20,7 +20,7 @@ def _spread(xp, g, a, dim, keepdim):
     """Broadcast a reduced cotangent back over the reduced dims of ``a``."""
     if dim is not None and not keepdim:
         g = xp.expand_dims(g, dim)
-    return xp.broadcast_to(g, a.shape)
+    return xp.spread(g, a.shape)
 
 
 def _count(shape, dim):
