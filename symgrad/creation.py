@@ -84,6 +84,8 @@ def tensor(data: Any, dtype: dtypes.dtype | None = None, device: Any = None,
         if dtype is None:
             dtype = dtypes.from_numpy_dtype(value.dtype)
     else:
+        if isinstance(data, range):
+            data = list(data)
         if isinstance(data, Sequence) and not isinstance(data, str):
             data = _unwrap_nested(data)
         if dtype is None:

@@ -343,17 +343,17 @@ def _dim(dim: int, ndim: int) -> int:
     return int(dim) % max(ndim, 1)
 
 
-def _dims(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...] | None:
-    """Reduction dims as sorted non-negative ints; None (or ``()``) means all dims."""
-    if dim is None:
-        return None
+def _dims(dim: int | Sequence[int], ndim: int) -> tuple[int, ...]:
+    """Reduction dims as sorted non-negative ints; ``()`` means all dims, as in PyTorch."""
     if isinstance(dim, int | np.integer):
         dim = (dim,)
     normalized = [_dim(d, ndim) for d in dim]
     for d in normalized:
         if normalized.count(d) > 1:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-    return tuple(sorted(normalized)) if ndim and normalized else None
+    if not ndim:
+        return ()  # a 0-d tensor accepts dim 0 / -1 and has nothing to reduce
+    return tuple(sorted(normalized)) if normalized else tuple(range(ndim))
 
 
 def _shape_arg(shape: tuple) -> tuple[int, ...]:
@@ -486,6 +486,20 @@ class Tensor:
     def ndimension(self) -> int:
         """The number of dimensions (same as ``dim()``)."""
         return self._value.ndim
+
+    def data_ptr(self) -> int:
+        """The address of the first element (tensors sharing storage share it)."""
+        return self._value.__array_interface__["data"][0]
+
+    def int(self) -> Tensor:
+        """Refused: symgrad's integer dtype is int64 (use ``.long()``)."""
+        raise TypeError("symgrad supports the dtypes float32, float64, int64 and bool; use "
+                        ".long() for integers")
+
+    def half(self) -> Tensor:
+        """Refused: symgrad's floating dtypes are float32 and float64."""
+        raise TypeError("symgrad supports the dtypes float32, float64, int64 and bool; use "
+                        ".float() or .double()")
 
     def is_contiguous(self) -> bool:
         """Whether the elements are laid out in row-major order without gaps."""
@@ -1096,33 +1110,32 @@ class Tensor:
     def sum(self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *,
             dtype: dtypes.dtype | None = None, axis: int | Sequence[int] | None = None) -> Tensor:
         """Sum of all elements, or over ``dim`` (an int or a tuple), keeping dims if asked."""
-        dim = axis if dim is None else dim
-        source = self._cast(dtype) if dtype is not None else self
+        return self._reduce(ops.reduction.sum, "sum", axis if dim is None else dim, keepdim,
+                            self._cast(dtype) if dtype is not None else self)
+
+    def _reduce(self, op: ops.Op, name: str, dim: Any, keepdim: bool, source: Tensor) -> Tensor:
+        """Apply a reduction: all elements when ``dim`` is None, else the given dims."""
+        if dim is None:
+            if keepdim:
+                raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                                "(keepdim=bool, ), but expected one of: (*, dtype dtype = None) "
+                                "or (tuple of ints dim, bool keepdim = False, *, dtype dtype = "
+                                "None)")
+            return apply_op(op, source)
         dims = _dims(dim, self._value.ndim)
-        if dims is None:
-            if keepdim and self._value.ndim:
-                dims = tuple(range(self._value.ndim))
-            else:
-                return apply_op(ops.reduction.sum, source)
-        return apply_op(ops.reduction.sum, source, dim=dims, keepdim=bool(keepdim))
+        return apply_op(op, source, dim=dims, keepdim=bool(keepdim))
 
     def mean(self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *,
              dtype: dtypes.dtype | None = None, axis: int | Sequence[int] | None = None
              ) -> Tensor:
         """Mean of all elements, or over ``dim``; floating-point tensors only."""
-        dim = axis if dim is None else dim
         source = self._cast(dtype) if dtype is not None else self
         if not source.is_floating_point():
             raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
                                "a floating point or complex dtype. Got: "
                                f"{source.dtype._torch_name}")
-        dims = _dims(dim, self._value.ndim)
-        if dims is None:
-            if keepdim and self._value.ndim:
-                dims = tuple(range(self._value.ndim))
-            else:
-                return apply_op(ops.reduction.mean, source)
-        return apply_op(ops.reduction.mean, source, dim=dims, keepdim=bool(keepdim))
+        return self._reduce(ops.reduction.mean, "mean", axis if dim is None else dim, keepdim,
+                            source)
 
     # ------------------------------------------------------------------ linear algebra
     def matmul(self, other: Tensor) -> Tensor:
@@ -1234,6 +1247,9 @@ class Tensor:
     @property
     def T(self) -> Tensor:  # noqa: N802 - PyTorch's name
         """All dims reversed (``PermuteBackward0``)."""
+        if self._value.ndim == 0:
+            warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity "
+                          "in these cases.", UserWarning, stacklevel=2)
         if self._value.ndim > 2:
             warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their "
                           "shape is deprecated and it will throw an error in a future release. "
@@ -1258,7 +1274,7 @@ class Tensor:
         """Remove dims of size 1 (all, or the given ones when they have size 1)."""
         if dim is None:
             return apply_op(ops.shape.squeeze, self)
-        dims = _dims(dim, self._value.ndim) or ()
+        dims = _dims(dim, self._value.ndim) if not isinstance(dim, Sequence) or dim else ()
         dims = tuple(d for d in dims if self._value.shape[d] == 1)
         return apply_op(ops.shape.squeeze, self, dim=dims)
 

@@ -13,6 +13,8 @@ SAMPLES = (
     Sample(((2, 3),), {"dim": (1,), "keepdim": True}),
     Sample(((2, 3, 4),), {"dim": (0, 2), "keepdim": False}),
     Sample(((),)),
+    Sample(((2, 3),), {"dim": (0, 1), "keepdim": True}),
+    Sample(((),), {"dim": (), "keepdim": False}),
 )
 
 

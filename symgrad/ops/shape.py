@@ -24,7 +24,7 @@ reshape = register(Op(
 transpose = register(Op(
     "transpose", "TransposeBackward0",
     forward=lambda xp, a, dim0, dim1: xp.swapaxes(a, dim0, dim1) if a.ndim else a[...],
-    vjp=(lambda xp, g, ans, a, dim0, dim1: xp.swapaxes(g, dim0, dim1),),
+    vjp=(lambda xp, g, ans, a, dim0, dim1: xp.swapaxes(g, dim0, dim1) if g.ndim else g,),
     samples=(Sample(((2, 3),), {"dim0": 0, "dim1": 1}),
              Sample(((2, 3, 4),), {"dim0": 0, "dim1": 2})),
 ))
@@ -107,8 +107,17 @@ index_backward = register(Op(
              Sample(((2,),), {"shape": (5,), "key": slice(1, 3)})),
 ))
 
+def _setitem_node_name(params, *values):
+    key = params["key"]
+    parts = key if isinstance(key, tuple) else (key,)
+    if any(not (p is None or p is Ellipsis or isinstance(p, int | slice)) for p in parts):
+        return "IndexPutBackward0"
+    return "CopyBackwards" if key is Ellipsis else "CopySlices"
+
+
 setitem = register(Op(
     "setitem", "CopySlices",
+    node_name_of=_setitem_node_name,
     forward=lambda xp, a, value, key: xp.index_put(a, key, value),
     vjp=(lambda xp, g, ans, a, value, key: xp.index_put(g, key, 0.0),
          lambda xp, g, ans, a, value, key: g[key]),
