@@ -174,7 +174,8 @@ METHOD_OPS = {
     "ge": NO_GRAPH, "equal": NO_GRAPH, "allclose": NO_GRAPH, "item": NO_GRAPH,
     "tolist": NO_GRAPH, "numpy": NO_GRAPH, "detach": NO_GRAPH, "detach_": NO_GRAPH,
     "data": NO_GRAPH, "contiguous": COMPOSITE, "cpu": COMPOSITE, "new_tensor": NO_GRAPH,
-    "new_full": NO_GRAPH, "int": NO_GRAPH, "half": NO_GRAPH, "data_ptr": NO_GRAPH, "new_ones": NO_GRAPH, "new_zeros": NO_GRAPH, "new_empty": NO_GRAPH,
+    "new_full": NO_GRAPH, "int": NO_GRAPH, "half": NO_GRAPH, "data_ptr": NO_GRAPH,
+    "new_ones": NO_GRAPH, "new_zeros": NO_GRAPH, "new_empty": NO_GRAPH,
 }
 for _name in ("shape", "dtype", "ndim", "device", "is_cuda", "name", "dim", "size", "numel",
               "nelement", "is_floating_point", "element_size", "ndimension",
