@@ -293,8 +293,10 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
     if recording:
         # the value before the change, as the new node's first input
         before = _make(self._value.copy(), self.grad_fn, self._requires_grad)
-        cls = op.node_class or node_class(op.node_name)
-        op.node_class = cls
+        if op.node_name_of is not None:
+            cls = node_class(op.node_name_of(params, self._value, *others_values))
+        else:
+            cls = op.node_class = op.node_class or node_class(op.node_name)
         inputs = (before, *others)
         next_ = [_edge(x) if isinstance(x, Tensor) and x._requires_grad else None
                  for x in inputs]

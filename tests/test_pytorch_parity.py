@@ -1,0 +1,275 @@
+"""Edge conventions where PyTorch's behaviour is easy to get wrong (found by comparing symgrad
+with PyTorch 2.13 case by case; the expected values are PyTorch's)."""
+
+import copy
+
+import numpy as np
+import pytest
+
+import symgrad as t
+
+MODIFIED = "one of the variables needed for gradient computation has been modified by an inplace"
+
+
+def test_a_view_of_a_view_shares_the_base_version_counter():
+    a = t.ones(4)
+    a[1:][1:].add_(1)
+    assert a._version == 1 and a.tolist() == [1.0, 1.0, 2.0, 2.0]
+    x = t.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        x[1:][1:].mul_(2)
+    y = x.sigmoid()
+    y.detach()[1:][1:].zero_()
+    with pytest.raises(RuntimeError, match=MODIFIED):
+        y.sum().backward()
+
+
+def test_a_view_taken_before_an_inplace_change_of_its_base_follows_the_new_history():
+    x = t.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 1
+    v = y[1:]
+    y.mul_(2)
+    assert v.tolist() == [4.0, 6.0]
+    v.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 2.0, 2.0])
+
+
+def test_the_same_output_twice_counts_twice():
+    a = t.ones(3, requires_grad=True)
+    y = (a * 2).sum()
+    t.autograd.backward([y, y], retain_graph=True)
+    np.testing.assert_array_equal(a.grad.numpy(), [4.0, 4.0, 4.0])
+    (g,) = t.autograd.grad([y, y], a)
+    np.testing.assert_array_equal(g.numpy(), [4.0, 4.0, 4.0])
+
+
+def test_empty_dim_list_reduces_everything():
+    x = t.ones(2, 3, requires_grad=True)
+    s = x.sum(())
+    assert s.shape == () and s.item() == 6.0 and type(s.grad_fn).__name__ == "SumBackward1"
+    m = x.mean(dim=())
+    assert m.shape == () and type(m.grad_fn).__name__ == "MeanBackward1"
+    m.backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.full((2, 3), 1 / 6))
+    with pytest.raises(RuntimeError, match="dim 0 appears multiple times in the list of dims"):
+        x.sum((0, 0))
+    with pytest.raises(RuntimeError, match="dim 1 appears multiple times"):
+        x.sum((-1, 1))
+    with pytest.raises(TypeError, match="sum\\(\\) received an invalid combination of arguments"):
+        x.sum(keepdim=True)
+    assert x.sum(axis=1).tolist() == [3.0, 3.0]
+
+
+@pytest.mark.parametrize(
+    ("make", "dtype", "values"),
+    [
+        (lambda: 2.5 - t.tensor([1, 2]), t.float32, [1.5, 0.5]),
+        (lambda: t.tensor([1, 4, 9]) ** 0.5, t.float32, [1.0, 2.0, 3.0]),
+        (lambda: t.tensor([1, 2]) ** t.tensor([2, 2]), t.int64, [1, 4]),
+        (lambda: 3 ** t.tensor([1, 2]), t.int64, [3, 9]),
+        (lambda: t.tensor([1, 2]) ** 2, t.int64, [1, 4]),
+        (lambda: t.tensor([1, 2]) / 2, t.float32, [0.5, 1.0]),
+    ],
+)
+def test_python_number_operands_take_part_in_promotion(make, dtype, values):
+    result = make()
+    assert result.dtype is dtype
+    assert result.tolist() == values
+
+
+def test_negative_scalar_base_gives_nan_gradient_not_an_error():
+    x = t.tensor([1.0, 2.0], requires_grad=True)
+    with np.errstate(invalid="ignore"):
+        ((-2) ** x).sum().backward()
+    assert np.isnan(x.grad.numpy()).all()
+
+
+def test_hooks_cannot_change_the_gradient_shape_or_type():
+    a = t.ones(3, requires_grad=True)
+    a.register_hook(lambda g: t.ones(4))
+    with pytest.raises(RuntimeError, match="hook '<lambda>' has changed the size of value"):
+        a.sum().backward()
+    b = t.ones(3, requires_grad=True)
+    b.register_hook(lambda g: 1)
+    with pytest.raises(TypeError, match="expected Variable, but hook returned 'int'"):
+        (b * 2).sum().backward()
+    assert a.grad is None and b.grad is None
+
+
+def test_integer_results_are_not_recorded():
+    x = t.tensor([1.5, -2.5], requires_grad=True)
+    for result in (x.long(), x.bool(), x.to(t.int64), x > 0):
+        assert not result.requires_grad and result.grad_fn is None and result.is_leaf
+
+
+def test_version_is_an_int_counting_inplace_changes():
+    x = t.ones(2)
+    assert x._version == 0
+    x.add_(1)
+    x[0] = 3.0
+    assert x._version == 2
+    d = x.detach()
+    d.mul_(2)
+    assert x._version == 3 and x.data._version == 0
+
+
+def test_bool_subtraction_and_negation_are_refused():
+    mask = t.tensor([True, False])
+    for run in (lambda: t.ones(2) - mask, lambda: mask - 1, lambda: t.ones(2) - True,
+                lambda: 0.5 - t.tensor(True), lambda: mask.sub(mask)):
+        with pytest.raises(RuntimeError, match="^Subtraction, the `-` operator, with a bool "
+                                               "tensor is not supported."):
+            run()
+    with pytest.raises(RuntimeError, match="^Negation, the `-` operator, on a bool tensor is not "
+                                           "supported."):
+        -mask  # noqa: B018
+
+
+def test_integer_alpha_rule_and_mixed_dtype_matmul():
+    i = t.tensor([1, 2])
+    with pytest.raises(RuntimeError, match="For integral input tensors, argument alpha must not "
+                                           "be a floating point number."):
+        i.add(i, alpha=0.5)
+    assert i.add(i, alpha=2).tolist() == [3, 6]
+    with pytest.raises(RuntimeError, match="expected m1 and m2 to have the same dtype, but got: "
+                                           "float != double"):
+        t.ones(2, 2) @ t.ones(2, 2, dtype=t.float64)
+    with pytest.raises(RuntimeError, match="dot : expected both vectors to have same dtype, but "
+                                           "found Float and Double"):
+        t.ones(3).dot(t.ones(3, dtype=t.float64))
+    with pytest.raises(RuntimeError, match="The size of tensor a \\(4\\) must match the size of "
+                                           "tensor b \\(3\\) at non-singleton dimension 0"):
+        t.ones(4, 2, 3) @ t.ones(3, 3, 2)
+
+
+def test_accumulating_into_a_grad_that_has_a_graph_keeps_it():
+    a = t.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.warns(UserWarning, match="create_graph=True"):
+        (a ** 3).sum().backward(create_graph=True)
+    (a * 2).sum().backward()
+    assert a.grad.requires_grad
+    np.testing.assert_array_equal(a.grad.detach().numpy(), [5.0, 14.0])
+
+
+def test_size_slices_and_sums_stay_sizes():
+    s = t.ones(2, 3, 4).shape
+    assert isinstance(s[1:], t.Size) and s[1:] == (3, 4) and repr(s[:1]) == "symgrad.Size([2])"
+    assert isinstance(s + (5,), t.Size)
+    assert s.numel() == 24
+
+
+def test_deepcopy_of_leaves_only():
+    a = t.tensor([1.0, 2.0], requires_grad=True)
+    (a * 3).sum().backward()
+    b = copy.deepcopy(a)
+    assert b is not a and b.requires_grad and b.is_leaf and b.grad.tolist() == [3.0, 3.0]
+    b.detach()[0] = 9.0
+    assert a[0].item() == 1.0
+    with pytest.raises(RuntimeError, match="Only Tensors created explicitly by the user"):
+        copy.deepcopy(a * 2)
+
+
+def test_devices_compare_like_pytorch():
+    assert t.ones(1).device == t.device("cpu")
+    assert t.ones(1).device != "cpu"  # a device is not equal to a string, as in PyTorch
+    assert str(t.device("cuda:0")) == "cuda"
+
+
+def test_grad_mode_decorators_without_parentheses():
+    x = t.ones(2, requires_grad=True)
+
+    @t.no_grad
+    def doubled(v):
+        return v * 2
+
+    @t.enable_grad
+    def tripled(v):
+        return v * 3
+
+    assert not doubled(x).requires_grad
+    with t.no_grad():
+        assert tripled(x).requires_grad
+    assert t.is_grad_enabled()
+
+
+def test_view_and_reshape_on_non_contiguous_storage():
+    a = t.ones(2, 3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="^view size is not compatible with input tensor's size "
+                                           "and stride"):
+        a.t().view(6)
+    r = a.t().reshape(6)
+    assert type(r.grad_fn).__name__ == "UnsafeViewBackward0"
+    assert type(a.reshape(6).grad_fn).__name__ == "ViewBackward0"
+    assert type(a.unsqueeze(0).unsqueeze(2).squeeze((0, 2)).grad_fn).__name__ == \
+        "SqueezeBackward2"
+
+
+def test_foreign_operands_raise_pythons_type_error():
+    x = t.ones(2)
+    with pytest.raises(TypeError, match="unsupported operand type\\(s\\) for \\+: 'Tensor' and "
+                                        "'str'"):
+        x + "a"
+    with pytest.raises(TypeError, match="unsupported operand type\\(s\\) for @"):
+        x @ [1.0, 2.0]
+    assert (x == [1.0, 1.0]) is False  # not a tensor: plain identity comparison, as in PyTorch
+    assert (x + np.ones(2)).dtype is t.float64  # numpy arrays are accepted, as in PyTorch
+
+
+def test_scalar_conversions_and_format():
+    with pytest.raises(ValueError, match="only one element tensors can be converted to Python "
+                                         "scalars"):
+        float(t.ones(2))
+    with pytest.raises(RuntimeError, match="Boolean value of Tensor with no values is ambiguous"):
+        bool(t.ones(0))
+    with pytest.raises(TypeError, match="unsupported format string passed to Tensor.__format__"):
+        format(t.ones(2), ".2f")
+    with pytest.warns(UserWarning, match="Converting a tensor with requires_grad=True to a "
+                                         "scalar may lead to unexpected behavior"):
+        float(t.tensor(2.0, requires_grad=True))
+    with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dimensions"):
+        t.tensor(1.0).size(0)
+
+
+def test_indexing_edges():
+    with pytest.raises(IndexError, match="^invalid index of a 0-dim tensor"):
+        t.tensor(1.0)[0]
+    z = t.zeros(3)
+    z[1] = t.tensor([6.0])  # a one-element tensor fills one slot, as in PyTorch
+    assert z.tolist() == [0.0, 6.0, 0.0]
+    with pytest.raises(RuntimeError, match="The expanded size of the tensor \\(2\\) must match the "
+                                           "existing size \\(3\\) at non-singleton dimension 0"):
+        z[:2] = t.ones(3)
+    y = t.ones(3, requires_grad=True) * 1
+    y[t.tensor([0, 2])] = 0.0
+    assert type(y.grad_fn).__name__ == "IndexPutBackward0"
+    y[...] = 1.0
+    assert type(y.grad_fn).__name__ == "CopyBackwards"
+
+
+def test_creation_errors():
+    with pytest.raises(ValueError, match="expected sequence of length 2 at dim 1 \\(got 1\\)"):
+        t.tensor([[1, 2], [3]])
+    with pytest.raises(RuntimeError, match="Trying to create tensor with negative dimension -1"):
+        t.zeros(-1)
+    with pytest.raises(NotImplementedError, match="\"normal_kernel_cpu\" not implemented for "
+                                                  "'Long'"):
+        t.randn(2, dtype=t.int64)
+    with pytest.raises(RuntimeError, match="upper bound and lower bound inconsistent with step "
+                                           "sign"):
+        t.arange(1, 0)
+    assert t.tensor(range(3)).tolist() == [0, 1, 2]
+    assert t.tensor([np.float64(1.0), 2]).dtype is t.float64
+    t_ = t.Tensor(2, 3)
+    assert t_.shape == (2, 3) and t_.dtype is t.float32
+    assert t.Tensor([1, 2]).tolist() == [1.0, 2.0]
+
+
+def test_saved_input_error_names_the_op_that_made_it():
+    a = t.tensor([1.0, 2.0], requires_grad=True)
+    h = a * 1
+    y = h * h
+    h.add_(1)
+    with pytest.raises(RuntimeError, match=MODIFIED + " operation: \\[symgrad.FloatTensor "
+                                                      "\\[2\\]\\], which is output 0 of Mul, "
+                                                      "is at version 1"):
+        y.sum().backward()
