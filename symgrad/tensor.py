@@ -256,21 +256,19 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
 
     Every check happens before anything changes; when the change is recorded, ``self`` gets the
     new node as its ``grad_fn`` (PyTorch's "rebase history") and its version counter is bumped.
+    A change through a view is recorded on the view's base (PyTorch's ``CopySlices``).
     """
     others_values = [x._value if isinstance(x, Tensor) else x for x in others]
     recording = _mode.enabled and (
         self._requires_grad or any(isinstance(x, Tensor) and x._requires_grad for x in others)
     )
-    if _mode.enabled and self._requires_grad and self.grad_fn is None:
+    if _mode.enabled and self._requires_grad and self.grad_fn is None and self._base is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
-    if recording and self._base is not None and self._base._requires_grad:
-        if self._base.grad_fn is None:
-            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
-                               "an in-place operation.")
-        raise RuntimeError("symgrad does not record in-place operations on a view of a tensor "
-                           "that requires grad; apply the operation to the base tensor or to a "
-                           ".clone() of the view.")
+    base = self._base
+    if _mode.enabled and base is not None and base._requires_grad and base.grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
     if not self._value.flags.writeable:
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the tensor "
@@ -278,17 +276,20 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
     values = [self._value, *others_values]
     try:
         new = op.forward(xp, *values, **params) if params else op.forward(xp, *values)
-    except ValueError:
-        raise RuntimeError(_broadcast_error(values)) from None
+    except ValueError as error:
+        raise _forward_error(op, values, error) from None
     new = np.asarray(new)
     if new.shape != self._value.shape:
         raise RuntimeError(f"output with shape {_torch_size(self._value.shape)} doesn't match "
                            f"the broadcast shape {_torch_size(new.shape)}")
-    result_dtype = dtypes.from_numpy_dtype(_result_dtype(op, (self, *others), new)
+    result_dtype = dtypes.from_numpy_dtype(_result_dtype(op, (self, *others), params)
                                            if new.dtype is _F64 else new.dtype)
     if not dtypes.can_cast(result_dtype, self.dtype):
         raise RuntimeError(f"result type {result_dtype._torch_name} can't be cast to the desired "
                            f"output type {self.dtype._torch_name}")
+    if recording and base is not None:
+        _record_on_base(op, self, others, params)
+        return self
     node = None
     if recording:
         # the value before the change, as the new node's first input
@@ -303,11 +304,12 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
         node = cls(op, inputs, [before._value, *others_values], params or None, self._value,
                    next_)
     self._value[...] = new
-    counter_of(self).value += 1
+    counter = counter_of(self)
+    counter.value += 1
     if node is not None:
         if op.saves_output:
-            node.out_version = self._counter
-            node.out_version_value = self._counter.value
+            node.out_version = counter
+            node.out_version_value = counter.value
         if self._retains_grad and self.grad_fn is not None:
             node.retained = self.grad_fn.retained
         self.grad_fn = node
@@ -315,11 +317,49 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
     return self
 
 
+def _record_on_base(op: ops.Op, view: Tensor, others: Sequence[Any], params: dict) -> None:
+    """Record an in-place change of ``view`` as a change of its base (PyTorch's CopySlices).
+
+    The view's new value is computed in the graph from its old one; the base's new value is its
+    old one with the view's elements replaced, located by replaying the view's ops on an array
+    of positions. The view's own history is then rebuilt from the base's new one.
+    """
+    base = view._base
+    if view._view_version != view._counter.value:
+        _refresh_view(view)
+    before = _make(view._value.copy(), view.grad_fn, view._requires_grad)
+    updated = apply_op(op, before, *others, **params)
+    positions = np.arange(base._value.size).reshape(base._value.shape)
+    for view_op, view_params in view._view_ops:
+        positions = view_op.forward(xp, positions, **view_params)
+    key = np.unravel_index(positions, base._value.shape)
+    base_before = _make(base._value.copy(), base.grad_fn, base._requires_grad)
+    inputs = (base_before, updated)
+    next_ = [_edge(x) if x._requires_grad else None for x in inputs]
+    node = node_class("CopySlices")(ops.shape.setitem, inputs,
+                                    [base_before._value, updated._value], {"key": key},
+                                    base._value, next_)
+    view._value[...] = updated._value
+    counter_of(base).value += 1
+    base.grad_fn = node
+    base._requires_grad = True
+    _refresh_view(view)
+
+
 def _normalize_key(key: Any) -> Any:
-    """Turn Tensors and lists inside an index into numpy arrays; keep slices, ints, None, ..."""
+    """Turn Tensors and lists inside an index into numpy arrays; keep slices, ints, None, ...
+
+    An index of integers only gets a trailing ``...``, so that numpy returns a 0-d view rather
+    than a scalar copy: ``x[0]`` is a view of ``x``, as in PyTorch.
+    """
     if isinstance(key, tuple):
-        return tuple(_normalize_key_part(k) for k in key)
-    return _normalize_key_part(key)
+        key = tuple(_normalize_key_part(k) for k in key)
+    else:
+        key = _normalize_key_part(key)
+    if isinstance(key, int) or (isinstance(key, tuple) and key and all(
+            isinstance(k, int) for k in key)):
+        return (*key, Ellipsis) if isinstance(key, tuple) else (key, Ellipsis)
+    return key
 
 
 def _normalize_key_part(part: Any) -> Any:
@@ -1305,6 +1345,10 @@ class Tensor:
         return apply_op(ops.shape.index, self, key=key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        if _mode.enabled and self._requires_grad and self.grad_fn is None:
+            # PyTorch writes through a view of self, hence its wording
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
         key = _normalize_key(key)
         target = self._check_index(key)
         value = _operand(value, strict=True)
@@ -1367,7 +1411,10 @@ class Tensor:
 
     def copy_(self, src: Tensor) -> Tensor:
         """Copy ``src``'s values (broadcast, converted) into self in place."""
-        return apply_inplace(ops.elementwise.copy, self, _as_tensor(src))
+        if not isinstance(src, Tensor):
+            raise TypeError("copy_(): argument 'other' (position 1) must be Tensor, not "
+                            f"{type(src).__name__}")
+        return apply_inplace(ops.elementwise.copy, self, src)
 
     def __iadd__(self, other: Any) -> Tensor:
         return self.add_(other)

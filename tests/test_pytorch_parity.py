@@ -264,12 +264,12 @@ def test_creation_errors():
     assert t.Tensor([1, 2]).tolist() == [1.0, 2.0]
 
 
-def test_saved_input_error_names_the_op_that_made_it():
+def test_saved_input_error_names_the_tensors_current_producer():
     a = t.tensor([1.0, 2.0], requires_grad=True)
     h = a * 1
     y = h * h
     h.add_(1)
     with pytest.raises(RuntimeError, match=MODIFIED + " operation: \\[symgrad.FloatTensor "
-                                                      "\\[2\\]\\], which is output 0 of Mul, "
+                                                      "\\[2\\]\\], which is output 0 of Add, "
                                                       "is at version 1"):
         y.sum().backward()

@@ -61,7 +61,8 @@ def _check_saved(node: Node) -> None:
     for i, expected in zip(node.op.saved, node.saved_versions, strict=True):
         version = inputs[i]._version if expected >= 0 else expected
         if version != expected:
-            raise _modified_error(inputs[i], version, expected, node.next[i])
+            # PyTorch names the tensor's current producer (after in-place changes, the last one)
+            raise _modified_error(inputs[i], version, expected, inputs[i].grad_fn)
     counter = node.out_version
     if counter is not None and counter.value != node.out_version_value:
         out = _make(node.ans)
