@@ -1345,11 +1345,12 @@ class Tensor:
         return apply_op(ops.shape.index, self, key=key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        if _mode.enabled and self._requires_grad and self.grad_fn is None:
-            # PyTorch writes through a view of self, hence its wording
-            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                               "in-place operation.")
         key = _normalize_key(key)
+        if _mode.enabled and self._requires_grad and self.grad_fn is None:
+            # for ints and slices PyTorch writes through a view of self, hence its wording
+            view = xp.is_basic_index(key) and key is not Ellipsis
+            raise RuntimeError(f"a {'view of a ' if view else ''}leaf Variable that requires "
+                               "grad is being used in an in-place operation.")
         target = self._check_index(key)
         value = _operand(value, strict=True)
         if isinstance(value, Tensor):

@@ -121,7 +121,7 @@ def sum_to_shape(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 def index_backward(g: np.ndarray, shape: tuple[int, ...], key: object) -> np.ndarray:
     """Scatter ``g`` into zeros of ``shape`` at ``key``, adding where indices repeat."""
     out = np.zeros(shape, dtype=g.dtype)
-    if _is_basic_index(key):
+    if is_basic_index(key):
         out[key] = g
     else:
         np.add.at(out, key, g)
@@ -135,6 +135,7 @@ def index_put(a: np.ndarray, key: object, value: object) -> np.ndarray:
     return out
 
 
-def _is_basic_index(key: object) -> bool:
+def is_basic_index(key: object) -> bool:
+    """Whether ``key`` holds only ints, slices, None and ``...`` (numpy returns a view)."""
     parts = key if isinstance(key, tuple) else (key,)
     return all(p is None or p is Ellipsis or isinstance(p, int | slice) for p in parts)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from symgrad.numeric.namespace import is_basic_index
 from symgrad.ops import Op, Sample, register
 
 reshape = register(Op(
@@ -77,9 +78,9 @@ expand = register(Op(
 
 def _index_node_name(params, *values):
     key = params["key"]
-    parts = key if isinstance(key, tuple) else (key,)
-    if any(not (p is None or p is Ellipsis or isinstance(p, int | slice)) for p in parts):
+    if not is_basic_index(key):
         return "IndexBackward0"
+    parts = key if isinstance(key, tuple) else (key,)
     meaningful = [p for p in parts if p is not Ellipsis and p != slice(None)]
     last = meaningful[-1] if meaningful else None
     if last is None:
@@ -109,8 +110,7 @@ index_backward = register(Op(
 
 def _setitem_node_name(params, *values):
     key = params["key"]
-    parts = key if isinstance(key, tuple) else (key,)
-    if any(not (p is None or p is Ellipsis or isinstance(p, int | slice)) for p in parts):
+    if not is_basic_index(key):
         return "IndexPutBackward0"
     return "CopyBackwards" if key is Ellipsis else "CopySlices"
 
