@@ -48,7 +48,7 @@ def _holds_saved_values(node: Node) -> bool:
     """Whether backward of ``node`` reads values that a non-retained pass frees (PyTorch raises
     on a second pass only through such nodes: ``(a + b).sum()`` may be run backward twice)."""
     op = node.op
-    if op.saved or op.saves_output or op.saves_params:
+    if node.saved_versions or op.saves_output or op.saves_params:
         return True
     return any(isinstance(p, np.ndarray) or (isinstance(p, tuple) and any(
         isinstance(q, np.ndarray) for q in p)) for p in (node.params or {}).values())
@@ -58,7 +58,7 @@ def _check_saved(node: Node) -> None:
     if node.freed and _holds_saved_values(node):
         raise RuntimeError(FREED_GRAPH)
     inputs = node.inputs
-    for i, expected in zip(node.op.saved, node.saved_versions, strict=True):
+    for i, expected in node.saved_versions:
         version = inputs[i]._version if expected >= 0 else expected
         if version != expected:
             # PyTorch names the tensor's current producer (after in-place changes, the last one)

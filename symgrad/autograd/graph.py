@@ -66,11 +66,12 @@ class Node:
         self.values = values  # their arrays, as the forward saw them
         self.ans = ans
         self.next = next_
-        # the version of each saved input now (a Tensor without a counter yet is at 0; a Python
-        # number has no version, -1); a tuple of ints, which the garbage collector skips
+        # (input index, its version now) for each input whose value backward will read; a
+        # Tensor without a counter yet is at 0, a Python number has no version (-1)
+        saved = op.saved_inputs(next_) if op.saved else ()
         self.saved_versions = tuple([
-            0 if (c := getattr(inputs[i], "_counter", _SCALAR)) is None else c.value
-            for i in op.saved]) if op.saved else ()
+            (i, 0 if (c := getattr(inputs[i], "_counter", _SCALAR)) is None else c.value)
+            for i in saved]) if saved else ()
 
     def name(self) -> str:
         """PyTorch's name of this node, e.g. ``'MulBackward0'``."""

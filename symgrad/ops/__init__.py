@@ -39,7 +39,9 @@ class Op:
     ``vjp[i](xp, g, ans, *inputs, **params)`` returns the cotangent of input ``i`` given the
     output cotangent ``g`` and the output ``ans``; it may return it in the broadcast output shape,
     since the engine sums every cotangent back to its input's shape and dtype. ``saved`` lists the
-    inputs whose values the VJP rules read (checked against in-place changes at backward),
+    inputs whose values the VJP rules read (checked against in-place changes at backward) -- or,
+    as a dict, which inputs each VJP rule reads, so that a node saves only what the gradients it
+    will compute need (``x * c`` with a constant ``c`` does not save ``x``, as in PyTorch);
     ``saves_output`` whether they read ``ans``. ``float_only`` ops compute integer inputs in the
     default float dtype; ``promotes=False`` marks ops whose result dtype is set explicitly
     (PyTorch's type promotion is not applied to them). ``saves_params`` marks ops whose node
@@ -61,6 +63,7 @@ class Op:
         "scalar_params",
         "samples",
         "node_name_of",
+        "_saved_by_need",
         "node_class",
         "__weakref__",
     )
@@ -72,7 +75,7 @@ class Op:
         forward: Callable[..., Any],
         vjp: tuple[Callable[..., Any], ...],
         *,
-        saved: tuple[int, ...] = (),
+        saved: tuple[int, ...] | dict[int, tuple[int, ...]] = (),
         saves_output: bool = False,
         float_only: bool = False,
         promotes: bool = True,
@@ -94,6 +97,20 @@ class Op:
         self.samples = samples
         self.node_name_of = node_name_of
         self.node_class = None  # set by symgrad.autograd.graph when the op first runs
+        self._saved_by_need: dict[tuple[bool, ...], tuple[int, ...]] = {}
+
+    def saved_inputs(self, next_: list) -> tuple[int, ...]:
+        """The inputs a node must save, given which inputs need a gradient (``next_``)."""
+        saved = self.saved
+        if saved.__class__ is not dict:
+            return saved
+        need = tuple(target is not None for target in next_)
+        found = self._saved_by_need.get(need)
+        if found is None:
+            found = tuple(sorted({i for rule, reads in saved.items() if need[rule]
+                                  for i in reads}))
+            self._saved_by_need[need] = found
+        return found
 
     def __repr__(self) -> str:
         return f"<Op {self.name} ({self.node_name})>"

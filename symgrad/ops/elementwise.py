@@ -59,7 +59,7 @@ mul = register(Op(
     forward=lambda xp, a, b: a * b,
     vjp=(lambda xp, g, ans, a, b: g * b,
          lambda xp, g, ans, a, b: g * a),
-    saved=(0, 1),
+    saved={0: (1,), 1: (0,)},
     samples=BINARY,
 ))
 
@@ -68,7 +68,7 @@ div = register(Op(
     forward=lambda xp, a, b: a / b,
     vjp=(lambda xp, g, ans, a, b: g / b,
          lambda xp, g, ans, a, b: -g * a / (b * b)),
-    saved=(0, 1),
+    saved={0: (1,), 1: (0, 1)},
     float_only=True,
     samples=tuple(Sample(s.shapes, **POSITIVE) for s in BINARY),
 ))
@@ -98,8 +98,7 @@ pow = register(Op(
 def _pow_scalar_grad(xp, g, ans, a, exponent):
     if exponent == 0:
         return g * 0.0
-    if exponent == 2:  # the common square, without a power
-        return g * (2 * a)
+    # written with a power even for squares: a ** 1 keeps higher derivatives connected to a
     return g * exponent * a ** (exponent - 1)
 
 

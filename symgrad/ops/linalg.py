@@ -50,7 +50,7 @@ matmul = register(Op(
     "matmul", "MmBackward0",
     forward=lambda xp, a, b: xp.matmul(a, b),
     vjp=(_matmul_grad_a, _matmul_grad_b),
-    saved=(0, 1),
+    saved={0: (1,), 1: (0,)},
     node_name_of=_matmul_node_name,
     samples=(Sample(((3,), (3,))), Sample(((2, 3), (3,))), Sample(((3,), (3, 2))),
              Sample(((2, 3), (3, 4))), Sample(((2, 2, 3), (3, 4))),
