@@ -332,3 +332,16 @@ def test_create_graph_warns_on_backward():
         (x * x).sum().backward(create_graph=True)
     assert x.grad.requires_grad
     assert x.grad.grad_fn is not None
+
+
+def test_calling_a_grad_fn_applies_its_vjp():
+    a = t.tensor([1.0, 2.0], requires_grad=True)
+    b = t.tensor([3.0, 4.0], requires_grad=True)
+    ga, gb = (a * b).grad_fn(t.tensor([1.0, 10.0]))
+    np.testing.assert_array_equal(ga.numpy(), [3.0, 40.0])
+    np.testing.assert_array_equal(gb.numpy(), [1.0, 20.0])
+    assert (a * 2).grad_fn(t.ones(2))[1] is None
+    m = t.ones(2, 3, requires_grad=True)
+    (gm, gv) = (m + t.ones(3, requires_grad=True)).grad_fn(t.ones(2, 3))
+    assert gm.shape == (2, 3) and gv.tolist() == [2.0, 2.0, 2.0]  # reduced to the input shape
+    assert a.grad is None  # calling a node accumulates nothing

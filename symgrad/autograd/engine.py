@@ -222,7 +222,7 @@ def execute(
                     value = values[i]
                     if gi.shape != value.shape:
                         gi = numeric_xp.sum_to_shape(gi, value.shape)
-                    if gi.dtype != value.dtype:
+                    if gi.dtype is not value.dtype and gi.dtype != value.dtype:
                         gi = gi.astype(value.dtype)
                 earlier = grads.get(nxt)
                 grads[nxt] = gi if earlier is None else earlier + gi

@@ -77,6 +77,33 @@ class Node:
         """PyTorch's name of this node, e.g. ``'MulBackward0'``."""
         return type(self).__name__
 
+    def __call__(self, grad: Any) -> tuple[Any, ...]:
+        """Apply this node's VJP to ``grad`` (a Tensor shaped like the output): one gradient per
+        input (None where an input needs none), as calling a PyTorch ``grad_fn`` does.
+
+        >>> a = symgrad.tensor([1.0, 2.0], requires_grad=True)
+        >>> b = symgrad.tensor([3.0, 4.0], requires_grad=True)
+        >>> (a * b).grad_fn(symgrad.ones(2))
+        (tensor([3., 4.]), tensor([1., 2.]))
+        """
+        from symgrad.numeric import namespace as xp
+        from symgrad.tensor import Tensor, _make
+
+        if self.inputs is None or (self.freed and self.ans is None and self.op.saves_output):
+            raise RuntimeError("Trying to backward through the graph a second time")
+        g = grad._value if isinstance(grad, Tensor) else grad
+        params = self.params or {}
+        results = []
+        for i, target in enumerate(self.next):
+            if target is None:
+                results.append(None)
+                continue
+            gi = self.op.vjp[i](xp, g, self.ans, *self.values, **params)
+            value = self.values[i]
+            gi = xp.sum_to_shape(gi, value.shape).astype(value.dtype, copy=False)
+            results.append(_make(gi))
+        return tuple(results)
+
     @property
     def next_functions(self) -> tuple[tuple[Node | AccumulateGrad | None, int], ...]:
         """The nodes that receive this node's input gradients, as PyTorch lists them."""
