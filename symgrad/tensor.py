@@ -163,14 +163,16 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
     are not differentiable, as in PyTorch.
     """
     values = []
-    requires_grad = False
+    need = 0  # bit i set: input i requires grad
+    bit = 1
     for x in inputs:
         if x.__class__ is Tensor:
             values.append(x._value)
             if x._requires_grad:
-                requires_grad = True
+                need |= bit
         else:
             values.append(x)
+        bit <<= 1
     if op.float_only:
         for v in values:
             if v.__class__ is np.ndarray and v.dtype.kind != "f":
@@ -186,7 +188,7 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
         wanted = _result_dtype(op, inputs, params)
         if wanted != _F64:
             out = out.astype(wanted)
-    if requires_grad and _mode.enabled and out.dtype.kind == "f":
+    if need and _mode.enabled and out.dtype.kind == "f":
         cls = op.node_class
         if op.node_name_of is not None:
             cls = node_class(op.node_name_of(params, *values))
@@ -194,7 +196,7 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
             cls = op.node_class = node_class(op.node_name)
         next_ = [((x.grad_fn or x) if x._base is None else _edge(x))
                  if x.__class__ is Tensor and x._requires_grad else None for x in inputs]
-        node = cls(op, inputs, values, params or None, out, next_)
+        node = cls(op, inputs, values, params or None, out, next_, op.saved_by_need[need])
         result = _make(out, node, True)
         if op.saves_output:
             node.out_version = counter_of(result)
@@ -206,6 +208,11 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
         if base is source._value or base is source._value.base:
             _mark_view(result, source, op, params)
     return result
+
+
+def _need_mask(next_: Sequence[Any]) -> int:
+    """The bit mask of the inputs that need a gradient (those with an edge)."""
+    return sum(1 << i for i, target in enumerate(next_) if target is not None)
 
 
 def _edge(x: Tensor) -> Any:
@@ -302,7 +309,7 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
         next_ = [_edge(x) if isinstance(x, Tensor) and x._requires_grad else None
                  for x in inputs]
         node = cls(op, inputs, [before._value, *others_values], params or None, self._value,
-                   next_)
+                   next_, op.saved_by_need[_need_mask(next_)])
     self._value[...] = new
     counter = counter_of(self)
     counter.value += 1
@@ -312,6 +319,7 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
             node.out_version_value = counter.value
         if self._retains_grad and self.grad_fn is not None:
             node.retained = self.grad_fn.retained
+            node.special = True
         self.grad_fn = node
         self._requires_grad = True
     return self
@@ -646,6 +654,7 @@ class Tensor:
             return
         self._retains_grad = True
         self.grad_fn.retained = weakref.ref(self)
+        self.grad_fn.special = True
 
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
         """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor
@@ -661,6 +670,7 @@ class Tensor:
         if self.grad_fn is not None:
             if self.grad_fn.tensor_hooks is None:
                 self.grad_fn.tensor_hooks = {}
+                self.grad_fn.special = True
             hooks = self.grad_fn.tensor_hooks
         else:
             if self._hooks is None:
@@ -1010,10 +1020,11 @@ class Tensor:
         return apply_op(ops.elementwise.pow_scalar, self, exponent=_scalar(exponent))
 
     def __add__(self, other: Any) -> Tensor:
-        other = _operand(other)
-        if other is None:
-            return NotImplemented
-        return apply_op(ops.elementwise.add, self, other)
+        if other.__class__ not in _FAST_OPERANDS:
+            other = _operand(other)
+            if other is None:
+                return NotImplemented
+        return apply_op(_ADD, self, other)
 
     __radd__ = __add__
 
@@ -1034,18 +1045,20 @@ class Tensor:
         return apply_op(ops.elementwise.rsub, self, other=other)
 
     def __mul__(self, other: Any) -> Tensor:
-        other = _operand(other)
-        if other is None:
-            return NotImplemented
-        return apply_op(ops.elementwise.mul, self, other)
+        if other.__class__ not in _FAST_OPERANDS:
+            other = _operand(other)
+            if other is None:
+                return NotImplemented
+        return apply_op(_MUL, self, other)
 
     __rmul__ = __mul__
 
     def __truediv__(self, other: Any) -> Tensor:
-        other = _operand(other)
-        if other is None:
-            return NotImplemented
-        return apply_op(ops.elementwise.div, self, other)
+        if other.__class__ not in _FAST_OPERANDS:
+            other = _operand(other)
+            if other is None:
+                return NotImplemented
+        return apply_op(_DIV, self, other)
 
     def __rtruediv__(self, other: Any) -> Tensor:
         other = _operand(other)
@@ -1433,6 +1446,7 @@ class Tensor:
         return self.pow_(other)
 
 
+_FAST_OPERANDS = frozenset((float, int, Tensor))  # operands taken as they are, checked fast
 Tensor.__module__ = "symgrad"  # shown as <class 'symgrad.Tensor'>, like <class 'torch.Tensor'>
 Size.__module__ = "symgrad"
 device.__module__ = "symgrad"
@@ -1451,6 +1465,9 @@ def _scalar(value: Any) -> Any:
     if isinstance(value, Tensor):
         return value.item()
     raise TypeError(f"expected a Python number, got {type(value).__name__}")
+
+
+_ADD, _MUL, _DIV = ops.elementwise.add, ops.elementwise.mul, ops.elementwise.div
 
 
 def _operand(value: Any, strict: bool = False) -> Any:

@@ -55,11 +55,11 @@ def _holds_saved_values(node: Node) -> bool:
 
 
 def _check_saved(node: Node) -> None:
-    if node.freed and _holds_saved_values(node):
-        raise RuntimeError(FREED_GRAPH)
+    """Raise PyTorch's error when a value this node's backward reads changed in place."""
     inputs = node.inputs
     for i, expected in node.saved_versions:
-        version = inputs[i]._version if expected >= 0 else expected
+        counter = inputs[i]._counter if expected >= 0 else None
+        version = expected if counter is None else counter.value
         if version != expected:
             # PyTorch names the tensor's current producer (after in-place changes, the last one)
             raise _modified_error(inputs[i], version, expected, inputs[i].grad_fn)
@@ -191,15 +191,18 @@ def execute(
                     leaf_grads.append((target, g))
                 continue
             node = target
-            if node.freed or node.saved_versions or node.out_version is not None:
+            if node.special:  # freed, hooked or retaining
+                if node.freed and _holds_saved_values(node):
+                    raise RuntimeError(FREED_GRAPH)
+                if node.tensor_hooks:
+                    g = _run_hooks(node.tensor_hooks, g, create_graph)
+                if node.retained is not None:
+                    tensor = node.retained()
+                    if tensor is not None and tensor.grad_fn is node:
+                        retained.append((tensor, g))
+            if node.saved_versions or node.out_version is not None:
                 _check_saved(node)
             processed.append(node)
-            if node.tensor_hooks:
-                g = _run_hooks(node.tensor_hooks, g, create_graph)
-            if node.retained is not None:
-                tensor = node.retained()
-                if tensor is not None and tensor.grad_fn is node:
-                    retained.append((tensor, g))
             if capture is not None and node in wanted:
                 captured[node] = g
             op, inputs, params = node.op, node.inputs, node.params
@@ -243,7 +246,7 @@ def execute(
         _accumulate(tensor, g, create_graph)
     if not keep_graph:
         for node in processed:
-            node.freed = True
+            node.freed = node.special = True
             node.ans = None
     return captured
 

@@ -51,24 +51,26 @@ class Node:
     # What every node sets lives in slots; what few nodes set overrides class-level defaults in
     # the instance __dict__, which Python allocates only when first written to.
     __slots__ = ("op", "params", "inputs", "values", "ans", "next", "saved_versions",
-                 "__dict__", "__weakref__")
-    out_version: Version | None = None  # the output's counter, for ops that save their output
-    out_version_value: int = 0
+                 "out_version", "__dict__", "__weakref__")
+    out_version_value: int = 0  # the output's version when saved (not 0 after an in-place op)
+    # Rarely set; whoever sets one of these also sets ``special``, which the engine checks
+    # first so that plain nodes cost one attribute read.
+    special: bool = False
     tensor_hooks: dict | None = None  # hooks registered on the output tensor
     retained: Any = None  # weak reference to the output tensor that retains its grad
     freed: bool = False  # set by a backward pass that did not retain the graph
 
     def __init__(self, op: Op, inputs: tuple, values: list, params: dict | None, ans: Any,
-                 next_: Any) -> None:
+                 next_: Any, saved: tuple[int, ...] = ()) -> None:
         self.op = op
         self.params = params
         self.inputs = inputs  # the input Tensors (or Python numbers)
         self.values = values  # their arrays, as the forward saw them
         self.ans = ans
         self.next = next_
-        # (input index, its version now) for each input whose value backward will read; a
-        # Tensor without a counter yet is at 0, a Python number has no version (-1)
-        saved = op.saved_inputs(next_) if op.saved else ()
+        self.out_version = None  # the output's counter, for ops whose VJP reads the output
+        # (input index, its version now) for each input whose value backward will read (the
+        # op's saved_by_need); a Tensor without a counter yet is at 0, a number has none (-1)
         self.saved_versions = tuple([
             (i, 0 if (c := getattr(inputs[i], "_counter", _SCALAR)) is None else c.value)
             for i in saved]) if saved else ()

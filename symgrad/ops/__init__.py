@@ -63,7 +63,7 @@ class Op:
         "scalar_params",
         "samples",
         "node_name_of",
-        "_saved_by_need",
+        "saved_by_need",
         "node_class",
         "__weakref__",
     )
@@ -97,20 +97,13 @@ class Op:
         self.samples = samples
         self.node_name_of = node_name_of
         self.node_class = None  # set by symgrad.autograd.graph when the op first runs
-        self._saved_by_need: dict[tuple[bool, ...], tuple[int, ...]] = {}
-
-    def saved_inputs(self, next_: list) -> tuple[int, ...]:
-        """The inputs a node must save, given which inputs need a gradient (``next_``)."""
-        saved = self.saved
-        if saved.__class__ is not dict:
-            return saved
-        need = tuple(target is not None for target in next_)
-        found = self._saved_by_need.get(need)
-        if found is None:
-            found = tuple(sorted({i for rule, reads in saved.items() if need[rule]
-                                  for i in reads}))
-            self._saved_by_need[need] = found
-        return found
+        # saved_by_need[mask]: the inputs a node saves when the inputs whose bits are set in
+        # mask (bit i for input i) need a gradient
+        self.saved_by_need = [
+            tuple(sorted({i for rule, reads in saved.items() if mask >> rule & 1
+                          for i in reads})) if isinstance(saved, dict) else saved
+            for mask in range(1 << len(vjp))
+        ]
 
     def __repr__(self) -> str:
         return f"<Op {self.name} ({self.node_name})>"
