@@ -48,7 +48,7 @@ def _holds_saved_values(node: Node) -> bool:
     """Whether backward of ``node`` reads values that a non-retained pass frees (PyTorch raises
     on a second pass only through such nodes: ``(a + b).sum()`` may be run backward twice)."""
     op = node.op
-    if node.saved_versions or op.saves_output or op.saves_params:
+    if node.saved or op.saves_output or op.saves_params:
         return True
     return any(isinstance(p, np.ndarray) or (isinstance(p, tuple) and any(
         isinstance(q, np.ndarray) for q in p)) for p in (node.params or {}).values())
@@ -56,10 +56,11 @@ def _holds_saved_values(node: Node) -> bool:
 
 def _check_saved(node: Node) -> None:
     """Raise PyTorch's error when a value this node's backward reads changed in place."""
-    inputs = node.inputs
-    for i, expected in node.saved_versions:
-        counter = inputs[i]._counter if expected >= 0 else None
-        version = expected if counter is None else counter.value
+    inputs, versions = node.inputs, node.versions
+    for k, i in enumerate(node.saved):
+        expected = 0 if versions is None else versions[k]
+        counter = getattr(inputs[i], "_counter", None)
+        version = 0 if counter is None else counter.value
         if version != expected:
             # PyTorch names the tensor's current producer (after in-place changes, the last one)
             raise _modified_error(inputs[i], version, expected, inputs[i].grad_fn)
@@ -200,7 +201,18 @@ def execute(
                     tensor = node.retained()
                     if tensor is not None and tensor.grad_fn is node:
                         retained.append((tensor, g))
-            if node.saved_versions or node.out_version is not None:
+            saved = node.saved
+            if saved:  # a saved value changed in place? (inlined for the common all-0 case)
+                if node.versions is None:
+                    inputs = node.inputs
+                    for i in saved:
+                        counter = getattr(inputs[i], "_counter", None)
+                        if counter is not None and counter.value:
+                            _check_saved(node)
+                else:
+                    _check_saved(node)
+            counter = node.out_version
+            if counter is not None and counter.value != node.out_version_value:
                 _check_saved(node)
             processed.append(node)
             if capture is not None and node in wanted:

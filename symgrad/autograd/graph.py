@@ -50,7 +50,7 @@ class Node:
 
     # What every node sets lives in slots; what few nodes set overrides class-level defaults in
     # the instance __dict__, which Python allocates only when first written to.
-    __slots__ = ("op", "params", "inputs", "values", "ans", "next", "saved_versions",
+    __slots__ = ("op", "params", "inputs", "values", "ans", "next", "saved", "versions",
                  "out_version", "__dict__", "__weakref__")
     out_version_value: int = 0  # the output's version when saved (not 0 after an in-place op)
     # Rarely set; whoever sets one of these also sets ``special``, which the engine checks
@@ -69,11 +69,15 @@ class Node:
         self.ans = ans
         self.next = next_
         self.out_version = None  # the output's counter, for ops whose VJP reads the output
-        # (input index, its version now) for each input whose value backward will read (the
-        # op's saved_by_need); a Tensor without a counter yet is at 0, a number has none (-1)
-        self.saved_versions = tuple([
-            (i, 0 if (c := getattr(inputs[i], "_counter", _SCALAR)) is None else c.value)
-            for i in saved]) if saved else ()
+        # the inputs whose values backward will read (the op's saved_by_need), and their
+        # versions now: None when all are 0, the common case (no counter yet, or a number)
+        self.saved = saved
+        self.versions = None
+        for i in saved:
+            counter = getattr(inputs[i], "_counter", None)
+            if counter is not None and counter.value:
+                self.versions = tuple([_version_of(inputs[j]) for j in saved])
+                break
 
     def name(self) -> str:
         """PyTorch's name of this node, e.g. ``'MulBackward0'``."""
@@ -148,13 +152,10 @@ def _edge_function(target: Any) -> Node | AccumulateGrad | None:
     return accumulator
 
 
-class _ScalarVersion:
-    """Stands in for the version counter of a Python-number input (never checked)."""
-
-    value = -1
-
-
-_SCALAR = _ScalarVersion()
+def _version_of(value: Any) -> int:
+    """The version of a saved input: its counter's value, 0 without one (Python numbers)."""
+    counter = getattr(value, "_counter", None)
+    return 0 if counter is None else counter.value
 _node_classes: dict[str, type[Node]] = {}
 
 
