@@ -78,14 +78,34 @@ def where(condition: Tensor, input: Any, other: Any) -> Tensor:  # noqa: A002
 
 
 # Function spellings of Tensor methods: symgrad.exp(x) is x.exp(), as in PyTorch.
-add = Tensor.add
-sub = Tensor.sub
-subtract = Tensor.sub
-mul = Tensor.mul
-multiply = Tensor.mul
-div = Tensor.div
-divide = Tensor.div
-true_divide = Tensor.div
+def add(input: Any, other: Any, *, alpha: float = 1) -> Tensor:  # noqa: A002
+    """``input + alpha * other``; either may be a Python number."""
+    if isinstance(input, Tensor):
+        return input.add(other, alpha=alpha)
+    return other.mul(alpha).add(input) if alpha != 1 else other.add(input)
+
+
+def sub(input: Any, other: Any, *, alpha: float = 1) -> Tensor:  # noqa: A002
+    """``input - alpha * other``; either may be a Python number (``symgrad.sub(1.0, x)``)."""
+    if isinstance(input, Tensor):
+        return input.sub(other, alpha=alpha)
+    return (other * alpha).__rsub__(input) if alpha != 1 else other.__rsub__(input)
+
+
+def mul(input: Any, other: Any) -> Tensor:  # noqa: A002
+    """Elementwise product; either may be a Python number."""
+    return input.mul(other) if isinstance(input, Tensor) else other.mul(input)
+
+
+def div(input: Any, other: Any) -> Tensor:  # noqa: A002
+    """True division; either may be a Python number (``symgrad.div(1.0, x)``)."""
+    return input.div(other) if isinstance(input, Tensor) else other.__rtruediv__(input)
+
+
+subtract = sub
+multiply = mul
+divide = div
+true_divide = div
 def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001,A002 - PyTorch's name
     """``input ** exponent``; either may be a Python number (``symgrad.pow(2, x)``)."""
     if isinstance(input, Tensor):
@@ -105,6 +125,7 @@ cos = Tensor.cos
 tanh = Tensor.tanh
 sigmoid = Tensor.sigmoid
 relu = Tensor.relu
+relu_ = Tensor.relu_
 abs = Tensor.abs  # noqa: A001
 sign = Tensor.sign
 sum = Tensor.sum  # noqa: A001

@@ -188,6 +188,9 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
         wanted = _result_dtype(op, inputs, params)
         if wanted != _F64:
             out = out.astype(wanted)
+        elif need:  # the VJPs then read float32 inputs in float64, as PyTorch computes them
+            values = [v.astype(_F64) if v.__class__ is np.ndarray and v.dtype.kind == "f"
+                      and v.dtype is not _F64 else v for v in values]
     if need and _mode.enabled and out.dtype.kind == "f":
         cls = op.node_class
         if op.node_name_of is not None:
@@ -349,6 +352,9 @@ def _record_on_base(op: ops.Op, view: Tensor, others: Sequence[Any], params: dic
                                     base._value, next_)
     view._value[...] = updated._value
     counter_of(base).value += 1
+    if base._retains_grad and base.grad_fn is not None:
+        node.retained = base.grad_fn.retained
+        node.special = True
     base.grad_fn = node
     base._requires_grad = True
     _refresh_view(view)
@@ -373,10 +379,13 @@ def _normalize_key(key: Any) -> Any:
 def _normalize_key_part(part: Any) -> Any:
     if isinstance(part, Tensor):
         if part.dtype is dtypes.bool_ or part.dtype is dtypes.int64:
-            return part._value if part._value.ndim else part._value.item()
+            # a copy: the graph keeps the index as it was (PyTorch saves the index tensor)
+            return part._value.copy() if part._value.ndim else part._value.item()
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if isinstance(part, list) and not part:
+        return np.zeros(0, dtype=np.int64)  # x[[]]: an empty integer index
     if isinstance(part, list | np.ndarray):
-        return np.asarray(part)
+        return np.array(part, copy=True)
     if isinstance(part, np.integer):
         return int(part)
     return part
@@ -775,8 +784,11 @@ class Tensor:
         return apply_op(ops.elementwise.clone, self)
 
     def contiguous(self) -> Tensor:
-        """Self (symgrad tensors need no layout changes)."""
-        return self
+        """Self when its elements are in row-major order, else a row-major copy
+        (``CloneBackward0``), so that ``.contiguous().view(...)`` works as in PyTorch."""
+        if self._value.flags.c_contiguous:
+            return self
+        return self.clone()
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """Convert dtype (``x.to(symgrad.float64)``); the device may only be the CPU."""
@@ -1361,7 +1373,7 @@ class Tensor:
         key = _normalize_key(key)
         if _mode.enabled and self._requires_grad and self.grad_fn is None:
             # for ints and slices PyTorch writes through a view of self, hence its wording
-            view = xp.is_basic_index(key) and key is not Ellipsis
+            view = xp.is_basic_index(key) and key is not Ellipsis and key != slice(None)
             raise RuntimeError(f"a {'view of a ' if view else ''}leaf Variable that requires "
                                "grad is being used in an in-place operation.")
         target = self._check_index(key)
@@ -1429,6 +1441,67 @@ class Tensor:
             raise TypeError("copy_(): argument 'other' (position 1) must be Tensor, not "
                             f"{type(src).__name__}")
         return apply_inplace(ops.elementwise.copy, self, src)
+
+    def _unary_(self, op: ops.Op) -> Tensor:
+        return apply_inplace(op, self)
+
+    def neg_(self) -> Tensor:
+        """In-place ``-self``."""
+        return self._unary_(ops.elementwise.neg)
+
+    def exp_(self) -> Tensor:
+        """In-place exp."""
+        return self._unary_(ops.elementwise.exp)
+
+    def log_(self) -> Tensor:
+        """In-place natural logarithm."""
+        return self._unary_(ops.elementwise.log)
+
+    def sqrt_(self) -> Tensor:
+        """In-place square root."""
+        return self._unary_(ops.elementwise.sqrt)
+
+    def sin_(self) -> Tensor:
+        """In-place sine."""
+        return self._unary_(ops.elementwise.sin)
+
+    def cos_(self) -> Tensor:
+        """In-place cosine."""
+        return self._unary_(ops.elementwise.cos)
+
+    def tanh_(self) -> Tensor:
+        """In-place hyperbolic tangent."""
+        return self._unary_(ops.elementwise.tanh)
+
+    def sigmoid_(self) -> Tensor:
+        """In-place logistic function."""
+        return self._unary_(ops.elementwise.sigmoid)
+
+    def relu_(self) -> Tensor:
+        """In-place max(x, 0)."""
+        return self._unary_(ops.elementwise.relu)
+
+    def abs_(self) -> Tensor:
+        """In-place absolute value."""
+        return self._unary_(ops.elementwise.abs)
+
+    def sign_(self) -> Tensor:
+        """In-place sign."""
+        return self._unary_(ops.elementwise.sign)
+
+    def reciprocal_(self) -> Tensor:
+        """In-place ``1 / self``."""
+        return self._unary_(ops.elementwise.reciprocal)
+
+    def square_(self) -> Tensor:
+        """In-place ``self ** 2``."""
+        return self.pow_(2)
+
+    def where(self, condition: Tensor, other: Any) -> Tensor:
+        """``self`` where ``condition`` holds, else ``other`` (see ``symgrad.where``)."""
+        from symgrad import where
+
+        return where(condition, self, other)
 
     def __iadd__(self, other: Any) -> Tensor:
         return self.add_(other)

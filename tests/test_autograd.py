@@ -326,10 +326,17 @@ def test_detach_and_detach_():
     assert c.grad_fn is None and not c.requires_grad and c.is_leaf
 
 
-def test_create_graph_warns_on_backward():
+def test_create_graph_warns_once_on_backward(monkeypatch):
+    from symgrad.autograd import engine
+
+    monkeypatch.setattr(engine, "_warned_create_graph", False)
     x = t.ones(2, requires_grad=True)
     with pytest.warns(UserWarning, match="Using backward\\(\\) with create_graph=True"):
         (x * x).sum().backward(create_graph=True)
+    y = t.ones(2, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # PyTorch warns once per process
+        (y * y).sum().backward(create_graph=True)
     assert x.grad.requires_grad
     assert x.grad.grad_fn is not None
 

@@ -5,6 +5,7 @@ the check; the completeness tests make sure it declares everything the check nee
 from __future__ import annotations
 
 import inspect
+import operator
 
 import numpy as np
 import pytest
@@ -170,7 +171,10 @@ METHOD_OPS = {
     "broadcast_to": "expand", "clone": "clone", "to": "to_dtype", "type": "to_dtype",
     "float": "to_dtype", "double": "to_dtype", "long": NO_GRAPH, "bool": NO_GRAPH,
     "add_": "add", "sub_": "sub", "mul_": "mul", "div_": "div", "pow_": "pow_scalar",
-    "zero_": "zero", "fill_": "fill", "copy_": "copy",
+    "zero_": "zero", "fill_": "fill", "copy_": "copy", "neg_": "neg", "exp_": "exp",
+    "log_": "log", "sqrt_": "sqrt", "sin_": "sin", "cos_": "cos", "tanh_": "tanh",
+    "sigmoid_": "sigmoid", "relu_": "relu", "abs_": "abs", "sign_": "sign",
+    "reciprocal_": "reciprocal", "square_": "pow_scalar", "where": "where",
     "eq": NO_GRAPH, "ne": NO_GRAPH, "lt": NO_GRAPH, "le": NO_GRAPH, "gt": NO_GRAPH,
     "ge": NO_GRAPH, "equal": NO_GRAPH, "allclose": NO_GRAPH, "item": NO_GRAPH,
     "tolist": NO_GRAPH, "numpy": NO_GRAPH, "detach": NO_GRAPH, "detach_": NO_GRAPH,
@@ -199,11 +203,15 @@ CALLS = {
     "broadcast_to": lambda x: x.broadcast_to((2, 2, 3)), "to": lambda x: x.to(t.float32),
     "type": lambda x: x.type(t.float32), "float": lambda x: x.float(),
     "double": lambda x: x.float().double(), "flatten": lambda x: x.flatten(),
+    "where": lambda x: x.where(x > 2, 0.0),
 }
 INPLACE_CALLS = {
     "add_": lambda x: x.add_(1.0), "sub_": lambda x: x.sub_(1.0), "mul_": lambda x: x.mul_(2.0),
     "div_": lambda x: x.div_(2.0), "pow_": lambda x: x.pow_(2), "zero_": lambda x: x.zero_(),
     "fill_": lambda x: x.fill_(2.0), "copy_": lambda x: x.copy_(t.ones(3)),
+    **{name: operator.methodcaller(name)
+       for name in ("neg_", "exp_", "log_", "sqrt_", "sin_", "cos_", "tanh_", "sigmoid_",
+                    "relu_", "abs_", "sign_", "reciprocal_", "square_")},
 }
 
 

@@ -53,10 +53,9 @@ def sign(a: Tensor) -> Tensor:
     return a.sign()
 
 
-def positive_mask(a: Tensor) -> Tensor:
-    """1 where ``a > 0``, else 0, recorded like :func:`sign` (PyTorch keeps relu's double
-    backward connected the same way)."""
-    return a.relu().sign()
+def zeros_like(a: Tensor) -> Tensor:
+    """Zeros outside the graph: a gradient that is identically zero, as PyTorch returns it."""
+    return _make(np.zeros_like(_t(a)._value))
 
 
 def where(condition: Any, a: Any, b: Any) -> Tensor:
@@ -126,10 +125,6 @@ def index_backward(g: Tensor, shape: Sequence[int], key: Any) -> Tensor:
 
 def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
     return apply_op(ops.shape.setitem, a, value, key=key)
-
-
-def zeros_like(a: Tensor) -> Tensor:
-    return _make(np.zeros_like(_t(a)._value))
 
 
 def full_like(a: Tensor, value: float) -> Tensor:

@@ -139,9 +139,14 @@ def _run_hooks(hooks: dict, g: Any, create_graph: bool) -> Any:
             if not isinstance(result, Tensor):
                 raise TypeError(f"expected Variable, but hook returned "
                                 f"'{type(result).__name__}'")
-            if result._value.shape != np.shape(g._value if isinstance(g, Tensor) else g):
-                name = getattr(hook, "__name__", type(hook).__name__)
+            before = g._value if isinstance(g, Tensor) else g
+            name = getattr(hook, "__name__", type(hook).__name__)
+            if result._value.shape != before.shape:
                 raise RuntimeError(f"hook '{name}' has changed the size of value")
+            if result._value.dtype != before.dtype:
+                was = _make(before)
+                raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                                   f"{was.type()} got {result.type()})")
             g = result if create_graph else result._value
     return g
 
@@ -263,15 +268,22 @@ def execute(
     return captured
 
 
+_warned_create_graph = False
+
+
 def _accumulate(tensor: Tensor, g: Any, create_graph: bool, exclusive: bool = False) -> None:
     """Add ``g`` into ``tensor.grad`` the way PyTorch's AccumulateGrad does."""
+    if not tensor._requires_grad:
+        return  # a leaf switched off with requires_grad_(False) after the graph was built
     dtype = tensor._value.dtype
     if create_graph:
         g = g if isinstance(g, Tensor) else _make(g)
         if g._value.dtype != dtype:
             g = g._cast(tensor.dtype)
         if tensor._grad is None:
-            if g._requires_grad and tensor.grad_fn is None:
+            global _warned_create_graph
+            if g._requires_grad and tensor.grad_fn is None and not _warned_create_graph:
+                _warned_create_graph = True  # once per process, as PyTorch
                 warnings.warn(
                     "Using backward() with create_graph=True will create a reference cycle "
                     "between the parameter and its gradient which can cause a memory leak. We "

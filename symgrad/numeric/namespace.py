@@ -102,11 +102,6 @@ def relu(a: np.ndarray) -> np.ndarray:
     return np.maximum(a, 0)
 
 
-def positive_mask(a: np.ndarray) -> np.ndarray:
-    """1 where ``a > 0``, else 0, in ``a``'s dtype (the relu derivative, 0 at the kink)."""
-    return (a > 0).astype(a.dtype)
-
-
 def sum_to_shape(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """Sum a broadcast gradient back to ``shape``: the one rule for broadcasting's VJP."""
     if g.shape == shape:

@@ -97,7 +97,7 @@ pow = register(Op(
 
 def _pow_scalar_grad(xp, g, ans, a, exponent):
     if exponent == 0:
-        return g * 0.0
+        return xp.zeros_like(g)  # zeros, not g * 0: an infinite g must not turn into nan
     # written with a power even for squares: a ** 1 keeps higher derivatives connected to a
     return g * exponent * a ** (exponent - 1)
 
@@ -212,7 +212,7 @@ sigmoid = register(Op(
 relu = register(Op(
     "relu", "ReluBackward0",
     forward=lambda xp, a: xp.relu(a),
-    vjp=(lambda xp, g, ans, a: g * xp.positive_mask(ans),),
+    vjp=(lambda xp, g, ans, a: xp.where(ans > 0, g, 0.0),),  # select, as PyTorch
     saves_output=True,
     samples=tuple(Sample(s.shapes, kinks=(0.0,)) for s in UNARY),
 ))
@@ -228,7 +228,7 @@ abs = register(Op(
 sign = register(Op(
     "sign", "SignBackward0",
     forward=lambda xp, a: xp.sign(a),
-    vjp=(lambda xp, g, ans, a: g * 0.0,),  # piecewise constant: zero gradient, as in PyTorch
+    vjp=(lambda xp, g, ans, a: xp.zeros_like(g),),  # piecewise constant: zero gradient
     samples=tuple(Sample(s.shapes, kinks=(0.0,)) for s in UNARY),
 ))
 
@@ -251,21 +251,21 @@ to_dtype = register(Op(
 zero = register(Op(
     "zero", "ZeroBackward0",
     forward=lambda xp, a: xp.zeros_like(a),
-    vjp=(lambda xp, g, ans, a: g * 0.0,),
+    vjp=(lambda xp, g, ans, a: xp.zeros_like(g),),
     samples=UNARY,
 ))
 
 fill = register(Op(
     "fill", "FillBackward2",
     forward=lambda xp, a, value: xp.full_like(a, value),
-    vjp=(lambda xp, g, ans, a, value: g * 0.0,),
+    vjp=(lambda xp, g, ans, a, value: xp.zeros_like(g),),
     samples=(Sample(((3,),), {"value": 1.5}),),
 ))
 
 copy = register(Op(
     "copy", "CopyBackwards",
     forward=lambda xp, a, src: xp.astype(xp.broadcast_to(src, a.shape), None),
-    vjp=(lambda xp, g, ans, a, src: g * 0.0,
+    vjp=(lambda xp, g, ans, a, src: xp.zeros_like(g),
          lambda xp, g, ans, a, src: g),
     samples=(Sample(((3,), (3,))), Sample(((2, 3), (3,)))),
 ))

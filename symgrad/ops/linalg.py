@@ -2,28 +2,19 @@
 
 from __future__ import annotations
 
-import math
-
 from symgrad.ops import Op, Sample, register
 
 
 def _matmul_node_name(params, a, b):
-    # PyTorch names the node after the kernel matmul dispatches to for these ranks
+    # PyTorch names the node after the kernel matmul dispatches to for these ranks; a matrix
+    # (or a batch of one) times a batch of matrices is computed transposed, then cloned
     name = {(1, 1): "DotBackward0", (2, 1): "MvBackward0", (2, 2): "MmBackward0",
             (1, 2): "SqueezeBackward4"}.get((a.ndim, b.ndim))
     if name:
         return name
-    if b.ndim > 2 and a.ndim >= 2 and math.prod(a.shape[:-2]) < math.prod(
-            _broadcast_batch(a.shape[:-2], b.shape[:-2])):
-        return "CloneBackward0"  # the first operand's batch is expanded (copied) first
+    if b.ndim == 3 and (a.ndim == 2 or (a.ndim == 3 and a.shape[0] == 1 and b.shape[0] != 1)):
+        return "CloneBackward0"
     return "UnsafeViewBackward0"
-
-
-def _broadcast_batch(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
-    """The broadcast of two batch shapes (already known to be compatible)."""
-    n = max(len(a), len(b))
-    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
-    return tuple(max(x, y) for x, y in zip(a, b, strict=True))
 
 
 def _matmul_grad_a(xp, g, ans, a, b):
