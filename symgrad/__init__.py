@@ -7,8 +7,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from symgrad import autograd
-from symgrad.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from symgrad import autograd, ops
+from symgrad.autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from symgrad.creation import (
     arange,
     as_tensor,
@@ -40,7 +47,8 @@ from symgrad.numeric.dtypes import (
     set_default_dtype,
 )
 from symgrad.numeric.printing import set_printoptions
-from symgrad.tensor import Size, Tensor, device
+from symgrad.tensor import Size, Tensor, _operand, device
+from symgrad.tensor import apply_op as _apply_op
 
 float = float32  # noqa: A001 - PyTorch's alias
 double = float64
@@ -66,14 +74,11 @@ def where(condition: Tensor, input: Any, other: Any) -> Tensor:  # noqa: A002
     >>> symgrad.where(x > 0, x, 0.0)
     tensor([0., 2.])
     """
-    from symgrad import ops
-    from symgrad.tensor import _operand, apply_op
-
     if not isinstance(condition, Tensor) or condition.dtype is not bool:
         got = f", but got a tensor with dtype {condition.dtype._torch_name}" if isinstance(
             condition, Tensor) else ""
         raise RuntimeError(f"where expected condition to be a boolean tensor{got}")
-    return apply_op(ops.elementwise.where, condition, _operand(input, strict=True),
+    return _apply_op(ops.elementwise.where, condition, _operand(input, strict=True),
                     _operand(other, strict=True))
 
 
@@ -89,7 +94,8 @@ def sub(input: Any, other: Any, *, alpha: float = 1) -> Tensor:  # noqa: A002
     """``input - alpha * other``; either may be a Python number (``symgrad.sub(1.0, x)``)."""
     if isinstance(input, Tensor):
         return input.sub(other, alpha=alpha)
-    return (other * alpha).__rsub__(input) if alpha != 1 else other.__rsub__(input)
+    return _apply_op(ops.elementwise.sub, _operand(input, strict=True), other * alpha
+                    if alpha != 1 else other)
 
 
 def mul(input: Any, other: Any) -> Tensor:  # noqa: A002
@@ -99,7 +105,9 @@ def mul(input: Any, other: Any) -> Tensor:  # noqa: A002
 
 def div(input: Any, other: Any) -> Tensor:  # noqa: A002
     """True division; either may be a Python number (``symgrad.div(1.0, x)``)."""
-    return input.div(other) if isinstance(input, Tensor) else other.__rtruediv__(input)
+    if isinstance(input, Tensor):
+        return input.div(other)
+    return _apply_op(ops.elementwise.div, _operand(input, strict=True), other)
 
 
 subtract = sub

@@ -240,6 +240,8 @@ def _mark_view(view: Tensor, source: Tensor, op: ops.Op, params: dict) -> None:
         view._base = source
         view._view_ops = ((op, params),)
     view._view_version = source._counter.value
+    if not _mode.enabled and source._requires_grad:
+        view._made_without_grad = True
 
 
 def _refresh_view(view: Tensor) -> None:
@@ -251,6 +253,9 @@ def _refresh_view(view: Tensor) -> None:
     current = base
     for op, params in view._view_ops:
         current = apply_op(op, current, **params)
+    if view._retains_grad and view.grad_fn is not None and current.grad_fn is not None:
+        current.grad_fn.retained = view.grad_fn.retained
+        current.grad_fn.special = True
     view.grad_fn = current.grad_fn
     view._requires_grad = current._requires_grad
 
@@ -276,6 +281,13 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
     base = self._base
+    if _mode.enabled and self._made_without_grad:
+        raise RuntimeError(
+            "A view was created in no_grad mode and is being modified inplace with grad mode "
+            "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You "
+            "can clarify your code by moving both the view and the inplace either both inside the "
+            "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
+            "want the inplace to be tracked).")
     if _mode.enabled and base is not None and base._requires_grad and base.grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
@@ -476,6 +488,7 @@ class Tensor:
     _base: Tensor | None = None  # the tensor this one is a numpy view of
     _view_ops: tuple = ()  # the (op, params) that take this view from its base
     _view_version: int = 0  # the base's version when this view's grad_fn was recorded
+    _made_without_grad: bool = False  # a view of a tensor requiring grad, taken under no_grad
     _accumulator: Any = None  # weak reference to this leaf's AccumulateGrad
 
     __array_priority__ = 1000  # numpy defers to Tensor's reflected operators
@@ -1441,6 +1454,50 @@ class Tensor:
             raise TypeError("copy_(): argument 'other' (position 1) must be Tensor, not "
                             f"{type(src).__name__}")
         return apply_inplace(ops.elementwise.copy, self, src)
+
+    def _reshape_(self, op: ops.Op, node_name: str, **params: Any) -> Tensor:
+        """An in-place shape op: same storage, new shape, history rebased like PyTorch's."""
+        if _mode.enabled and self._requires_grad and self.grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+        before = _make(self._value, self.grad_fn, self._requires_grad)
+        before._counter = self._counter
+        result = apply_op(op, before, **params)
+        self._value = result._value
+        counter_of(self).value += 1
+        if result.grad_fn is not None:
+            node = result.grad_fn
+            node.__class__ = node_class(node_name)
+            if self._retains_grad and self.grad_fn is not None:
+                node.retained = self.grad_fn.retained
+                node.special = True
+            self.grad_fn = node
+        return self
+
+    def unsqueeze_(self, dim: int) -> Tensor:
+        """Insert a dim of size 1 in place."""
+        return self._reshape_(ops.shape.unsqueeze, "UnsqueezeBackward1",
+                              dim=_dim(dim, self._value.ndim + 1))
+
+    def squeeze_(self, dim: int | None = None) -> Tensor:
+        """Remove dims of size 1 in place."""
+        if dim is None:
+            return self._reshape_(ops.shape.squeeze, "SqueezeBackward3")
+        dims = tuple(d for d in _dims(dim, self._value.ndim) if self._value.shape[d] == 1)
+        return self._reshape_(ops.shape.squeeze, "SqueezeBackward4", dim=dims)
+
+    def transpose_(self, dim0: int, dim1: int) -> Tensor:
+        """Swap two dims in place."""
+        n = self._value.ndim
+        return self._reshape_(ops.shape.transpose, "TransposeBackward1", dim0=_dim(dim0, n),
+                              dim1=_dim(dim1, n))
+
+    def t_(self) -> Tensor:
+        """Transpose a tensor of at most 2 dims in place."""
+        if self._value.ndim > 2:
+            raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is "
+                               f"{self._value.ndim}D")
+        return self._reshape_(ops.shape.t, "TBackward1")
 
     def _unary_(self, op: ops.Op) -> Tensor:
         return apply_inplace(op, self)

@@ -175,6 +175,7 @@ METHOD_OPS = {
     "log_": "log", "sqrt_": "sqrt", "sin_": "sin", "cos_": "cos", "tanh_": "tanh",
     "sigmoid_": "sigmoid", "relu_": "relu", "abs_": "abs", "sign_": "sign",
     "reciprocal_": "reciprocal", "square_": "pow_scalar", "where": "where",
+    "unsqueeze_": "unsqueeze", "squeeze_": "squeeze", "transpose_": "transpose", "t_": "t",
     "eq": NO_GRAPH, "ne": NO_GRAPH, "lt": NO_GRAPH, "le": NO_GRAPH, "gt": NO_GRAPH,
     "ge": NO_GRAPH, "equal": NO_GRAPH, "allclose": NO_GRAPH, "item": NO_GRAPH,
     "tolist": NO_GRAPH, "numpy": NO_GRAPH, "detach": NO_GRAPH, "detach_": NO_GRAPH,
@@ -212,6 +213,8 @@ INPLACE_CALLS = {
     **{name: operator.methodcaller(name)
        for name in ("neg_", "exp_", "log_", "sqrt_", "sin_", "cos_", "tanh_", "sigmoid_",
                     "relu_", "abs_", "sign_", "reciprocal_", "square_")},
+    "unsqueeze_": lambda x: x.unsqueeze_(0), "squeeze_": lambda x: x.unsqueeze_(0).squeeze_(),
+    "transpose_": lambda x: x.transpose_(0, 1), "t_": lambda x: x.t_(),
 }
 
 

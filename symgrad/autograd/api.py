@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -94,7 +95,9 @@ def grad(
     grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
+    only_inputs: bool = True,
     allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
     materialize_grads: bool = False,
 ) -> tuple[Tensor | None, ...]:
     """The gradients of ``outputs`` with respect to ``inputs``, returned instead of accumulated.
@@ -103,6 +106,13 @@ def grad(
     >>> symgrad.autograd.grad((x ** 3).sum(), x)
     (tensor([ 3., 12.]),)
     """
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to "
+                      "True). To accumulate gradient for other parts of the graph, please use "
+                      "symgrad.autograd.backward.", FutureWarning, stacklevel=2)
+    if is_grads_batched:
+        raise NotImplementedError("is_grads_batched=True is not supported by symgrad; call "
+                                  "grad once per row of grad_outputs")
     outs = _as_sequence(outputs)
     ins = _as_sequence(inputs)
     grads = (_as_sequence(grad_outputs) if not isinstance(grad_outputs, Tensor)

@@ -30,10 +30,17 @@ FREED_GRAPH = (
 )
 
 
+def _short_name(node: Node) -> str:
+    """The node's name as PyTorch's version-check message spells it: ExpBackward0 -> Exp,
+    PowBackward1 -> Pow1, CopySlices -> symgrad::autograd::CopySlices."""
+    name = node.name()
+    if "Backward" not in name or name == "CopyBackwards":
+        return f"symgrad::autograd::{name}"
+    return re.sub(r"Backward0$", "", name).replace("Backward", "")
+
+
 def _modified_error(value: Any, version: int, expected: int, node: Any) -> RuntimeError:
-    # PyTorch names the op that produced the value without the "Backward0" suffix
-    owner = (f", which is output 0 of {re.sub(r'Backward[0-9]+$', '', node.name())},"
-             if isinstance(node, Node) else "")
+    owner = f", which is output 0 of {_short_name(node)}," if isinstance(node, Node) else ""
     kind = f"symgrad.{value.dtype._torch_name}Tensor" if isinstance(value, Tensor) else "tensor"
     shape = _torch_size(np.shape(value._value if isinstance(value, Tensor) else value))
     return RuntimeError(

@@ -12,6 +12,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 class _Mode(threading.local):
     enabled = True
+    inference = False
 
 
 _mode = _Mode()
@@ -101,3 +102,42 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801 - PyTorch's name
                 return func(*args, **kwargs)
 
         return wrapper  # type: ignore[return-value]
+
+
+class inference_mode(_GradModeContext):  # noqa: N801 - PyTorch's name
+    """Like ``no_grad`` (symgrad has no separate inference tensors); ``inference_mode(False)``
+    leaves the mode as it is."""
+
+    def __new__(cls, mode: Any = True) -> Any:
+        if callable(mode):  # @inference_mode without parentheses
+            return super().__new__(cls)(mode)
+        return object.__new__(cls)
+
+    def __init__(self, mode: bool = True) -> None:
+        self._mode_on = bool(mode)
+
+    def __enter__(self) -> None:
+        self._previous = _mode.enabled
+        self._inference_previous = _mode.inference
+        if self._mode_on:
+            _mode.enabled = False
+            _mode.inference = True
+
+    def __exit__(self, *exc: object) -> None:
+        _mode.enabled = self._previous
+        _mode.inference = self._inference_previous
+
+    def __call__(self, func: F) -> F:
+        mode = self._mode_on
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with inference_mode(mode):
+                return func(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+
+def is_inference_mode_enabled() -> bool:
+    """Whether an ``inference_mode`` block is active in this thread."""
+    return _mode.inference
