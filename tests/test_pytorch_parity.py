@@ -389,3 +389,82 @@ def test_leaf_switched_off_after_recording_gets_no_grad():
     a.requires_grad_(False)
     y.backward()
     assert a.grad is None
+
+
+@pytest.mark.parametrize(
+    ("change", "node", "shape"),
+    [(lambda y: y.unsqueeze_(0), "UnsqueezeBackward1", (1, 2, 1, 3)),
+     (lambda y: y.squeeze_(), "SqueezeBackward3", (2, 3)),
+     (lambda y: y.squeeze_(1), "SqueezeBackward4", (2, 3)),
+     (lambda y: y.transpose_(0, 2), "TransposeBackward1", (3, 1, 2))],
+)
+def test_inplace_shape_ops(change, node, shape):
+    x = t.ones(2, 1, 3, requires_grad=True)
+    y = x * t.arange(1.0, 4.0)
+    assert change(y) is y
+    assert y.shape == shape and type(y.grad_fn).__name__ == node and y._version == 1
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.broadcast_to([1.0, 2.0, 3.0], (2, 1, 3)))
+    leaf = t.ones(2, 3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        leaf.t_()
+
+
+def test_inference_mode_is_a_no_grad_mode():
+    x = t.ones(2, requires_grad=True)
+    with t.inference_mode():
+        assert t.is_inference_mode_enabled() and not t.is_grad_enabled()
+        assert not (x * 2).requires_grad
+    assert t.is_grad_enabled() and not t.is_inference_mode_enabled()
+
+    @t.inference_mode
+    def doubled(v):
+        return v * 2
+
+    assert not doubled(x).requires_grad
+
+
+def test_view_made_under_no_grad_cannot_change_in_place_with_grad_on():
+    y = t.ones(3, requires_grad=True) * 2
+    with t.no_grad():
+        v = y[:2]
+    with pytest.raises(RuntimeError, match="A view was created in no_grad mode and is being "
+                                           "modified inplace with grad mode enabled."):
+        v.mul_(2)
+    with t.no_grad():
+        v.mul_(2)  # allowed when both happen without grad
+    assert y.tolist() == [4.0, 4.0, 2.0]
+
+
+def test_retain_grad_on_a_view_survives_an_inplace_change_of_its_base():
+    x = t.ones(3, 3, requires_grad=True)
+    y = x * x
+    v = y[0]
+    v.retain_grad()
+    y.mul_(2)
+    (v * 2).sum().backward()
+    np.testing.assert_array_equal(v.grad.numpy(), [2.0, 2.0, 2.0])
+
+
+def test_number_first_function_forms_record_like_pytorch():
+    x = t.tensor([1.0, 2.0], requires_grad=True)
+    assert type(t.sub(1.0, x).grad_fn).__name__ == "SubBackward0"
+    assert type(t.div(2.0, x).grad_fn).__name__ == "DivBackward0"
+    t.div(2.0, x).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [-2.0, -0.5])
+
+
+def test_version_error_names_nodes_as_pytorch_shortens_them():
+    a = t.tensor([1.0, 2.0], requires_grad=True)
+    y = a * 1
+    y.pow_(2)
+    z = y * y
+    y.add_(1)
+    with pytest.raises(RuntimeError, match="which is output 0 of Add,"):
+        z.sum().backward()
+    w = a * 1
+    w[0] = 5.0
+    z = w * w
+    w[1] = 6.0
+    with pytest.raises(RuntimeError, match="which is output 0 of symgrad::autograd::CopySlices,"):
+        z.sum().backward()
