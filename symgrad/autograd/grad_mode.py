@@ -109,9 +109,11 @@ class inference_mode(_GradModeContext):  # noqa: N801 - PyTorch's name
     leaves the mode as it is."""
 
     def __new__(cls, mode: Any = True) -> Any:
+        self = object.__new__(cls)
         if callable(mode):  # @inference_mode without parentheses
-            return super().__new__(cls)(mode)
-        return object.__new__(cls)
+            self._mode_on = True
+            return self(mode)
+        return self
 
     def __init__(self, mode: bool = True) -> None:
         self._mode_on = bool(mode)
