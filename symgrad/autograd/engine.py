@@ -191,7 +191,8 @@ def execute(
     retained: list[tuple[Tensor, Any]] = []
     processed: list[Node] = []
 
-    with set_grad_enabled(create_graph):
+    # PyTorch is silent about inf and nan in gradients (a sqrt at 0, say); so is the pass
+    with set_grad_enabled(create_graph), np.errstate(all="ignore"):
         while ready:
             target = ready.pop()
             g = grads.pop(target)

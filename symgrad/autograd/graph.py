@@ -115,10 +115,6 @@ class Node:
         """The nodes that receive this node's input gradients, as PyTorch lists them."""
         return tuple((_edge_function(target), 0) for target in self.next)
 
-    @property
-    def metadata(self) -> dict:
-        return {}
-
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
 
