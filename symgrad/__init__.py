@@ -37,6 +37,7 @@ from symgrad.creation import (
     zeros,
     zeros_like,
 )
+from symgrad.dispatch import apply_op as _apply_op
 from symgrad.numeric.dtypes import bool_ as bool  # noqa: A001 - PyTorch's name
 from symgrad.numeric.dtypes import (
     dtype,
@@ -48,7 +49,6 @@ from symgrad.numeric.dtypes import (
 )
 from symgrad.numeric.printing import set_printoptions
 from symgrad.tensor import Size, Tensor, _operand, device
-from symgrad.tensor import apply_op as _apply_op
 
 float = float32  # noqa: A001 - PyTorch's alias
 double = float64

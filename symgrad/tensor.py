@@ -1,9 +1,9 @@
 """The Tensor: a numpy array plus autograd state, with PyTorch's API and semantics.
 
-Every differentiable method runs a registered op through :func:`apply_op`, which computes the
-forward on numpy and, when gradients are being recorded, creates the backward node. In-place
-methods go through :func:`apply_inplace`, which also bumps the version counter that backward
-checks saved values against.
+Every differentiable method runs a registered op through ``symgrad.dispatch.apply_op``, which
+computes the forward on numpy and, when gradients are being recorded, creates the backward node;
+in-place methods go through ``apply_inplace``. This module holds the Tensor's own state (value,
+requires_grad, grad, grad_fn, version counter) and the argument checks PyTorch makes.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from symgrad.numeric import dtypes
 from symgrad.numeric import namespace as xp
 from symgrad.numeric.printing import format_tensor
 
-_F64 = np.dtype(np.float64)
 _new = object.__new__
 
 
@@ -100,276 +99,6 @@ def counter_of(t: Tensor) -> Version:
 
 def _torch_size(shape: Sequence[int]) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]"
-
-
-def _broadcast_error(values: Sequence[Any], quiet: bool = False) -> str:
-    shapes = [np.shape(v) for v in values]
-    a, b = shapes[0], shapes[1] if len(shapes) > 1 else ()
-    for i in range(1, max(len(a), len(b)) + 1):
-        sa = a[-i] if i <= len(a) else 1
-        sb = b[-i] if i <= len(b) else 1
-        if sa != sb and sa != 1 and sb != 1:
-            return (f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
-                    f"non-singleton dimension {max(len(a), len(b)) - i}")
-    return "" if quiet else f"shapes {_torch_size(a)} and {_torch_size(b)} are not compatible"
-
-
-def _matmul_error(a: np.ndarray, b: np.ndarray) -> str:
-    if a.ndim == 1 and b.ndim == 1:
-        return (f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
-                "to have the same number of elements, but got "
-                f"{a.shape[0]} and {b.shape[0]} elements respectively")
-    if a.ndim == 2 and b.ndim == 1:
-        return f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), " \
-               f"vec ({b.shape[0]})"
-    if a.ndim > 2 and b.ndim > 2:
-        batch = _broadcast_error([np.empty(a.shape[:-2]), np.empty(b.shape[:-2])], quiet=True)
-        if batch:
-            return batch
-    if a.ndim == 1:
-        rows = f"1x{a.shape[0]}"
-    else:
-        rows = f"{math.prod(a.shape[:-1])}x{a.shape[-1]}"
-    cols = f"{b.shape[-2]}x{b.shape[-1]}" if b.ndim > 1 else f"{b.shape[0]}x1"
-    return f"mat1 and mat2 shapes cannot be multiplied ({rows} and {cols})"
-
-
-def _result_dtype(op: ops.Op, inputs: Sequence[Any], params: dict) -> np.dtype:
-    """PyTorch's dtype for an op's result where numpy's promotion differs (numpy widens more
-    eagerly: int / int, int * float, float32 with a float64 0-d tensor ...)."""
-    tensors = [(x.dtype, x._value.ndim) for x in inputs if isinstance(x, Tensor)]
-    scalars = [x for x in inputs if not isinstance(x, Tensor) and isinstance(x, int | float)]
-    scalars += [params[name] for name in op.scalar_params if name in params]
-    result = dtypes.promote(tensors, scalars)
-    if op.float_only and not result.is_floating_point:
-        result = dtypes.get_default_dtype()
-    return result.np_dtype
-
-
-def _forward_error(op: ops.Op, values: Sequence[Any], error: ValueError) -> RuntimeError:
-    """A PyTorch-worded error for a numpy failure in ``op``'s forward."""
-    if op is ops.linalg.matmul:
-        return RuntimeError(_matmul_error(*values))
-    message = str(error)
-    if "broadcast" in message:
-        return RuntimeError(_broadcast_error(values))
-    return RuntimeError(message)
-
-
-def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
-    """Run ``op`` forward on the inputs' values and record its node when grad is needed.
-
-    Only floating-point results are recorded: integer and bool results (casts, comparisons)
-    are not differentiable, as in PyTorch.
-    """
-    values = []
-    need = 0  # bit i set: input i requires grad
-    bit = 1
-    for x in inputs:
-        if x.__class__ is Tensor:
-            values.append(x._value)
-            if x._requires_grad:
-                need |= bit
-        else:
-            values.append(x)
-        bit <<= 1
-    if op.float_only:
-        for v in values:
-            if v.__class__ is np.ndarray and v.dtype.kind != "f":
-                values = [_as_float(v) for v in values]
-                break
-    try:
-        out = op.forward(xp, *values, **params) if params else op.forward(xp, *values)
-    except ValueError as error:
-        raise _forward_error(op, values, error) from None
-    if type(out) is not np.ndarray:
-        out = np.asarray(out)
-    if out.dtype is _F64 and op.promotes:
-        wanted = _result_dtype(op, inputs, params)
-        if wanted != _F64:
-            out = out.astype(wanted)
-        elif need:  # the VJPs then read float32 inputs in float64, as PyTorch computes them
-            values = [v.astype(_F64) if v.__class__ is np.ndarray and v.dtype.kind == "f"
-                      and v.dtype is not _F64 else v for v in values]
-    if need and _mode.enabled and out.dtype.kind == "f":
-        cls = op.node_class
-        if op.node_name_of is not None:
-            cls = node_class(op.node_name_of(params, *values))
-        elif cls is None:
-            cls = op.node_class = node_class(op.node_name)
-        next_ = [((x.grad_fn or x) if x._base is None else _edge(x))
-                 if x.__class__ is Tensor and x._requires_grad else None for x in inputs]
-        node = cls(op, inputs, values, params or None, out, next_, op.saved_by_need[need])
-        result = _make(out, node, True)
-        if op.saves_output:
-            node.out_version = counter_of(result)
-    else:
-        result = _make(out)
-    base = out.base
-    if base is not None and inputs[0].__class__ is Tensor:
-        source = inputs[0]
-        if base is source._value or base is source._value.base:
-            _mark_view(result, source, op, params)
-    return result
-
-
-def _need_mask(next_: Sequence[Any]) -> int:
-    """The bit mask of the inputs that need a gradient (those with an edge)."""
-    return sum(1 << i for i, target in enumerate(next_) if target is not None)
-
-
-def _edge(x: Tensor) -> Any:
-    """Where the gradient for input ``x`` goes: its grad_fn, or ``x`` itself for a leaf."""
-    if x._base is not None and x._view_version != x._counter.value:
-        _refresh_view(x)
-    return x.grad_fn or x
-
-
-def _mark_view(view: Tensor, source: Tensor, op: ops.Op, params: dict) -> None:
-    """Make ``view`` (a numpy view of ``source``'s storage) behave like a PyTorch view.
-
-    It shares the version counter, so an in-place change through either is seen by the
-    saved-value checks of the other; and it remembers how it was taken from its base, so that
-    after an in-place change of the base its history can be rebuilt from the base's new one.
-    """
-    view._counter = counter_of(source)
-    if source._base is not None:
-        view._base = source._base
-        view._view_ops = (*source._view_ops, (op, params))
-    else:
-        view._base = source
-        view._view_ops = ((op, params),)
-    view._view_version = source._counter.value
-    if not _mode.enabled and source._requires_grad:
-        view._made_without_grad = True
-
-
-def _refresh_view(view: Tensor) -> None:
-    """Rebuild a view's grad_fn after its base changed in place (PyTorch regenerates it too)."""
-    base = view._base
-    view._view_version = view._counter.value
-    if not (base._requires_grad and _mode.enabled):
-        return
-    current = base
-    for op, params in view._view_ops:
-        current = apply_op(op, current, **params)
-    if view._retains_grad and view.grad_fn is not None and current.grad_fn is not None:
-        current.grad_fn.retained = view.grad_fn.retained
-        current.grad_fn.special = True
-    view.grad_fn = current.grad_fn
-    view._requires_grad = current._requires_grad
-
-
-def _as_float(value: Any) -> Any:
-    if isinstance(value, np.ndarray) and value.dtype.kind not in "fc":
-        return value.astype(dtypes.get_default_dtype().np_dtype)
-    return value
-
-
-def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tensor:
-    """Run ``op`` on ``self`` and the others and write the result into ``self``'s storage.
-
-    Every check happens before anything changes; when the change is recorded, ``self`` gets the
-    new node as its ``grad_fn`` (PyTorch's "rebase history") and its version counter is bumped.
-    A change through a view is recorded on the view's base (PyTorch's ``CopySlices``).
-    """
-    others_values = [x._value if isinstance(x, Tensor) else x for x in others]
-    recording = _mode.enabled and (
-        self._requires_grad or any(isinstance(x, Tensor) and x._requires_grad for x in others)
-    )
-    if _mode.enabled and self._requires_grad and self.grad_fn is None and self._base is None:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                           "operation.")
-    base = self._base
-    if _mode.enabled and self._made_without_grad:
-        raise RuntimeError(
-            "A view was created in no_grad mode and is being modified inplace with grad mode "
-            "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You "
-            "can clarify your code by moving both the view and the inplace either both inside the "
-            "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
-            "want the inplace to be tracked).")
-    if _mode.enabled and base is not None and base._requires_grad and base.grad_fn is None:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
-    if not self._value.flags.writeable:
-        raise RuntimeError("unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location. Please clone() the tensor "
-                           "before performing the operation.")
-    values = [self._value, *others_values]
-    try:
-        new = op.forward(xp, *values, **params) if params else op.forward(xp, *values)
-    except ValueError as error:
-        raise _forward_error(op, values, error) from None
-    new = np.asarray(new)
-    if new.shape != self._value.shape:
-        raise RuntimeError(f"output with shape {_torch_size(self._value.shape)} doesn't match "
-                           f"the broadcast shape {_torch_size(new.shape)}")
-    result_dtype = dtypes.from_numpy_dtype(_result_dtype(op, (self, *others), params)
-                                           if new.dtype is _F64 else new.dtype)
-    if not dtypes.can_cast(result_dtype, self.dtype):
-        raise RuntimeError(f"result type {result_dtype._torch_name} can't be cast to the desired "
-                           f"output type {self.dtype._torch_name}")
-    if recording and base is not None:
-        _record_on_base(op, self, others, params)
-        return self
-    node = None
-    if recording:
-        # the value before the change, as the new node's first input
-        before = _make(self._value.copy(), self.grad_fn, self._requires_grad)
-        if op.node_name_of is not None:
-            cls = node_class(op.node_name_of(params, self._value, *others_values))
-        else:
-            cls = op.node_class = op.node_class or node_class(op.node_name)
-        inputs = (before, *others)
-        next_ = [_edge(x) if isinstance(x, Tensor) and x._requires_grad else None
-                 for x in inputs]
-        node = cls(op, inputs, [before._value, *others_values], params or None, self._value,
-                   next_, op.saved_by_need[_need_mask(next_)])
-    self._value[...] = new
-    counter = counter_of(self)
-    counter.value += 1
-    if node is not None:
-        if op.saves_output:
-            node.out_version = counter
-            node.out_version_value = counter.value
-        if self._retains_grad and self.grad_fn is not None:
-            node.retained = self.grad_fn.retained
-            node.special = True
-        self.grad_fn = node
-        self._requires_grad = True
-    return self
-
-
-def _record_on_base(op: ops.Op, view: Tensor, others: Sequence[Any], params: dict) -> None:
-    """Record an in-place change of ``view`` as a change of its base (PyTorch's CopySlices).
-
-    The view's new value is computed in the graph from its old one; the base's new value is its
-    old one with the view's elements replaced, located by replaying the view's ops on an array
-    of positions. The view's own history is then rebuilt from the base's new one.
-    """
-    base = view._base
-    if view._view_version != view._counter.value:
-        _refresh_view(view)
-    before = _make(view._value.copy(), view.grad_fn, view._requires_grad)
-    updated = apply_op(op, before, *others, **params)
-    positions = np.arange(base._value.size).reshape(base._value.shape)
-    for view_op, view_params in view._view_ops:
-        positions = view_op.forward(xp, positions, **view_params)
-    key = np.unravel_index(positions, base._value.shape)
-    base_before = _make(base._value.copy(), base.grad_fn, base._requires_grad)
-    inputs = (base_before, updated)
-    next_ = [_edge(x) if x._requires_grad else None for x in inputs]
-    node = node_class("CopySlices")(ops.shape.setitem, inputs,
-                                    [base_before._value, updated._value], {"key": key},
-                                    base._value, next_)
-    view._value[...] = updated._value
-    counter_of(base).value += 1
-    if base._retains_grad and base.grad_fn is not None:
-        node.retained = base.grad_fn.retained
-        node.special = True
-    base.grad_fn = node
-    base._requires_grad = True
-    _refresh_view(view)
 
 
 def _normalize_key(key: Any) -> Any:
@@ -1644,3 +1373,7 @@ def _as_tensor(value: Any) -> Tensor:
 
 def _value_of(value: Any) -> Any:
     return value._value if isinstance(value, Tensor) else value
+
+
+# The dispatch layer needs the Tensor class, and Tensor's methods need it: imported last.
+from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op  # noqa: E402

@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 
 from symgrad import ops
-from symgrad.tensor import Tensor, _make, apply_op
+from symgrad.dispatch import apply_op
+from symgrad.tensor import Tensor, _make
 
 
 def _t(x: Any) -> Tensor:

@@ -18,8 +18,9 @@ import numpy as np
 from symgrad.autograd import differentiable
 from symgrad.autograd.grad_mode import set_grad_enabled
 from symgrad.autograd.graph import Node
+from symgrad.dispatch import _edge
 from symgrad.numeric import namespace as numeric_xp
-from symgrad.tensor import Tensor, _edge, _make, _torch_size, counter_of
+from symgrad.tensor import Tensor, _make, _torch_size, counter_of
 
 FREED_GRAPH = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
