@@ -109,6 +109,19 @@ def ratio(a: float | None, b: float | None) -> str:
     return f"{a / b:.2f}x"
 
 
+def print_figures(res: dict[str, list[float]], scale: float, unit: str, target: str,
+                  args: argparse.Namespace, use_torch: bool) -> None:
+    """One line per library (median, min, max) and the ratios symgrad/numpy and symgrad/torch."""
+    medians = {name: statistics.median(v) * scale for name, v in res.items()}
+    for name, values in res.items():
+        print(f"    {name:<8} {spread(values, scale)} {unit}")
+    if not use_torch:
+        print(f"    torch    skipped: {args.torch_note}")
+    print(f"    ratio symgrad/numpy = {ratio(medians['symgrad'], medians['numpy'])}   "
+          f"symgrad/torch = {ratio(medians['symgrad'], medians.get('torch'))}   "
+          f"(target: {target})")
+
+
 def check_close(name: str, got: np.ndarray, want: np.ndarray, rtol: float) -> None:
     """Raise AssertionError (loudly) unless ``got`` matches ``want`` with float32 tolerances."""
     got, want = np.asarray(got), np.asarray(want)
@@ -178,18 +191,11 @@ def bench_chain(args: argparse.Namespace, use_torch: bool) -> None:
         groups.append({"torch": chain_step(x_th)})
 
     res = time_steps(groups, args.chain_inner, args.repeats, args.warmup, args.gc_off)
-    per_op = {name: statistics.median(v) / CHAIN_OPS * 1e6 for name, v in res.items()}
     print(f"\n(a) chain: {CHAIN_OPS} elementwise ops (mul, add, sin, exp, log) on float32[3], "
           "then .sum().backward()")
     print(f"    gradients match the numpy baseline; median of {args.repeats} repeats x "
           f"{args.chain_inner} steps; per op = step time / {CHAIN_OPS} (the sum is included)")
-    for name, values in res.items():
-        print(f"    {name:<8} {spread(values, 1e6 / CHAIN_OPS)} us/op")
-    if not use_torch:
-        print(f"    torch    skipped: {args.torch_note}")
-    print(f"    ratio symgrad/numpy = {ratio(per_op['symgrad'], per_op['numpy'])}   "
-          f"symgrad/torch = {ratio(per_op['symgrad'], per_op.get('torch'))}   "
-          "(target: symgrad/torch < 1)")
+    print_figures(res, 1e6 / CHAIN_OPS, "us/op", "symgrad/torch < 1", args, use_torch)
 
 
 # --------------------------------------------------------------------------- (b) MLP step
@@ -264,18 +270,11 @@ def bench_mlp(args: argparse.Namespace, use_torch: bool) -> None:
         groups.append({"torch": th_step})
 
     res = time_steps(groups, args.mlp_inner, args.repeats, args.warmup, args.gc_off)
-    ms = {name: statistics.median(v) * 1e3 for name, v in res.items()}
     print("\n(b) MLP step: x[64,784] -> Linear(784,256) -> tanh -> Linear(256,10) -> MSE vs "
           "y[64,10], float32, forward + backward, grads reset with .grad = None")
     print(f"    gradients of W1, b1, W2, b2 match the numpy baseline (loss {float(loss_np):.6f})")
     print(f"    median of {args.repeats} repeats x {args.mlp_inner} steps")
-    for name, values in res.items():
-        print(f"    {name:<8} {spread(values, 1e3)} ms/step")
-    if not use_torch:
-        print(f"    torch    skipped: {args.torch_note}")
-    print(f"    ratio symgrad/numpy = {ratio(ms['symgrad'], ms['numpy'])}   "
-          f"symgrad/torch = {ratio(ms['symgrad'], ms.get('torch'))}   "
-          "(target: symgrad/numpy <= 1.3)")
+    print_figures(res, 1e3, "ms/step", "symgrad/numpy <= 1.3", args, use_torch)
 
 
 # --------------------------------------------------------------------------- (c) long chains
