@@ -492,9 +492,7 @@ class Tensor:
         ``gradient`` is the vector v of the vector-Jacobian product vᵀJ and must have this
         tensor's shape; it may be omitted only for a one-element tensor.
         """
-        from symgrad.autograd import backward as autograd_backward
-
-        autograd_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _api.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # ------------------------------------------------------------------ conversion
     def numpy(self) -> np.ndarray:
@@ -1375,5 +1373,7 @@ def _value_of(value: Any) -> Any:
     return value._value if isinstance(value, Tensor) else value
 
 
-# The dispatch layer needs the Tensor class, and Tensor's methods need it: imported last.
+# The dispatch layer and the autograd API need the Tensor class, and Tensor's methods need
+# them: imported last.
+from symgrad.autograd import api as _api  # noqa: E402
 from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op  # noqa: E402

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from symgrad.autograd import differentiable
-from symgrad.autograd.grad_mode import set_grad_enabled
+from symgrad.autograd.grad_mode import _mode
 from symgrad.autograd.graph import Node
 from symgrad.dispatch import _edge
 from symgrad.numeric import namespace as numeric_xp
@@ -192,73 +192,82 @@ def execute(
     retained: list[tuple[Tensor, Any]] = []
     processed: list[Node] = []
 
-    # PyTorch is silent about inf and nan in gradients (a sqrt at 0, say); so is the pass
-    with set_grad_enabled(create_graph), np.errstate(all="ignore"):
-        while ready:
-            target = ready.pop()
-            g = grads.pop(target)
-            if target.__class__ is Tensor:  # a leaf
-                if target._hooks:
-                    g = _run_hooks(target._hooks, g, create_graph)
-                if capture is not None:
-                    captured[target] = g
-                elif accumulate_into is None or target in accumulate_into:
-                    leaf_grads.append((target, g))
-                continue
-            node = target
-            if node.special:  # freed, hooked or retaining
-                if node.freed and _holds_saved_values(node):
-                    raise RuntimeError(FREED_GRAPH)
-                if node.tensor_hooks:
-                    g = _run_hooks(node.tensor_hooks, g, create_graph)
-                if node.retained is not None:
-                    tensor = node.retained()
-                    if tensor is not None and tensor.grad_fn is node:
-                        retained.append((tensor, g))
-            saved = node.saved
-            if saved:  # a saved value changed in place? (inlined for the common all-0 case)
-                if node.versions is None:
-                    inputs = node.inputs
-                    for i in saved:
-                        counter = getattr(inputs[i], "_counter", None)
-                        if counter is not None and counter.value:
-                            _check_saved(node)
-                else:
-                    _check_saved(node)
-            counter = node.out_version
-            if counter is not None and counter.value != node.out_version_value:
-                _check_saved(node)
-            processed.append(node)
-            if capture is not None and node in wanted:
-                captured[node] = g
-            op, inputs, params = node.op, node.inputs, node.params
-            if create_graph:
-                values = inputs
-                ans = _make(node.ans, node, True)
-            else:
-                values = node.values
-                ans = node.ans
-            i = -1
-            for nxt in node.next:
-                i += 1
-                if nxt is None or (useful is not None and nxt not in useful):
+    # the pass records only with create_graph; PyTorch is silent about inf and nan in
+    # gradients (a sqrt at 0, say), and so is the pass
+    previous_mode = _mode.enabled
+    _mode.enabled = create_graph
+    try:
+        with np.errstate(all="ignore"):
+            while ready:
+                target = ready.pop()
+                g = grads.pop(target)
+                if target.__class__ is Tensor:  # a leaf
+                    if target._hooks:
+                        g = _run_hooks(target._hooks, g, create_graph)
+                    if capture is not None:
+                        captured[target] = g
+                    elif accumulate_into is None or target in accumulate_into:
+                        leaf_grads.append((target, g))
                     continue
-                rule = op.vjp[i]
-                gi = rule(xp, g, ans, *values, **params) if params else rule(xp, g, ans, *values)
+                node = target
+                if node.special:  # freed, hooked or retaining
+                    if node.freed and _holds_saved_values(node):
+                        raise RuntimeError(FREED_GRAPH)
+                    if node.tensor_hooks:
+                        g = _run_hooks(node.tensor_hooks, g, create_graph)
+                    if node.retained is not None:
+                        tensor = node.retained()
+                        if tensor is not None and tensor.grad_fn is node:
+                            retained.append((tensor, g))
+                saved = node.saved
+                if saved:  # a saved value changed in place? (inlined for the common all-0 case)
+                    if node.versions is None:
+                        inputs = node.inputs
+                        for i in saved:
+                            counter = getattr(inputs[i], "_counter", None)
+                            if counter is not None and counter.value:
+                                _check_saved(node)
+                    else:
+                        _check_saved(node)
+                counter = node.out_version
+                if counter is not None and counter.value != node.out_version_value:
+                    _check_saved(node)
+                processed.append(node)
+                if capture is not None and node in wanted:
+                    captured[node] = g
+                op, inputs, params = node.op, node.inputs, node.params
                 if create_graph:
-                    gi = _reduce_to(gi, inputs[i])
-                else:  # the broadcasting rule, inlined on the hot path
-                    value = values[i]
-                    if gi.shape != value.shape:
-                        gi = numeric_xp.sum_to_shape(gi, value.shape)
-                    if gi.dtype is not value.dtype and gi.dtype != value.dtype:
-                        gi = gi.astype(value.dtype)
-                earlier = grads.get(nxt)
-                grads[nxt] = gi if earlier is None else earlier + gi
-                left = dependencies[nxt] - 1
-                dependencies[nxt] = left
-                if left == 0:
-                    ready.append(nxt)
+                    values = inputs
+                    ans = _make(node.ans, node, True)
+                else:
+                    values = node.values
+                    ans = node.ans
+                i = -1
+                for nxt in node.next:
+                    i += 1
+                    if nxt is None or (useful is not None and nxt not in useful):
+                        continue
+                    rule = op.vjp[i]
+                    gi = (rule(xp, g, ans, *values, **params) if params
+                          else rule(xp, g, ans, *values))
+                    if create_graph:
+                        gi = _reduce_to(gi, inputs[i])
+                    else:  # the broadcasting rule, inlined on the hot path
+                        value = values[i]
+                        if gi.shape != value.shape:
+                            gi = numeric_xp.sum_to_shape(gi, value.shape)
+                        if gi.dtype is not value.dtype and gi.dtype != value.dtype:
+                            gi = gi.astype(value.dtype)
+                    earlier = grads.get(nxt)
+                    grads[nxt] = gi if earlier is None else earlier + gi
+                    left = dependencies[nxt] - 1
+                    dependencies[nxt] = left
+                    if left == 0:
+                        ready.append(nxt)
+
+
+    finally:
+        _mode.enabled = previous_mode
 
     # the pass succeeded: now change state
     g = gi = None  # drop the loop's references, so that fresh gradients can be taken over
