@@ -160,4 +160,6 @@ le = Tensor.le
 gt = Tensor.gt
 ge = Tensor.ge
 equal = Tensor.equal
+all = Tensor.all  # noqa: A001
+any = Tensor.any  # noqa: A001
 allclose = Tensor.allclose

@@ -712,6 +712,16 @@ class Tensor:
 
     eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
 
+    def all(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+        """Whether all elements (or all along ``dim``) are true, as a bool tensor."""
+        axis = None if dim is None else _dim(dim, self._value.ndim)
+        return _make(np.asarray(np.all(self._value, axis=axis, keepdims=keepdim)))
+
+    def any(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+        """Whether any element (or any along ``dim``) is true, as a bool tensor."""
+        axis = None if dim is None else _dim(dim, self._value.ndim)
+        return _make(np.asarray(np.any(self._value, axis=axis, keepdims=keepdim)))
+
     def equal(self, other: Tensor) -> bool:
         """True when both tensors have the same shape and values."""
         return self._value.shape == other._value.shape and bool(

@@ -174,6 +174,8 @@ def test_comparisons_give_bool_tensors_without_graph():
     assert ((a > 1) & (a < 3)).tolist() == [False, True, False]
     assert (~(a > 1)).tolist() == [True, False, False]
     assert {a: 1}[a] == 1  # tensors hash by identity
+    assert repr((a > 0).all()) == "tensor(True)" and not (a > 2).all().item()
+    assert (a > 2).any().item() and (a > 2).any(dim=0).shape == ()
 
 
 @pytest.mark.parametrize(
