@@ -48,3 +48,17 @@ def test_op_rules_do_not_import_numpy_for_computation():
             stripped = line.strip()
             if stripped.startswith(("lambda", "return")) or "forward=" in stripped:
                 assert "np." not in stripped, f"{path.name}: {stripped}"
+
+
+def test_every_namespace_provides_what_the_op_rules_call():
+    import re
+
+    from symgrad.autograd import differentiable
+    from symgrad.numeric import namespace
+
+    used = {"sum_to_shape"}  # the engine's broadcasting rule
+    for path in (PACKAGE / "ops").glob("*.py"):
+        used |= set(re.findall(r"\bxp\.(\w+)", path.read_text()))
+    for xp in (namespace, differentiable):
+        missing = sorted(name for name in used if not hasattr(xp, name))
+        assert not missing, f"{xp.__name__} lacks {missing}"

@@ -49,6 +49,18 @@ def sigmoid(a: Tensor) -> Tensor:
     return a.sigmoid()
 
 
+def abs(a: Tensor) -> Tensor:  # noqa: A001 - numpy's name
+    return a.abs()
+
+
+def relu(a: Tensor) -> Tensor:
+    return a.relu()
+
+
+def mean(a: Tensor, axis: Any = None, keepdims: bool = False) -> Tensor:
+    return a.mean(axis, keepdims)
+
+
 def sign(a: Tensor) -> Tensor:
     """Elementwise sign, recorded (its gradient is zero) so that higher orders stay connected."""
     return a.sign()
