@@ -644,7 +644,14 @@ class Tensor:
         return bool(self._value.item())
 
     def __float__(self) -> float:
-        return float(self._scalar_value())
+        global _warned_scalar_conversion
+        value = self._scalar_value()
+        if self._requires_grad and not _warned_scalar_conversion:
+            _warned_scalar_conversion = True  # once per process, as PyTorch
+            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
+                          "unexpected behavior.\nConsider using tensor.detach() first.",
+                          UserWarning, stacklevel=2)
+        return float(value)
 
     def __int__(self) -> int:
         return int(self._scalar_value())
@@ -652,10 +659,6 @@ class Tensor:
     def _scalar_value(self) -> Any:
         if self._value.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        if self._requires_grad:
-            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
-                          "unexpected behavior.\nConsider using tensor.detach() first.",
-                          UserWarning, stacklevel=3)
         return self._value.item()
 
     def __index__(self) -> int:
@@ -1313,6 +1316,7 @@ class Tensor:
         return self.pow_(other)
 
 
+_warned_scalar_conversion = False
 _FAST_OPERANDS = frozenset((float, int, Tensor))  # operands taken as they are, checked fast
 Tensor.__module__ = "symgrad"  # shown as <class 'symgrad.Tensor'>, like <class 'torch.Tensor'>
 Size.__module__ = "symgrad"

@@ -345,10 +345,24 @@ def test_calling_a_grad_fn_applies_its_vjp():
     a = t.tensor([1.0, 2.0], requires_grad=True)
     b = t.tensor([3.0, 4.0], requires_grad=True)
     ga, gb = (a * b).grad_fn(t.tensor([1.0, 10.0]))
-    np.testing.assert_array_equal(ga.numpy(), [3.0, 40.0])
-    np.testing.assert_array_equal(gb.numpy(), [1.0, 20.0])
+    np.testing.assert_array_equal(ga.detach().numpy(), [3.0, 40.0])
+    np.testing.assert_array_equal(gb.detach().numpy(), [1.0, 20.0])
+    assert ga.requires_grad  # recorded with grad mode on, as in PyTorch: b requires grad
     assert (a * 2).grad_fn(t.ones(2))[1] is None
     m = t.ones(2, 3, requires_grad=True)
-    (gm, gv) = (m + t.ones(3, requires_grad=True)).grad_fn(t.ones(2, 3))
+    node = (m + t.ones(3, requires_grad=True)).grad_fn
+    with t.no_grad():
+        (gm, gv) = node(t.ones(2, 3))
+    assert not gm.requires_grad
     assert gm.shape == (2, 3) and gv.tolist() == [2.0, 2.0, 2.0]  # reduced to the input shape
     assert a.grad is None  # calling a node accumulates nothing
+    # a node with one input returns a tensor, so calls chain as in PyTorch tutorials
+    y = a * 2
+    z = y.tanh()
+    g1 = z.grad_fn(t.ones(2))
+    assert isinstance(g1, t.Tensor)
+    g0, _ = y.grad_fn(g1)
+    np.testing.assert_allclose(g0.detach().numpy(), 2 * (1 - np.tanh([2.0, 4.0]) ** 2),
+                               rtol=1e-6)
+    w = t.where(a > 1, a, t.zeros(2))
+    assert len(w.grad_fn.next_functions) == 2  # the condition is not a backward input

@@ -83,37 +83,54 @@ class Node:
         """PyTorch's name of this node, e.g. ``'MulBackward0'``."""
         return type(self).__name__
 
-    def __call__(self, grad: Any) -> tuple[Any, ...]:
-        """Apply this node's VJP to ``grad`` (a Tensor shaped like the output): one gradient per
-        input (None where an input needs none), as calling a PyTorch ``grad_fn`` does.
+    def __call__(self, grad: Any) -> Any:
+        """Apply this node's VJP to ``grad`` (a Tensor shaped like the output), as calling a
+        PyTorch ``grad_fn`` does: the gradient of its one input, or a tuple with one gradient
+        per differentiable input (None where an input needs none). With grad mode on, the
+        results are recorded, so they can be differentiated again.
 
         >>> a = symgrad.tensor([1.0, 2.0], requires_grad=True)
-        >>> b = symgrad.tensor([3.0, 4.0], requires_grad=True)
+        >>> b = symgrad.tensor([3.0, 4.0])
         >>> (a * b).grad_fn(symgrad.ones(2))
-        (tensor([3., 4.]), tensor([1., 2.]))
+        (tensor([3., 4.]), None)
         """
-        from symgrad.numeric import namespace as xp
+        from symgrad.autograd import differentiable, engine
+        from symgrad.autograd.grad_mode import _mode
+        from symgrad.numeric import namespace as numeric_xp
         from symgrad.tensor import Tensor, _make
 
-        if self.inputs is None or (self.freed and self.ans is None and self.op.saves_output):
-            raise RuntimeError("Trying to backward through the graph a second time")
-        g = grad._value if isinstance(grad, Tensor) else grad
+        if self.freed and engine._holds_saved_values(self):
+            raise RuntimeError(engine.FREED_GRAPH)
+        recording = _mode.enabled
         params = self.params or {}
+        if recording:
+            xp, values, ans = differentiable, self.inputs, _make(self.ans, self, True)
+            g = grad if isinstance(grad, Tensor) else _make(grad)
+        else:
+            xp, values, ans = numeric_xp, self.values, self.ans
+            g = grad._value if isinstance(grad, Tensor) else grad
         results = []
-        for i, target in enumerate(self.next):
+        for i, (target, rule) in enumerate(zip(self.next, self.op.vjp, strict=True)):
+            if rule is None:
+                continue  # not a differentiable input (a where's condition)
             if target is None:
                 results.append(None)
                 continue
-            gi = self.op.vjp[i](xp, g, self.ans, *self.values, **params)
-            value = self.values[i]
-            gi = xp.sum_to_shape(gi, value.shape).astype(value.dtype, copy=False)
-            results.append(_make(gi))
-        return tuple(results)
+            gi = rule(xp, g, ans, *values, **params)
+            if recording:
+                results.append(engine._reduce_to(gi, self.inputs[i]))
+            else:
+                value = self.values[i]
+                gi = numeric_xp.sum_to_shape(gi, value.shape).astype(value.dtype, copy=False)
+                results.append(_make(gi))
+        return results[0] if len(results) == 1 else tuple(results)
 
     @property
     def next_functions(self) -> tuple[tuple[Node | AccumulateGrad | None, int], ...]:
         """The nodes that receive this node's input gradients, as PyTorch lists them."""
-        return tuple((_edge_function(target), 0) for target in self.next)
+        return tuple((_edge_function(target), 0)
+                     for target, rule in zip(self.next, self.op.vjp, strict=True)
+                     if rule is not None)  # a where's condition is not an input to backward
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
