@@ -363,6 +363,6 @@ def test_calling_a_grad_fn_applies_its_vjp():
     assert isinstance(g1, t.Tensor)
     g0, _ = y.grad_fn(g1)
     np.testing.assert_allclose(g0.detach().numpy(), 2 * (1 - np.tanh([2.0, 4.0]) ** 2),
-                               rtol=1e-6)
+                               atol=1e-6)  # float32: 1 - tanh² loses digits near 1
     w = t.where(a > 1, a, t.zeros(2))
     assert len(w.grad_fn.next_functions) == 2  # the condition is not a backward input
