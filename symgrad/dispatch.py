@@ -116,11 +116,7 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
             values = [v.astype(_F64) if v.__class__ is np.ndarray and v.dtype.kind == "f"
                       and v.dtype is not _F64 else v for v in values]
     if need and _mode.enabled and out.dtype.kind == "f":
-        cls = op.node_class
-        if op.node_name_of is not None:
-            cls = node_class(op.node_name_of(params, *values))
-        elif cls is None:
-            cls = op.node_class = node_class(op.node_name)
+        cls = _node_class(op, params, values)
         next_ = [((x.grad_fn or x) if x._base is None else _edge(x))
                  if x.__class__ is Tensor and x._requires_grad else None for x in inputs]
         node = cls(op, inputs, values, params or None, out, next_, op.saved_by_need[need])
@@ -135,6 +131,24 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
         if base is source._value or base is source._value.base:
             _mark_view(result, source, op, params)
     return result
+
+
+def _node_class(op: ops.Op, params: dict, values: Sequence[Any]) -> type:
+    """The node class for one application of ``op``, named as PyTorch names it."""
+    if op.node_name_of is not None:
+        return node_class(op.node_name_of(params, *values))
+    if op.node_class is None:
+        op.node_class = node_class(op.node_name)
+    return op.node_class
+
+
+def _rebase_history(tensor: Tensor, node: Any) -> None:
+    """Give ``tensor`` a new grad_fn (after an in-place change), keeping its retain_grad."""
+    if tensor._retains_grad and tensor.grad_fn is not None:
+        node.retained = tensor.grad_fn.retained
+        node.special = True
+    tensor.grad_fn = node
+    tensor._requires_grad = True
 
 
 def _need_mask(next_: Sequence[Any]) -> int:
@@ -177,11 +191,7 @@ def _refresh_view(view: Tensor) -> None:
     current = base
     for op, params in view._view_ops:
         current = apply_op(op, current, **params)
-    if view._retains_grad and view.grad_fn is not None and current.grad_fn is not None:
-        current.grad_fn.retained = view.grad_fn.retained
-        current.grad_fn.special = True
-    view.grad_fn = current.grad_fn
-    view._requires_grad = current._requires_grad
+    _rebase_history(view, current.grad_fn)
 
 
 def _as_float(value: Any) -> Any:
@@ -240,10 +250,7 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
     if recording:
         # the value before the change, as the new node's first input
         before = _make(self._value.copy(), self.grad_fn, self._requires_grad)
-        if op.node_name_of is not None:
-            cls = node_class(op.node_name_of(params, self._value, *others_values))
-        else:
-            cls = op.node_class = op.node_class or node_class(op.node_name)
+        cls = _node_class(op, params, values)
         inputs = (before, *others)
         next_ = [_edge(x) if isinstance(x, Tensor) and x._requires_grad else None
                  for x in inputs]
@@ -256,11 +263,7 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
         if op.saves_output:
             node.out_version = counter
             node.out_version_value = counter.value
-        if self._retains_grad and self.grad_fn is not None:
-            node.retained = self.grad_fn.retained
-            node.special = True
-        self.grad_fn = node
-        self._requires_grad = True
+        _rebase_history(self, node)
     return self
 
 
@@ -288,9 +291,5 @@ def _record_on_base(op: ops.Op, view: Tensor, others: Sequence[Any], params: dic
                                     base._value, next_)
     view._value[...] = updated._value
     counter_of(base).value += 1
-    if base._retains_grad and base.grad_fn is not None:
-        node.retained = base.grad_fn.retained
-        node.special = True
-    base.grad_fn = node
-    base._requires_grad = True
+    _rebase_history(base, node)
     _refresh_view(view)

@@ -197,6 +197,24 @@ def _infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
     return shape
 
 
+_ADD, _MUL, _DIV = ops.elementwise.add, ops.elementwise.mul, ops.elementwise.div
+
+
+def _fast_binary(op: ops.Op) -> Callable[[Tensor, Any], Tensor]:
+    """``self <op> other`` for the hottest operators: tensors and Python numbers pass through a
+    set lookup; other operands are converted, or refused with NotImplemented (so Python raises
+    its own TypeError, as with PyTorch)."""
+
+    def method(self: Tensor, other: Any) -> Tensor:
+        if other.__class__ not in _FAST_OPERANDS:
+            other = _operand(other)
+            if other is None:
+                return NotImplemented
+        return apply_op(op, self, other)
+
+    return method
+
+
 class Tensor:
     """A multi-dimensional array that records the operations applied to it for autograd.
 
@@ -784,13 +802,7 @@ class Tensor:
             return apply_op(ops.elementwise.pow, self, exponent)
         return apply_op(ops.elementwise.pow_scalar, self, exponent=_scalar(exponent))
 
-    def __add__(self, other: Any) -> Tensor:
-        if other.__class__ not in _FAST_OPERANDS:
-            other = _operand(other)
-            if other is None:
-                return NotImplemented
-        return apply_op(_ADD, self, other)
-
+    __add__ = _fast_binary(_ADD)
     __radd__ = __add__
 
     def __sub__(self, other: Any) -> Tensor:
@@ -809,21 +821,9 @@ class Tensor:
             return apply_op(ops.elementwise.sub, other, self)
         return apply_op(ops.elementwise.rsub, self, other=other)
 
-    def __mul__(self, other: Any) -> Tensor:
-        if other.__class__ not in _FAST_OPERANDS:
-            other = _operand(other)
-            if other is None:
-                return NotImplemented
-        return apply_op(_MUL, self, other)
-
+    __mul__ = _fast_binary(_MUL)
     __rmul__ = __mul__
-
-    def __truediv__(self, other: Any) -> Tensor:
-        if other.__class__ not in _FAST_OPERANDS:
-            other = _operand(other)
-            if other is None:
-                return NotImplemented
-        return apply_op(_DIV, self, other)
+    __truediv__ = _fast_binary(_DIV)
 
     def __rtruediv__(self, other: Any) -> Tensor:
         other = _operand(other)
@@ -1206,12 +1206,8 @@ class Tensor:
         self._value = result._value
         counter_of(self).value += 1
         if result.grad_fn is not None:
-            node = result.grad_fn
-            node.__class__ = node_class(node_name)
-            if self._retains_grad and self.grad_fn is not None:
-                node.retained = self.grad_fn.retained
-                node.special = True
-            self.grad_fn = node
+            result.grad_fn.__class__ = node_class(node_name)  # PyTorch's in-place variant name
+            _rebase_history(self, result.grad_fn)
         return self
 
     def unsqueeze_(self, dim: int) -> Tensor:
@@ -1338,7 +1334,8 @@ def _scalar(value: Any) -> Any:
     raise TypeError(f"expected a Python number, got {type(value).__name__}")
 
 
-_ADD, _MUL, _DIV = ops.elementwise.add, ops.elementwise.mul, ops.elementwise.div
+
+
 
 
 def _operand(value: Any, strict: bool = False) -> Any:
@@ -1375,14 +1372,6 @@ def _check_alpha(a: Tensor, b: Any, alpha: float) -> None:
                            "point number.")
 
 
-def _as_tensor(value: Any) -> Tensor:
-    if isinstance(value, Tensor):
-        return value
-    from symgrad.creation import tensor
-
-    return tensor(value)
-
-
 def _value_of(value: Any) -> Any:
     return value._value if isinstance(value, Tensor) else value
 
@@ -1390,4 +1379,9 @@ def _value_of(value: Any) -> Any:
 # The dispatch layer and the autograd API need the Tensor class, and Tensor's methods need
 # them: imported last.
 from symgrad.autograd import api as _api  # noqa: E402
-from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op  # noqa: E402
+from symgrad.dispatch import (  # noqa: E402
+    _broadcast_error,
+    _rebase_history,
+    apply_inplace,
+    apply_op,
+)

@@ -103,7 +103,7 @@ def _useful(nodes: list[Node], dependencies: dict[Any, int], wanted: set[Any]) -
     """The targets from which some wanted target can be reached (they must run)."""
     # reverse topological order: a node comes after every node that feeds it
     order = _topological(nodes, dependencies)
-    useful = set(t for t in wanted)
+    useful = set(wanted)
     for node in reversed(order):
         if node in useful or any(t in useful for t in node.next if t is not None):
             useful.add(node)
@@ -178,8 +178,7 @@ def execute(
     """
     targets = [_edge(r) for r in roots]
     dependencies, nodes = _collect(targets)
-    wanted = set(capture) if capture is not None else (
-        accumulate_into)
+    wanted = set(capture) if capture is not None else accumulate_into
     useful = _useful(nodes, dependencies, wanted) if wanted is not None else None
     xp = differentiable if create_graph else numeric_xp
 
@@ -264,8 +263,6 @@ def execute(
                     dependencies[nxt] = left
                     if left == 0:
                         ready.append(nxt)
-
-
     finally:
         _mode.enabled = previous_mode
 
