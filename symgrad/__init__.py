@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from symgrad import autograd, ops
+from symgrad import autograd, methods, nn, ops
 from symgrad.autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -163,3 +163,16 @@ equal = Tensor.equal
 all = Tensor.all  # noqa: A001
 any = Tensor.any  # noqa: A001
 allclose = Tensor.allclose
+
+
+def _install_functions() -> None:
+    """Re-export the function spellings of ``symgrad.methods`` (``symgrad.tan`` ...)."""
+    namespace = globals()
+    clash = sorted(name for name in methods.FUNCTIONS if name in namespace)
+    if clash:
+        raise ImportError(f"symgrad.methods redefines {clash}")
+    namespace.update(methods.FUNCTIONS)
+
+
+_install_functions()
+

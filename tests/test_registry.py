@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import symgrad as t
-from symgrad import ops
+from symgrad import methods, ops
 from symgrad.dispatch import apply_op
 from symgrad.ops import REGISTRY, Sample
 from symgrad.tensor import Tensor
@@ -155,8 +155,8 @@ def test_registry_is_complete():
 
 
 # Every public Tensor method: the op it records, or why it records none.
-COMPOSITE = "composite of registered ops"
-NO_GRAPH = "not differentiable / no graph"
+COMPOSITE = methods.COMPOSITE
+NO_GRAPH = methods.NO_GRAPH
 ATTRIBUTE = "attribute or autograd state"
 METHOD_OPS = {
     "add": "add", "sub": "sub", "mul": "mul", "div": "div", "pow": "pow_scalar",
@@ -224,6 +224,15 @@ def _public_tensor_names():
     return sorted(n for n in dir(Tensor) if not n.startswith("_"))
 
 
+# the methods of symgrad.methods declare what they record (and how to call them) themselves
+for _name, _fn in methods.METHODS.items():
+    METHOD_OPS[_name] = _fn.records
+    if _fn.inplace:
+        INPLACE_CALLS[_name] = _fn.example or operator.methodcaller(_name)
+    elif _fn.example is not None:
+        CALLS[_name] = _fn.example
+
+
 def test_every_public_tensor_method_is_classified():
     unclassified = [n for n in _public_tensor_names() if n not in METHOD_OPS]
     assert not unclassified, f"classify these in METHOD_OPS: {unclassified}"
@@ -254,5 +263,5 @@ def test_each_differentiable_method_records_its_op(name):
 def test_ops_are_only_declared_in_the_registry_modules():
     modules = {op.forward.__module__ for op in REGISTRY.values()}
     assert modules <= {"symgrad.ops.elementwise", "symgrad.ops.reduction", "symgrad.ops.shape",
-                       "symgrad.ops.linalg"}
+                       "symgrad.ops.linalg", "symgrad.ops.nn"}
     assert ops.REGISTRY is REGISTRY

@@ -120,4 +120,4 @@ def register(op: Op) -> Op:
     return op
 
 
-from symgrad.ops import elementwise, linalg, reduction, shape  # noqa: E402,F401 - fill REGISTRY
+from symgrad.ops import elementwise, linalg, nn, reduction, shape  # noqa: E402,F401 - fill REGISTRY
