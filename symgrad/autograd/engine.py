@@ -241,14 +241,24 @@ def execute(
                 else:
                     values = node.values
                     ans = node.ans
+                joint = op.joint_vjp
+                if joint is not None:
+                    joint = joint(xp, g, ans, tuple(
+                        nxt is not None and (useful is None or nxt in useful)
+                        for nxt in node.next), *values, **(params or {}))
                 i = -1
                 for nxt in node.next:
                     i += 1
                     if nxt is None or (useful is not None and nxt not in useful):
                         continue
-                    rule = op.vjp[i]
-                    gi = (rule(xp, g, ans, *values, **params) if params
-                          else rule(xp, g, ans, *values))
+                    if joint is None:
+                        rule = op.vjp[i]
+                        gi = (rule(xp, g, ans, *values, **params) if params
+                              else rule(xp, g, ans, *values))
+                    else:
+                        gi = joint[i]
+                        if gi is None:
+                            gi = xp.zeros_like(values[i])
                     if create_graph:
                         gi = _reduce_to(gi, inputs[i])
                     else:  # the broadcasting rule, inlined on the hot path

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from symgrad.ops import Op
@@ -110,13 +110,20 @@ class Node:
             xp, values, ans = numeric_xp, self.values, self.ans
             g = grad._value if isinstance(grad, Tensor) else grad
         results = []
-        for i, (target, rule) in enumerate(zip(self.next, self.op.vjp, strict=True)):
+        joint = self.op.joint_vjp
+        if joint is not None:
+            joint = joint(xp, g, ans, tuple(t is not None for t in self.next), *values, **params)
+        for i, (target, rule) in enumerate(zip(self.next, _rules(self.op, self.next),
+                                               strict=True)):
             if rule is None:
                 continue  # not a differentiable input (a where's condition)
             if target is None:
                 results.append(None)
                 continue
-            gi = rule(xp, g, ans, *values, **params)
+            if joint is None:
+                gi = rule(xp, g, ans, *values, **params)
+            else:
+                gi = joint[i] if joint[i] is not None else xp.zeros_like(values[i])
             if recording:
                 results.append(engine._reduce_to(gi, self.inputs[i]))
             else:
@@ -129,11 +136,17 @@ class Node:
     def next_functions(self) -> tuple[tuple[Node | AccumulateGrad | None, int], ...]:
         """The nodes that receive this node's input gradients, as PyTorch lists them."""
         return tuple((_edge_function(target), 0)
-                     for target, rule in zip(self.next, self.op.vjp, strict=True)
+                     for target, rule in zip(self.next, _rules(self.op, self.next),
+                                             strict=True)
                      if rule is not None)  # a where's condition is not an input to backward
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
+
+
+def _rules(op: Op, next_: Sequence[Any]) -> Sequence[Any]:
+    """The per-input VJP rules of ``op`` (a joint-VJP op has one for every input)."""
+    return op.vjp if op.joint_vjp is None else (True,) * len(next_)
 
 
 class AccumulateGrad:

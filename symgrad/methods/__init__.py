@@ -59,4 +59,4 @@ def torch_api(
 
 
 # the family modules install themselves on import
-from symgrad.methods import pointwise, reductions, shaping  # noqa: E402,F401
+from symgrad.methods import pointwise, reductions, shaping, softmax  # noqa: E402,F401

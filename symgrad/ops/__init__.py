@@ -48,6 +48,11 @@ class Op:
     keeps data that a non-retained backward frees, beyond ``saved`` (PyTorch's CopySlices).
     ``scalar_params`` name params that are Python-number operands and take part in type
     promotion (the 2.5 of ``2.5 - x``).
+
+    Ops whose input cotangents come from one computation (a variable number of inputs, as in
+    ``cat``; a custom ``Function``'s backward) give ``joint_vjp(xp, g, ans, needs, *inputs,
+    **params)`` instead of ``vjp``: it returns one cotangent per input, or None where ``needs[i]``
+    is false (a needed input given None receives zeros). Their ``saved`` is a tuple.
     """
 
     __slots__ = (
@@ -65,6 +70,7 @@ class Op:
         "node_name_of",
         "saved_by_need",
         "node_class",
+        "joint_vjp",
         "__weakref__",
     )
 
@@ -73,8 +79,9 @@ class Op:
         name: str,
         node_name: str,
         forward: Callable[..., Any],
-        vjp: tuple[Callable[..., Any], ...],
+        vjp: tuple[Callable[..., Any] | None, ...] = (),
         *,
+        joint_vjp: Callable[..., Any] | None = None,
         saved: tuple[int, ...] | dict[int, tuple[int, ...]] = (),
         saves_output: bool = False,
         float_only: bool = False,
@@ -88,6 +95,7 @@ class Op:
         self.node_name = node_name
         self.forward = forward
         self.vjp = vjp
+        self.joint_vjp = joint_vjp
         self.saved = saved
         self.saves_output = saves_output
         self.float_only = float_only
@@ -99,14 +107,31 @@ class Op:
         self.node_class = None  # set by symgrad.autograd.graph when the op first runs
         # saved_by_need[mask]: the inputs a node saves when the inputs whose bits are set in
         # mask (bit i for input i) need a gradient
-        self.saved_by_need = [
-            tuple(sorted({i for rule, reads in saved.items() if mask >> rule & 1
-                          for i in reads})) if isinstance(saved, dict) else saved
-            for mask in range(1 << len(vjp))
-        ]
+        if joint_vjp is not None:
+            if vjp or isinstance(saved, dict):
+                raise ValueError(f"op {name!r}: a joint_vjp op has no per-input vjp rules")
+            self.saved_by_need = _Constant(saved)
+        else:
+            self.saved_by_need = [
+                tuple(sorted({i for rule, reads in saved.items() if mask >> rule & 1
+                              for i in reads})) if isinstance(saved, dict) else saved
+                for mask in range(1 << len(vjp))
+            ]
 
     def __repr__(self) -> str:
         return f"<Op {self.name} ({self.node_name})>"
+
+
+class _Constant:
+    """``saved_by_need`` of a joint-VJP op: the same inputs whatever the need mask."""
+
+    __slots__ = ("saved",)
+
+    def __init__(self, saved: tuple[int, ...]) -> None:
+        self.saved = saved
+
+    def __getitem__(self, mask: int) -> tuple[int, ...]:
+        return self.saved
 
 
 REGISTRY: dict[str, Op] = {}
