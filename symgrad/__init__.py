@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from symgrad import autograd, methods, nn, ops
+from symgrad import autograd, linalg, methods, nn, ops, symbolic
 from symgrad.autograd.grad_mode import (
     enable_grad,
     inference_mode,

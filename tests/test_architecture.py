@@ -55,10 +55,11 @@ def test_every_namespace_provides_what_the_op_rules_call():
 
     from symgrad.autograd import differentiable
     from symgrad.numeric import namespace
+    from symgrad.symbolic import namespace as symbolic
 
     used = {"sum_to_shape"}  # the engine's broadcasting rule
     for path in (PACKAGE / "ops").glob("*.py"):
         used |= set(re.findall(r"\bxp\.(\w+)", path.read_text()))
-    for xp in (namespace, differentiable):
+    for xp in (namespace, differentiable, symbolic):
         missing = sorted(name for name in used if not hasattr(xp, name))
         assert not missing, f"{xp.__name__} lacks {missing}"

@@ -192,7 +192,9 @@ for _name in ("shape", "dtype", "ndim", "device", "is_cuda", "name", "dim", "siz
               "nelement", "is_floating_point", "element_size", "ndimension",
               "is_contiguous", "requires_grad",
               "requires_grad_", "is_leaf", "grad", "grad_fn", "retains_grad", "retain_grad",
-              "register_hook", "volatile", "backward"):
+              "register_hook", "volatile", "backward",
+              "register_post_accumulate_grad_hook", "cuda", "is_complex", "is_sparse",
+              "to_sparse"):
     METHOD_OPS[_name] = ATTRIBUTE
 
 # how to call each differentiable method on a 2x3 float64 tensor

@@ -57,8 +57,130 @@ def relu(a: Tensor) -> Tensor:
     return a.relu()
 
 
+def softmax(a: Tensor, axis: Sequence[int]) -> Tensor:
+    return apply_op(ops.nn.softmax, _t(a), dim=tuple(axis))
+
+
+def log_softmax(a: Tensor, axis: Sequence[int]) -> Tensor:
+    return apply_op(ops.nn.log_softmax, _t(a), dim=tuple(axis))
+
+
+pi = math.pi
+
+
+def scalar_sqrt(c: float) -> float:
+    return math.sqrt(c)
+
+
+def _unary(op: ops.Op) -> Any:
+    return lambda a: apply_op(op, a)
+
+
+# the pointwise family (symgrad.ops.elementwise), recorded so that higher orders stay connected
+_ew = ops.elementwise
+tan, arcsin, arccos, arctan = _unary(_ew.tan), _unary(_ew.asin), _unary(_ew.acos), _unary(_ew.atan)
+sinh, cosh, log1p, expm1 = _unary(_ew.sinh), _unary(_ew.cosh), _unary(_ew.log1p), _unary(_ew.expm1)
+log2, log10, exp2, erf = _unary(_ew.log2), _unary(_ew.log10), _unary(_ew.exp2), _unary(_ew.erf)
+floor, ceil, trunc, rint = _unary(_ew.floor), _unary(_ew.ceil), _unary(_ew.trunc), _unary(_ew.round)
+
+
+def softplus(a: Tensor) -> Tensor:
+    return apply_op(ops.elementwise.softplus, a, beta=1, threshold=math.inf)
+
+
+def arctan2(a: Any, b: Any) -> Tensor:
+    return apply_op(ops.elementwise.atan2, _t(a), _t(b))
+
+
+def maximum(a: Any, b: Any) -> Tensor:
+    if not isinstance(b, Tensor):
+        return apply_op(ops.elementwise.clamp_min, _t(a), min=b)
+    return apply_op(ops.elementwise.maximum, _t(a), b)
+
+
+def minimum(a: Any, b: Any) -> Tensor:
+    if not isinstance(b, Tensor):
+        return apply_op(ops.elementwise.clamp_max, _t(a), max=b)
+    return apply_op(ops.elementwise.minimum, _t(a), b)
+
+
+def fmax(a: Any, b: Any) -> Tensor:
+    return apply_op(ops.elementwise.fmax, _t(a), _t(b))
+
+
+def fmin(a: Any, b: Any) -> Tensor:
+    return apply_op(ops.elementwise.fmin, _t(a), _t(b))
+
+
 def mean(a: Tensor, axis: Any = None, keepdims: bool = False) -> Tensor:
     return a.mean(axis, keepdims)
+
+
+# -- products, logsumexp and scans (symgrad.ops.reduction)
+def prod(a: Tensor, axis: tuple[int, ...] | None = None, keepdims: bool = False) -> Tensor:
+    if axis is None:
+        return apply_op(ops.reduction.prod, a)
+    return apply_op(ops.reduction.prod, a, dim=tuple(axis), keepdim=keepdims)
+
+
+def prod_backward(g: Tensor, ans: Tensor, a: Tensor, axis: tuple[int, ...] | None) -> Tensor:
+    """As the numeric rule (a division without zeros, exact products with them), recorded."""
+    if a.ndim == 0:
+        return g
+    if not bool((a == 0).any()):
+        return g * (ans / a)
+    if axis is None:
+        return g * _products_of_others(a.reshape(-1), 0).reshape(tuple(a.shape))
+    return g * _products_of_others(a, axis[0])
+
+
+def _products_of_others(a: Tensor, axis: int) -> Tensor:
+    before = _exclusive_cumprod(a, axis)
+    return before * _flip(_exclusive_cumprod(_flip(a, axis), axis), axis)
+
+
+def _exclusive_cumprod(a: Tensor, axis: int) -> Tensor:
+    """The product of the elements before each one along ``axis`` (1 for the first)."""
+    lead = (slice(None),) * axis
+    head = cumprod(apply_op(ops.shape.index, a, key=(*lead, slice(0, -1))), axis)
+    shifted = apply_op(ops.shape.index_backward, head, shape=tuple(a.shape),
+                       key=(*lead, slice(1, None)))
+    first = np.zeros(a.shape, dtype=a._value.dtype)
+    first[(*lead, 0)] = 1
+    return shifted + _make(first)
+
+
+def _flip(a: Tensor, axis: int) -> Tensor:
+    return apply_op(ops.shape.index, a, key=(*(slice(None),) * axis, slice(None, None, -1)))
+
+
+def logsumexp(a: Tensor, axis: Sequence[int], keepdims: bool = False) -> Tensor:
+    return apply_op(ops.reduction.logsumexp, a, dim=tuple(axis), keepdim=keepdims)
+
+
+def cumsum(a: Tensor, axis: int) -> Tensor:
+    return apply_op(ops.reduction.cumsum, _t(a), dim=axis)
+
+
+def cumprod(a: Tensor, axis: int) -> Tensor:
+    return apply_op(ops.reduction.cumprod, _t(a), dim=axis)
+
+
+def cumprod_backward(g: Tensor, ans: Tensor, a: Tensor, axis: int) -> Tensor:
+    """As the numeric rule without zeros; with zeros, PyTorch's grad-mode formula: for each i,
+    the cumprod of ``a`` with ``a[i]`` replaced by 1, weighted by ``g`` from i on (O(n^2))."""
+    if a.ndim == 0 or a.shape[axis] <= 1:
+        return g
+    if not bool((a == 0).any()):
+        return _flip(cumsum(_flip(ans * g, axis), axis), axis) / a
+    n = a.shape[axis]
+    moved = a.transpose(axis, -1)
+    rows = moved.unsqueeze(-2).expand(*moved.shape[:-1], n, n)  # rows[..., i, :] = a
+    rows = where(np.eye(n, dtype=bool), 1.0, rows)
+    products = cumprod(rows, rows.ndim - 1)  # [..., i, j]: prod of a[:j+1] without a[i]
+    weights = where(np.triu(np.ones((n, n), dtype=bool)), g.transpose(axis, -1).unsqueeze(-2),
+                    0.0)  # g[j] for j >= i
+    return (products * weights).sum(-1).transpose(axis, -1)
 
 
 def sign(a: Tensor) -> Tensor:
@@ -140,9 +262,60 @@ def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
     return apply_op(ops.shape.setitem, a, value, key=key)
 
 
+# -- shape and linear-algebra ops (symgrad.ops.shape, symgrad.ops.linalg)
+def tile(a: Tensor, reps: Sequence[int]) -> Tensor:
+    reps = (1,) * (a.ndim - len(reps)) + tuple(reps)
+    return apply_op(ops.shape.repeat, a, repeats=reps)
+
+
+def flip(a: Tensor, axes: Sequence[int]) -> Tensor:
+    return apply_op(ops.shape.flip, a, dims=tuple(axes))
+
+
+def roll(a: Tensor, shifts: Any, axes: Any) -> Tensor:
+    return apply_op(ops.shape.roll, a, shifts=shifts, dims=axes)
+
+
+def concatenate(arrays: Sequence[Tensor], axis: int) -> Tensor:
+    return apply_op(ops.shape.cat, *arrays, dim=axis)
+
+
+def stack(arrays: Sequence[Tensor], axis: int) -> Tensor:
+    return apply_op(ops.shape.stack, *arrays, dim=axis)
+
+
+def diagonal(a: Tensor, offset: int, axis1: int, axis2: int) -> Tensor:
+    return apply_op(ops.linalg.diagonal, a, offset=offset, dim1=axis1, dim2=axis2)
+
+
+def diagonal_backward(g: Tensor, shape: Sequence[int], offset: int, axis1: int,
+                      axis2: int) -> Tensor:
+    return apply_op(ops.linalg.diag_embed, _t(g), shape=tuple(shape), offset=offset,
+                    dim1=axis1, dim2=axis2)
+
+
+def tril(a: Tensor, k: int) -> Tensor:
+    return apply_op(ops.linalg.tril, a, diagonal=k)
+
+
+def triu(a: Tensor, k: int) -> Tensor:
+    return apply_op(ops.linalg.triu, a, diagonal=k)
+
+
+def pad(a: Tensor, widths: Sequence[tuple[int, int]], value: float) -> Tensor:
+    return apply_op(ops.shape.constant_pad, a, pad=tuple(widths), value=value)
+
+
 def full_like(a: Tensor, value: float) -> Tensor:
     return _make(np.full_like(_t(a)._value, value))
 
 
 def astype(a: Tensor, dtype: str | None) -> Tensor:
     return apply_op(ops.elementwise.to_dtype, a, dtype=dtype or a._value.dtype.name)
+
+
+def masked_extreme(a: Tensor, mask: Any, axis: Any, keepdims: bool, largest: bool) -> Tensor:
+    fill = -math.inf if largest else math.inf
+    masked = where(_t(mask), a, fill)
+    return masked.amax(axis, keepdims) if largest else masked.amin(axis, keepdims)
+

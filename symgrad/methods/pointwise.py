@@ -1,8 +1,500 @@
-"""PyTorch spellings of the pointwise ops (see symgrad.methods)."""
+"""PyTorch spellings of the pointwise ops (see symgrad.methods): trigonometric, hyperbolic,
+logarithmic and error functions, ``atan2``, ``maximum``/``minimum``, ``clamp``, the rounding
+functions, and the activations of ``symgrad.nn.functional`` (imported there).
+
+Every function checks its arguments as PyTorch does, before anything runs; the op rules
+(forward, VJP, conventions at kinks) are in ``symgrad.ops.elementwise``.
+"""
 
 from __future__ import annotations
 
-from symgrad import ops  # noqa: F401
-from symgrad.dispatch import apply_op  # noqa: F401
+from typing import Any
+
+from symgrad import ops
+from symgrad.dispatch import apply_inplace, apply_op
 from symgrad.methods import COMPOSITE, NO_GRAPH, torch_api  # noqa: F401
-from symgrad.tensor import Tensor  # noqa: F401
+from symgrad.tensor import Tensor, _scalar
+
+_ew = ops.elementwise
+
+
+def _tensor(value: Any, fn: str, arg: str = "input", position: int = 1) -> Tensor:
+    """``value`` if it is a Tensor, else PyTorch's TypeError for argument ``arg`` of ``fn``."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be Tensor, not "
+                        f"{type(value).__name__}")
+    return value
+
+
+def _floating(x: Tensor, kernel: str) -> None:
+    """Refuse integer and bool tensors, as PyTorch's floating-only CPU kernels do."""
+    if x._value.dtype.kind != "f":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{x.dtype._torch_name}'")
+
+
+# ---------------------------------------------------------------- unary functions
+def _pointwise(name: str, op: ops.Op, doc: str, aliases: tuple[str, ...] = (),
+               bool_kernel: str | None = None, float_kernel: str | None = None,
+               unit_domain: bool = False) -> None:
+    """Install ``name(input)`` (Tensor method and ``symgrad`` function) and its in-place
+    ``name_`` for the unary ``op``; ``bool_kernel``/``float_kernel`` name the PyTorch kernel
+    that refuses bool / non-floating inputs; ``unit_domain`` makes the registry's examples
+    call it inside [-1, 1]."""
+
+    def check(x: Any, fn: str) -> Tensor:
+        _tensor(x, fn)
+        if float_kernel is not None:
+            _floating(x, float_kernel)
+        elif bool_kernel is not None and x._value.dtype.kind == "b":
+            raise NotImplementedError(f"\"{bool_kernel}\" not implemented for 'Bool'")
+        return x
+
+    def function(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+        return apply_op(op, check(input, name))
+
+    def inplace(input: Tensor) -> Tensor:  # noqa: A002
+        return apply_inplace(op, check(input, name + "_"))
+
+    function.__name__ = function.__qualname__ = name
+    inplace.__name__ = inplace.__qualname__ = name + "_"
+    function.__doc__ = doc
+    inplace.__doc__ = f"In-place :func:`{name}` (``x.{name}_()``)."
+    example = example_ = None
+    if unit_domain:
+        example = lambda x: function(x / 10)  # noqa: E731
+        example_ = lambda x: inplace(x.div_(10))  # noqa: E731
+    torch_api(records=op.name, aliases=aliases, example=example)(function)
+    torch_api(records=op.name, aliases=tuple(a + "_" for a in aliases), inplace=True,
+              example=example_)(inplace)
+
+
+_pointwise("tan", _ew.tan, """Elementwise tangent (``TanBackward0``).
+
+    >>> symgrad.tan(symgrad.tensor([0.0, 1.0]))
+    tensor([0.0000, 1.5574])
+    """)
+_pointwise("asin", _ew.asin, """Elementwise arcsine (``AsinBackward0``); alias ``arcsin``.
+    Its gradient is inf at -1 and 1.
+
+    >>> symgrad.asin(symgrad.tensor([0.0, 1.0]))
+    tensor([0.0000, 1.5708])
+    """, aliases=("arcsin",), unit_domain=True)
+_pointwise("acos", _ew.acos, """Elementwise arccosine (``AcosBackward0``); alias ``arccos``.
+
+    >>> symgrad.acos(symgrad.tensor([1.0, 0.0]))
+    tensor([0.0000, 1.5708])
+    """, aliases=("arccos",), unit_domain=True)
+_pointwise("atan", _ew.atan, """Elementwise arctangent (``AtanBackward0``); alias ``arctan``.
+
+    >>> symgrad.atan(symgrad.tensor([0.0, 1.0]))
+    tensor([0.0000, 0.7854])
+    """, aliases=("arctan",))
+_pointwise("sinh", _ew.sinh, """Elementwise hyperbolic sine (``SinhBackward0``).
+
+    >>> symgrad.sinh(symgrad.tensor([0.0, 1.0]))
+    tensor([0.0000, 1.1752])
+    """)
+_pointwise("cosh", _ew.cosh, """Elementwise hyperbolic cosine (``CoshBackward0``).
+
+    >>> symgrad.cosh(symgrad.tensor([0.0, 1.0]))
+    tensor([1.0000, 1.5431])
+    """)
+_pointwise("log1p", _ew.log1p, """Elementwise ``log(1 + x)``, accurate for small x
+    (``Log1PBackward0``).
+
+    >>> symgrad.log1p(symgrad.tensor([0.0, 1e-10]))
+    tensor([0.0000e+00, 1.0000e-10])
+    """)
+_pointwise("expm1", _ew.expm1, """Elementwise ``exp(x) - 1``, accurate for small x
+    (``Expm1Backward0``).
+
+    >>> symgrad.expm1(symgrad.tensor([0.0, 1e-10]))
+    tensor([0.0000e+00, 1.0000e-10])
+    """)
+_pointwise("log2", _ew.log2, """Elementwise base-2 logarithm (``Log2Backward0``).
+
+    >>> symgrad.log2(symgrad.tensor([1.0, 8.0]))
+    tensor([0., 3.])
+    """)
+_pointwise("log10", _ew.log10, """Elementwise base-10 logarithm (``Log10Backward0``).
+
+    >>> symgrad.log10(symgrad.tensor([1.0, 100.0]))
+    tensor([0., 2.])
+    """)
+_pointwise("exp2", _ew.exp2, """Elementwise ``2 ** x`` (``Exp2Backward0``).
+
+    >>> symgrad.exp2(symgrad.tensor([-1.0, 3.0]))
+    tensor([0.5000, 8.0000])
+    """)
+_pointwise("erf", _ew.erf, """Elementwise error function (``ErfBackward0``).
+
+    >>> symgrad.erf(symgrad.tensor([0.0, 1.0]))
+    tensor([0.0000, 0.8427])
+    """)
+_pointwise("rsqrt", _ew.rsqrt, """Elementwise ``1 / sqrt(x)`` (``RsqrtBackward0``).
+
+    >>> symgrad.rsqrt(symgrad.tensor([4.0, 0.25]))
+    tensor([0.5000, 2.0000])
+    """)
+_pointwise("floor", _ew.floor, """Elementwise floor; integer tensors keep their dtype. Its
+    gradient is zero (``FloorBackward0``).
+
+    >>> symgrad.floor(symgrad.tensor([-1.5, 1.5]))
+    tensor([-2.,  1.])
+    """, bool_kernel="floor_vml_cpu")
+_pointwise("ceil", _ew.ceil, """Elementwise ceiling; its gradient is zero (``CeilBackward0``).
+
+    >>> symgrad.ceil(symgrad.tensor([-1.5, 1.5]))
+    tensor([-1.,  2.])
+    """, bool_kernel="ceil_vml_cpu")
+_pointwise("trunc", _ew.trunc, """Elementwise rounding toward zero; alias ``fix``. Its
+    gradient is zero (``TruncBackward0``).
+
+    >>> symgrad.trunc(symgrad.tensor([-1.5, 1.5]))
+    tensor([-1.,  1.])
+    """, aliases=("fix",), bool_kernel="trunc_vml_cpu")
+_pointwise("frac", _ew.frac, """Elementwise fractional part ``x - trunc(x)``, with the sign of
+    x; its gradient is 1 (``FracBackward0``).
+
+    >>> symgrad.frac(symgrad.tensor([-1.5, 2.25]))
+    tensor([-0.5000,  0.2500])
+    """, float_kernel="frac_cpu")
+
+
+def _round(run: Any, input: Tensor, decimals: int | None, fn: str) -> Tensor:  # noqa: A002
+    _tensor(input, fn)
+    if decimals is None:
+        if input._value.dtype.kind == "b":
+            raise NotImplementedError("\"round_vml_cpu\" not implemented for 'Bool'")
+        return run(_ew.round, input)
+    _floating(input, "round_cpu")
+    return run(_ew.round_decimals, input, decimals=int(decimals))
+
+
+@torch_api(records="round")
+def round(input: Tensor, *, decimals: int | None = None) -> Tensor:  # noqa: A001,A002
+    """Round half to even, to ``decimals`` decimal places if given (negative: to tens,
+    hundreds ...). Its gradient is zero (``RoundBackward0``; ``RoundBackward1`` with decimals).
+
+    >>> symgrad.round(symgrad.tensor([0.5, 1.5, 2.5]))
+    tensor([0., 2., 2.])
+    >>> symgrad.round(symgrad.tensor([1.25, 123.0]), decimals=-1)
+    tensor([  0., 120.])
+    """
+    return _round(apply_op, input, decimals, "round")
+
+
+@torch_api(records="round", inplace=True)
+def round_(input: Tensor, *, decimals: int | None = None) -> Tensor:  # noqa: A002
+    """In-place :func:`round`."""
+    return _round(apply_inplace, input, decimals, "round_")
+
+
+# ---------------------------------------------------------------- binary functions
+@torch_api(records="atan2", aliases=("arctan2",), example=lambda x: x.atan2(x * 0.5 - 2))
+def atan2(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """The angle of the point ``(other, input)``: ``atan(input / other)`` in the right
+    quadrant (``Atan2Backward0``; its gradient at the origin is 0). Alias ``arctan2``.
+
+    >>> symgrad.atan2(symgrad.tensor([1.0, 1.0]), symgrad.tensor([1.0, -1.0]))
+    tensor([0.7854, 2.3562])
+    """
+    return apply_op(_ew.atan2, _tensor(input, "atan2"), _tensor(other, "atan2", "other", 2))
+
+
+@torch_api(records="atan2", function=False, aliases=("arctan2_",), inplace=True,
+           example=lambda x: x.atan2_(x * 0.5 - 2))
+def atan2_(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """In-place :func:`atan2`."""
+    return apply_inplace(_ew.atan2, input, _tensor(other, "atan2_", "other", 1))
+
+
+def _binary(name: str, op: ops.Op, doc: str) -> None:
+    """Install ``name(input, other)`` for a binary op that takes two tensors."""
+
+    def function(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+        return apply_op(op, _tensor(input, name), _tensor(other, name, "other", 2))
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    torch_api(records=op.name, example=lambda x: getattr(x, name)(4 - x))(function)
+
+
+_binary("maximum", _ew.maximum, """Elementwise maximum of two tensors, with broadcasting; nan
+    wins. At ties the gradient is split half and half between the inputs, as in PyTorch
+    (``MaximumBackward0``).
+
+    >>> symgrad.maximum(symgrad.tensor([1.0, 5.0]), symgrad.tensor([3.0, 2.0]))
+    tensor([3., 5.])
+    """)
+_binary("minimum", _ew.minimum, """Elementwise minimum of two tensors, with broadcasting; nan
+    wins; ties split the gradient half and half (``MinimumBackward0``).
+
+    >>> symgrad.minimum(symgrad.tensor([1.0, 5.0]), symgrad.tensor([3.0, 2.0]))
+    tensor([1., 2.])
+    """)
+_binary("fmax", _ew.fmax, """Elementwise maximum that ignores nan (the other value is taken);
+    at ties the gradient goes to ``input`` (``FmaxBackward0``).
+
+    >>> symgrad.fmax(symgrad.tensor([1.0, float("nan")]), symgrad.tensor([3.0, 2.0]))
+    tensor([3., 2.])
+    """)
+_binary("fmin", _ew.fmin, """Elementwise minimum that ignores nan; at ties the gradient goes
+    to ``input`` (``FminBackward0``).
+
+    >>> symgrad.fmin(symgrad.tensor([1.0, float("nan")]), symgrad.tensor([3.0, 2.0]))
+    tensor([1., 2.])
+    """)
+
+
+# ---------------------------------------------------------------- clamp
+def _bound(value: Any) -> Any:
+    return value if isinstance(value, Tensor) else _scalar(value)
+
+
+def _clamp(run: Any, input: Tensor, min: Any, max: Any, fn: str) -> Tensor:  # noqa: A002
+    _tensor(input, fn)
+    if min is None and max is None:
+        raise RuntimeError("symgrad.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        if max is None:
+            return run(_ew.clamp_tensor_lower, input, min)
+        if min is None:
+            return run(_ew.clamp_tensor_upper, input, max)
+        return run(_ew.clamp_tensor, input, _bound(min), _bound(max))
+    params = {}
+    if min is not None:
+        params["min"] = _scalar(min)
+    if max is not None:
+        params["max"] = _scalar(max)
+    return run(_ew.clamp, input, **params)
+
+
+@torch_api(records="clamp", aliases=("clip",), example=lambda x: x.clamp(2, 4))
+def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    """Clamp every element into ``[min, max]``; bounds are numbers or tensors (broadcast),
+    either may be None but not both. Alias ``clip``.
+
+    The gradient passes where ``min <= x <= max``, bounds included (``ClampBackward1`` for
+    number bounds, ``ClampBackward0`` for tensor bounds, which receive the gradient where they
+    are the result); nan stays nan, with zero gradient.
+
+    >>> symgrad.clamp(symgrad.tensor([-2.0, 0.5, 3.0]), min=0.0, max=1.0)
+    tensor([0.0000, 0.5000, 1.0000])
+    """
+    return _clamp(apply_op, input, min, max, "clamp")
+
+
+@torch_api(records="clamp", aliases=("clip_",), inplace=True,
+           example=lambda x: x.clamp_(2, 4))
+def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    """In-place :func:`clamp`."""
+    return _clamp(apply_inplace, input, min, max, "clamp_")
+
+
+def _one_bound(run: Any, input: Tensor, bound: Any, fn: str, name: str, scalar_op: ops.Op,
+               tensor_op: ops.Op) -> Tensor:  # noqa: A002
+    _tensor(input, fn)
+    if bound is None:
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got (NoneType), "
+                        f"but expected one of:\n * (Tensor {name})\n * (Number {name})")
+    if isinstance(bound, Tensor):
+        return run(tensor_op, input, bound)
+    return run(scalar_op, input, **{name: _scalar(bound)})
+
+
+@torch_api(records="clamp_min", example=lambda x: x.clamp_min(3))
+def clamp_min(input: Tensor, min: Any) -> Tensor:  # noqa: A002
+    """``clamp(input, min=min)``, recorded as ``ClampMinBackward0`` (number) or
+    ``ClampMinBackward1`` (tensor).
+
+    >>> symgrad.clamp_min(symgrad.tensor([-1.0, 2.0]), 0.0)
+    tensor([0., 2.])
+    """
+    return _one_bound(apply_op, input, min, "clamp_min", "min", _ew.clamp_min,
+                      _ew.clamp_min_tensor)
+
+
+@torch_api(records="clamp_min", inplace=True, example=lambda x: x.clamp_min_(3))
+def clamp_min_(input: Tensor, min: Any) -> Tensor:  # noqa: A002
+    """In-place :func:`clamp_min`."""
+    return _one_bound(apply_inplace, input, min, "clamp_min_", "min", _ew.clamp_min,
+                      _ew.clamp_min_tensor)
+
+
+@torch_api(records="clamp_max", example=lambda x: x.clamp_max(3))
+def clamp_max(input: Tensor, max: Any) -> Tensor:  # noqa: A002
+    """``clamp(input, max=max)``, recorded as ``ClampMaxBackward0`` (number) or
+    ``ClampMaxBackward1`` (tensor).
+
+    >>> symgrad.clamp_max(symgrad.tensor([-1.0, 2.0]), 0.0)
+    tensor([-1.,  0.])
+    """
+    return _one_bound(apply_op, input, max, "clamp_max", "max", _ew.clamp_max,
+                      _ew.clamp_max_tensor)
+
+
+@torch_api(records="clamp_max", inplace=True, example=lambda x: x.clamp_max_(3))
+def clamp_max_(input: Tensor, max: Any) -> Tensor:  # noqa: A002
+    """In-place :func:`clamp_max`."""
+    return _one_bound(apply_inplace, input, max, "clamp_max_", "max", _ew.clamp_max,
+                      _ew.clamp_max_tensor)
+
+
+# ---------------------------------------------------------------- activations (nn.functional)
+# Not Tensor methods nor symgrad.<name> functions in PyTorch: symgrad.nn.functional imports them.
+def _run(inplace: bool) -> Any:
+    return apply_inplace if inplace else apply_op
+
+
+@torch_api(records="relu", method=False, function=False)
+def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """max(x, 0); the gradient at 0 is 0 (``ReluBackward0``).
+
+    >>> F.relu(symgrad.tensor([-1.0, 2.0]))
+    tensor([0., 2.])
+    """
+    _tensor(input, "relu")
+    return input.relu_() if inplace else input.relu()
+
+
+@torch_api(records="relu", method=False, function=False, inplace=True)
+def relu_(input: Tensor) -> Tensor:  # noqa: A002
+    """In-place :func:`relu`."""
+    return _tensor(input, "relu_").relu_()
+
+
+@torch_api(records="sigmoid", method=False, function=False)
+def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
+    """The logistic function ``1 / (1 + exp(-x))`` (``SigmoidBackward0``).
+
+    >>> F.sigmoid(symgrad.tensor([0.0]))
+    tensor([0.5000])
+    """
+    return _tensor(input, "sigmoid").sigmoid()
+
+
+@torch_api(records="tanh", method=False, function=False)
+def tanh(input: Tensor) -> Tensor:  # noqa: A002
+    """Hyperbolic tangent (``TanhBackward0``).
+
+    >>> F.tanh(symgrad.tensor([0.0]))
+    tensor([0.])
+    """
+    return _tensor(input, "tanh").tanh()
+
+
+@torch_api(records="hardtanh", method=False, function=False)
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,  # noqa: A002
+             inplace: bool = False) -> Tensor:
+    """Clamp into ``[min_val, max_val]``. Unlike :func:`symgrad.clamp`, the gradient is 0 at
+    the bounds themselves (``HardtanhBackward0``).
+
+    >>> F.hardtanh(symgrad.tensor([-2.0, 0.5, 2.0]))
+    tensor([-1.0000,  0.5000,  1.0000])
+    """
+    _tensor(input, "hardtanh")
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if input._value.dtype.kind == "b":
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    return _run(inplace)(_ew.hardtanh, input, min_val=min_val, max_val=max_val)
+
+
+@torch_api(records="hardtanh", method=False, function=False, inplace=True)
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:  # noqa: A002
+    """In-place :func:`hardtanh`."""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+@torch_api(records="hardtanh", method=False, function=False)
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """``min(max(x, 0), 6)``: :func:`hardtanh` on ``[0, 6]`` (``HardtanhBackward0``).
+
+    >>> F.relu6(symgrad.tensor([-1.0, 3.0, 7.0]))
+    tensor([0., 3., 6.])
+    """
+    _tensor(input, "relu6")
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+@torch_api(records="leaky_relu", method=False, function=False)
+def leaky_relu(input: Tensor, negative_slope: float = 0.01,  # noqa: A002
+               inplace: bool = False) -> Tensor:
+    """``x`` where x > 0, else ``negative_slope * x``; the gradient at 0 is
+    ``negative_slope`` (``LeakyReluBackward0``; in place ``LeakyReluBackward1``, which refuses
+    a negative slope at backward, as in PyTorch).
+
+    >>> F.leaky_relu(symgrad.tensor([-2.0, 3.0]), 0.1)
+    tensor([-0.2000,  3.0000])
+    """
+    _tensor(input, "leaky_relu")
+    _floating(input, "leaky_relu_cpu")
+    op = _ew.leaky_relu_result if inplace else _ew.leaky_relu
+    return _run(inplace)(op, input, negative_slope=negative_slope)
+
+
+@torch_api(records="leaky_relu_result", method=False, function=False, inplace=True)
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:  # noqa: A002
+    """In-place :func:`leaky_relu`."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+@torch_api(records="elu", method=False, function=False)
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+    """``x`` where x > 0, else ``alpha * (exp(x) - 1)``; the gradient at 0 is ``alpha``
+    (``EluBackward0``; in place ``EluBackward1``, which refuses a negative alpha at backward).
+
+    >>> F.elu(symgrad.tensor([-1.0, 2.0]))
+    tensor([-0.6321,  2.0000])
+    """
+    _tensor(input, "elu")
+    _floating(input, "elu_cpu")
+    op = _ew.elu_result if inplace else _ew.elu
+    return _run(inplace)(op, input, alpha=alpha)
+
+
+@torch_api(records="elu_result", method=False, function=False, inplace=True)
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+    """In-place :func:`elu`."""
+    return elu(input, alpha, inplace=True)
+
+
+@torch_api(records="gelu", method=False, function=False)
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
+    """``x * Phi(x)`` with Phi the standard normal CDF (through erf), or PyTorch's tanh
+    approximation when ``approximate='tanh'`` (``GeluBackward0``).
+
+    >>> F.gelu(symgrad.tensor([-1.0, 0.0, 1.0]))
+    tensor([-0.1587,  0.0000,  0.8413])
+    """
+    _tensor(input, "gelu")
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    _floating(input, "GeluKernelImpl")
+    return apply_op(_ew.gelu, input, approximate=approximate)
+
+
+@torch_api(records="silu", method=False, function=False)
+def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """``x * sigmoid(x)`` (swish; ``SiluBackward0``).
+
+    >>> F.silu(symgrad.tensor([0.0, 1.0]))
+    tensor([0.0000, 0.7311])
+    """
+    _tensor(input, "silu")
+    _floating(input, "silu_cpu")
+    return _run(inplace)(_ew.silu, input)
+
+
+@torch_api(records="softplus", method=False, function=False)
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002
+    """``log(1 + exp(beta * x)) / beta``, and exactly ``x`` where ``beta * x > threshold``
+    (``SoftplusBackward0``).
+
+    >>> F.softplus(symgrad.tensor([0.0, 30.0]))
+    tensor([ 0.6931, 30.0000])
+    """
+    _tensor(input, "softplus")
+    _floating(input, "softplus_cpu")
+    return apply_op(_ew.softplus, input, beta=beta, threshold=threshold)

@@ -6,3 +6,72 @@ here; the losses live in ``symgrad.nn.losses``.
 """
 
 from __future__ import annotations
+
+from symgrad.methods.pointwise import (  # noqa: F401 - the pointwise activations
+    elu,
+    elu_,
+    gelu,
+    hardtanh,
+    hardtanh_,
+    leaky_relu,
+    leaky_relu_,
+    relu,
+    relu6,
+    relu_,
+    sigmoid,
+    silu,
+    softplus,
+    tanh,
+)
+from symgrad.methods.shaping import pad  # noqa: F401 - constant padding
+from symgrad.methods.softmax import implicit_dim as _implicit_dim
+from symgrad.nn.losses import (  # noqa: F401 - the losses
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    mse_loss,
+    nll_loss,
+    smooth_l1_loss,
+)
+from symgrad.numeric.dtypes import dtype as _dtype
+from symgrad.tensor import Tensor as _Tensor
+
+
+def softmax(input: _Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa: A002
+            dtype: _dtype | None = None) -> _Tensor:
+    """``input.softmax(dim, dtype)``; without ``dim``, PyTorch's deprecated implicit choice
+    (0 for 0-, 1- and 3-d inputs, else 1) with its warning.
+
+    >>> F.softmax(symgrad.tensor([0.0, 0.0]), dim=0)
+    tensor([0.5000, 0.5000])
+    """
+    if dim is None:
+        dim = _implicit_dim("softmax", input.ndim, _stacklevel)
+    return input.softmax(dim, dtype)
+
+
+def log_softmax(input: _Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa: A002
+                dtype: _dtype | None = None) -> _Tensor:
+    """``input.log_softmax(dim, dtype)``; ``dim`` may be omitted as in :func:`softmax`.
+
+    >>> F.log_softmax(symgrad.tensor([0.0, 0.0]), dim=0)
+    tensor([-0.6931, -0.6931])
+    """
+    if dim is None:
+        dim = _implicit_dim("log_softmax", input.ndim, _stacklevel)
+    return input.log_softmax(dim, dtype)
+
+
+def softmin(input: _Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa: A002
+            dtype: _dtype | None = None) -> _Tensor:
+    """``softmax(-input)``: largest weight on the smallest entry.
+
+    >>> F.softmin(symgrad.tensor([0.0, 0.0]), dim=0)
+    tensor([0.5000, 0.5000])
+    """
+    if dim is None:
+        dim = _implicit_dim("softmin", input.ndim, _stacklevel)
+    return (-input).softmax(dim, dtype)

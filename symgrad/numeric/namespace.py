@@ -8,23 +8,55 @@ on Tensors (for ``create_graph=True``) and in ``symgrad.symbolic`` on sympy obje
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 from numpy import (  # noqa: F401 - re-exported as the namespace
     abs,
     broadcast_to,
+    ceil,
     cos,
     exp,
+    floor,
+    fmax,
+    fmin,
     full_like,
     log,
     matmul,
-    sign,
+    maximum,
+    minimum,
+    rint,
     sin,
     sqrt,
     tanh,
+    trunc,
     where,
     zeros_like,
 )
+
+pi = math.pi
+
+_F32 = np.dtype(np.float32)
+
+
+def _in_float64(ufunc: np.ufunc) -> Callable[..., np.ndarray]:
+    """``ufunc`` computed in float64 for float32 inputs and rounded back: numpy's float32
+    loops of these are often an ulp or more off (``log10(100)`` is ``2.0000002``), PyTorch's
+    are correctly rounded almost everywhere."""
+
+    def apply(*args: np.ndarray) -> np.ndarray:
+        if (args[0].dtype if len(args) == 1 else np.result_type(*args)) == _F32:
+            return ufunc(*args, dtype=np.float64).astype(_F32)
+        return ufunc(*args)
+
+    apply.__name__ = ufunc.__name__
+    apply.__doc__ = f"``numpy.{ufunc.__name__}``, in float64 for float32 inputs."
+    return apply
+
+
+tan, arcsin, arccos, arctan = (_in_float64(f) for f in (np.tan, np.arcsin, np.arccos, np.arctan))
+sinh, cosh, log1p, expm1 = (_in_float64(f) for f in (np.sinh, np.cosh, np.log1p, np.expm1))
+log2, log10, exp2, arctan2 = (_in_float64(f) for f in (np.log2, np.log10, np.exp2, np.arctan2))
 
 # numpy's function spellings of the array methods below cost about a microsecond of Python
 # dispatch each; the methods themselves do not, and the engine calls these on every node.
@@ -91,15 +123,64 @@ def scalar_log(c: float) -> float:
     return math.log(c) if c > 0 else (-math.inf if c == 0 else math.nan)
 
 
+def scalar_sqrt(c: float) -> float:
+    """Square root of a Python scalar (a rule's constant: exact when symbolic)."""
+    return math.sqrt(c)
+
+
+def sign(a: np.ndarray) -> np.ndarray:
+    """Elementwise sign, 0 at nan as in PyTorch (numpy's sign gives nan there); bools are
+    their own sign."""
+    if a.dtype.kind == "b":
+        return a.copy()
+    out = np.sign(a)
+    return np.where(out != out, 0.0, out) if out.dtype.kind == "f" else out
+
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+def erf(a: np.ndarray) -> np.ndarray:
+    """The error function, elementwise through ``math.erf`` (numpy has none): correctly
+    rounded to the last bit or so in float64, kept in ``a``'s floating dtype."""
+    a = np.asarray(a)
+    return np.asarray(_erf(a), dtype=a.dtype if a.dtype.kind == "f" else np.float64)
+
+
 def sigmoid(a: np.ndarray) -> np.ndarray:
     """Logistic function, computed without overflow for large negative inputs."""
     out = np.exp(-np.logaddexp(0, -a))
     return out.astype(a.dtype, copy=False) if out.dtype != a.dtype else out
 
 
+def softplus(a: np.ndarray) -> np.ndarray:
+    """log(1 + exp(a)), computed without overflow for large inputs."""
+    out = np.logaddexp(0, a)
+    return out.astype(a.dtype, copy=False) if out.dtype != a.dtype else out
+
+
 def relu(a: np.ndarray) -> np.ndarray:
     """max(a, 0), keeping the dtype."""
     return np.maximum(a, 0)
+
+
+def _shifted(a: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
+    # minus the max over axis, so that exp cannot overflow (rows of -inf give nan, as PyTorch)
+    return a - a.max(axis=axis, keepdims=True, initial=-np.inf)
+
+
+def softmax(a: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
+    """exp(a) / sum(exp(a)) over ``axis``, stable for large inputs."""
+    with np.errstate(invalid="ignore"):
+        e = np.exp(_shifted(a, axis))
+        return e / e.sum(axis=axis, keepdims=True)
+
+
+def log_softmax(a: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
+    """a - log(sum(exp(a))) over ``axis``, stable for large inputs."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        s = _shifted(a, axis)
+        return s - np.log(np.exp(s).sum(axis=axis, keepdims=True))
 
 
 def sum_to_shape(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -134,3 +215,160 @@ def is_basic_index(key: object) -> bool:
     """Whether ``key`` holds only ints, slices, None and ``...`` (numpy returns a view)."""
     parts = key if isinstance(key, tuple) else (key,)
     return all(p is None or p is Ellipsis or isinstance(p, int | slice) for p in parts)
+
+
+# -- products, logsumexp and scans (symgrad.ops.reduction)
+
+
+def prod(a: np.ndarray, axis: tuple[int, ...] | None = None,
+         keepdims: bool = False) -> np.ndarray:
+    """``numpy.prod`` through the array method."""
+    return a.prod(axis=axis, keepdims=keepdims)
+
+
+def prod_backward(g: np.ndarray, ans: np.ndarray, a: np.ndarray,
+                  axis: tuple[int, ...] | None) -> np.ndarray:
+    """``g`` times the product of the other elements of ``a`` along ``axis`` (a 1-tuple, or all
+    elements when None); ``g`` and ``ans`` keep the reduced dims. As PyTorch: ``ans / a``
+    without zeros, exact products of the others (no division) where ``a`` has zeros."""
+    if a.ndim == 0:
+        return g
+    if not (a == 0).any():
+        return g * (ans / a)
+    if axis is None:
+        return g * _products_of_others(a.reshape(-1), 0).reshape(a.shape)
+    return g * _products_of_others(a, axis[0])
+
+
+def _products_of_others(a: np.ndarray, axis: int) -> np.ndarray:
+    b = np.moveaxis(a, axis, -1)
+    before = np.ones_like(b)  # products of the elements before each one
+    np.cumprod(b[..., :-1], axis=-1, out=before[..., 1:])
+    after = np.ones_like(b)  # and after it
+    after[..., :-1] = np.cumprod(b[..., :0:-1], axis=-1)[..., ::-1]
+    return np.moveaxis(before * after, -1, axis)
+
+
+def logsumexp(a: np.ndarray, axis: tuple[int, ...], keepdims: bool = False) -> np.ndarray:
+    """log(sum(exp(a))) over ``axis``, shifted by the max so that exp cannot overflow; a slice
+    whose max is infinite is not shifted (all -inf gives -inf, a +inf gives inf, as PyTorch)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        top = a.max(axis=axis, keepdims=True, initial=-np.inf)
+        top = np.where(np.isinf(top), 0, top)
+        out = np.log(np.exp(a - top).sum(axis=axis, keepdims=True)) + top
+    return out if keepdims else out.squeeze(axis)
+
+
+def cumsum(a: np.ndarray, axis: int) -> np.ndarray:
+    """``numpy.cumsum`` (bools and ints sum as int64); a 0-d ``a`` is copied."""
+    return a.cumsum(axis) if a.ndim else a.copy()
+
+
+def cumprod(a: np.ndarray, axis: int) -> np.ndarray:
+    """``numpy.cumprod`` (bools and ints as int64); a 0-d ``a`` is copied."""
+    return a.cumprod(axis) if a.ndim else a.copy()
+
+
+def cumprod_backward(g: np.ndarray, ans: np.ndarray, a: np.ndarray, axis: int) -> np.ndarray:
+    """The VJP of ``ans = cumprod(a, axis)``: element i gets the sum over j >= i of ``g[j]``
+    times the product of ``a[:j+1]`` without ``a[i]``. As PyTorch: through a division when ``a``
+    has no zeros; exactly otherwise (up to a slice's first zero by division, at it by products,
+    nothing after it)."""
+    if a.ndim == 0 or a.shape[axis] <= 1:
+        return g
+    with np.errstate(divide="ignore", invalid="ignore"):
+        weighted = ans * g
+        zero = a == 0
+        if not zero.any():
+            return _sum_from_end(weighted, axis) / a
+        zeros_so_far = zero.cumsum(axis)
+        before = zeros_so_far == 0
+        out = np.where(before, _sum_from_end(np.where(before, weighted, 0), axis) / a, 0)
+        first = zero & (zeros_so_far == 1)
+        between = (zeros_so_far == 1) & ~first  # after the first zero, before the second
+        # at the first zero z: prod(a[:z]) * sum over z <= j < next zero of g[j] * prod(a[z+1:j+1])
+        tail = (np.where(between, a, 1).cumprod(axis) * np.where(zeros_so_far == 1, g, 0))
+        tail = tail.sum(axis, keepdims=True)
+        shifted = np.moveaxis(np.ones_like(ans), axis, -1)
+        shifted[..., 1:] = np.moveaxis(ans, axis, -1)[..., :-1]  # prod(a[:i]) at i
+        head = np.where(first, np.moveaxis(shifted, -1, axis), 0).sum(axis, keepdims=True)
+        return np.where(first, head * tail, out)
+
+
+def _sum_from_end(a: np.ndarray, axis: int) -> np.ndarray:
+    return np.flip(np.flip(a, axis).cumsum(axis), axis)
+
+
+# -- shape and linear-algebra ops (symgrad.ops.shape, symgrad.ops.linalg)
+
+
+def tile(a: np.ndarray, reps: tuple[int, ...]) -> np.ndarray:
+    """``numpy.tile``: a new array (also when every repeat is 1)."""
+    return np.tile(a, reps)
+
+
+def flip(a: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """``a`` reversed along ``axes``, as a new array (numpy's flip is a view)."""
+    return np.flip(a, axes).copy()
+
+
+def roll(a: np.ndarray, shifts: int | tuple[int, ...],
+         axes: tuple[int, ...] | None) -> np.ndarray:
+    """``numpy.roll``: shift cyclically along ``axes`` (the flattened array when None)."""
+    return np.roll(a, shifts, axes)
+
+
+def concatenate(arrays: list[np.ndarray], axis: int) -> np.ndarray:
+    """``numpy.concatenate``."""
+    return np.concatenate(arrays, axis=axis)
+
+
+def stack(arrays: list[np.ndarray], axis: int) -> np.ndarray:
+    """``numpy.stack``."""
+    return np.stack(arrays, axis=axis)
+
+
+def diagonal(a: np.ndarray, offset: int, axis1: int, axis2: int) -> np.ndarray:
+    """A view of the diagonal of dims ``axis1``, ``axis2`` as the last dim; writable when ``a``
+    is (numpy makes it read-only, PyTorch's diagonal can be written through)."""
+    d = a.diagonal(offset, axis1, axis2)
+    if a.flags.writeable:
+        d.flags.writeable = True
+    return d
+
+
+def diagonal_backward(g: np.ndarray, shape: tuple[int, ...], offset: int, axis1: int,
+                      axis2: int) -> np.ndarray:
+    """Zeros of ``shape`` with ``g`` (its last dim) on the diagonal of ``axis1``, ``axis2``."""
+    out = np.zeros(shape, dtype=g.dtype)
+    diagonal(out, offset, axis1, axis2)[...] = g
+    return out
+
+
+def tril(a: np.ndarray, k: int) -> np.ndarray:
+    """``numpy.tril``: zeros above diagonal ``k`` of the last two dims."""
+    return np.tril(a, k)
+
+
+def triu(a: np.ndarray, k: int) -> np.ndarray:
+    """``numpy.triu``: zeros below diagonal ``k`` of the last two dims."""
+    return np.triu(a, k)
+
+
+def pad(a: np.ndarray, widths: tuple[tuple[int, int], ...], value: float) -> np.ndarray:
+    """``a`` surrounded by ``value``: ``widths`` gives (before, after) counts per dim."""
+    shape = tuple(n + before + after for n, (before, after) in zip(a.shape, widths, strict=True))
+    out = np.full(shape, value, dtype=a.dtype)
+    out[tuple(slice(before, before + n) for n, (before, _) in zip(a.shape, widths,
+                                                                    strict=True))] = a
+    return out
+
+
+def masked_extreme(a: np.ndarray, mask: np.ndarray, axis: tuple[int, ...] | None,
+                   keepdims: bool, largest: bool) -> np.ndarray:
+    """The max (min) over the elements ``mask`` marks, per slice along ``axis``."""
+    fill = -np.inf if largest else np.inf
+    masked = np.where(mask, a, fill)
+    return masked.max(axis=axis, keepdims=keepdims) if largest \
+        else masked.min(axis=axis, keepdims=keepdims)
+

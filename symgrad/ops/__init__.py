@@ -53,6 +53,10 @@ class Op:
     ``cat``; a custom ``Function``'s backward) give ``joint_vjp(xp, g, ans, needs, *inputs,
     **params)`` instead of ``vjp``: it returns one cotangent per input, or None where ``needs[i]``
     is false (a needed input given None receives zeros). Their ``saved`` is a tuple.
+
+    ``lower(xp, *inputs, **params)``, when given, replaces ``forward`` on the symbolic side: an
+    expression equal to the forward near the recorded point whose sympy derivative encodes the
+    op's convention at non-differentiable points (a max over the tied elements, say).
     """
 
     __slots__ = (
@@ -71,6 +75,7 @@ class Op:
         "saved_by_need",
         "node_class",
         "joint_vjp",
+        "lower",
         "__weakref__",
     )
 
@@ -82,6 +87,7 @@ class Op:
         vjp: tuple[Callable[..., Any] | None, ...] = (),
         *,
         joint_vjp: Callable[..., Any] | None = None,
+        lower: Callable[..., Any] | None = None,
         saved: tuple[int, ...] | dict[int, tuple[int, ...]] = (),
         saves_output: bool = False,
         float_only: bool = False,
@@ -96,6 +102,7 @@ class Op:
         self.forward = forward
         self.vjp = vjp
         self.joint_vjp = joint_vjp
+        self.lower = lower
         self.saved = saved
         self.saves_output = saves_output
         self.float_only = float_only

@@ -2,7 +2,9 @@
 
 Binary ops broadcast in the forward; their VJPs return cotangents in the broadcast shape and the
 engine sums them back to each input's shape (one rule for all). Conventions at non-differentiable
-points follow PyTorch: relu'(0) = 0, |x|'(0) = 0, d(x**c)/dx = 0 when c == 0.
+points follow PyTorch: relu'(0) = 0, |x|'(0) = 0, d(x**c)/dx = 0 when c == 0; the rest are
+noted at each op (clamp passes the gradient at its bounds, hardtanh does not; maximum splits it
+at ties; rounding ops have zero gradient).
 """
 
 from __future__ import annotations
@@ -212,7 +214,8 @@ sigmoid = register(Op(
 relu = register(Op(
     "relu", "ReluBackward0",
     forward=lambda xp, a: xp.relu(a),
-    vjp=(lambda xp, g, ans, a: xp.where(ans > 0, g, 0.0),),  # select, as PyTorch
+    # select, as PyTorch: the gradient passes at nan too (nan <= 0 is false)
+    vjp=(lambda xp, g, ans, a: xp.where(ans <= 0, 0.0, g),),
     saves_output=True,
     samples=tuple(Sample(s.shapes, kinks=(0.0,)) for s in UNARY),
 ))
@@ -280,4 +283,509 @@ where = register(Op(
     samples=(Sample(((3,), (3,), (3,)), bool_inputs=(0,)),
              Sample(((2, 3), (3,), ()), bool_inputs=(0,)),
              Sample(((2, 3), (2, 3), None), bool_inputs=(0,))),
+))
+
+
+# ---------------------------------------------------------------- more unary functions
+TENSOR_BINARY = tuple(s for s in BINARY if None not in s.shapes)  # ops taking two tensors
+
+
+def _unary_samples(**kwargs) -> tuple[Sample, ...]:
+    return tuple(Sample(s.shapes, **kwargs) for s in UNARY)
+
+
+tan = register(Op(
+    "tan", "TanBackward0",
+    forward=lambda xp, a: xp.tan(a),
+    vjp=(lambda xp, g, ans, a: g * (1 + ans * ans),),
+    saves_output=True,
+    float_only=True,
+    samples=_unary_samples(low=-1.2, high=1.2),
+))
+
+asin = register(Op(
+    "asin", "AsinBackward0",
+    forward=lambda xp, a: xp.arcsin(a),
+    vjp=(lambda xp, g, ans, a: g / xp.sqrt(1 - a * a),),  # inf at +-1, nan outside
+    saved=(0,),
+    float_only=True,
+    samples=_unary_samples(low=-0.9, high=0.9),
+))
+
+acos = register(Op(
+    "acos", "AcosBackward0",
+    forward=lambda xp, a: xp.arccos(a),
+    vjp=(lambda xp, g, ans, a: -g / xp.sqrt(1 - a * a),),
+    saved=(0,),
+    float_only=True,
+    samples=_unary_samples(low=-0.9, high=0.9),
+))
+
+atan = register(Op(
+    "atan", "AtanBackward0",
+    forward=lambda xp, a: xp.arctan(a),
+    vjp=(lambda xp, g, ans, a: g / (a * a + 1),),
+    saved=(0,),
+    float_only=True,
+    samples=_unary_samples(low=-3.0, high=3.0),
+))
+
+sinh = register(Op(
+    "sinh", "SinhBackward0",
+    forward=lambda xp, a: xp.sinh(a),
+    vjp=(lambda xp, g, ans, a: g * xp.cosh(a),),
+    saved=(0,),
+    float_only=True,
+    samples=UNARY,
+))
+
+cosh = register(Op(
+    "cosh", "CoshBackward0",
+    forward=lambda xp, a: xp.cosh(a),
+    vjp=(lambda xp, g, ans, a: g * xp.sinh(a),),
+    saved=(0,),
+    float_only=True,
+    samples=UNARY,
+))
+
+log1p = register(Op(
+    "log1p", "Log1PBackward0",
+    forward=lambda xp, a: xp.log1p(a),
+    vjp=(lambda xp, g, ans, a: g / (a + 1),),
+    saved=(0,),
+    float_only=True,
+    samples=_unary_samples(low=-0.7, high=2.5),
+))
+
+expm1 = register(Op(
+    "expm1", "Expm1Backward0",
+    forward=lambda xp, a: xp.expm1(a),
+    vjp=(lambda xp, g, ans, a: g * (ans + 1),),
+    saves_output=True,
+    float_only=True,
+    samples=UNARY,
+))
+
+log2 = register(Op(
+    "log2", "Log2Backward0",
+    forward=lambda xp, a: xp.log2(a),
+    vjp=(lambda xp, g, ans, a: g / (a * xp.scalar_log(2)),),
+    saved=(0,),
+    float_only=True,
+    samples=_unary_samples(**POSITIVE),
+))
+
+log10 = register(Op(
+    "log10", "Log10Backward0",
+    forward=lambda xp, a: xp.log10(a),
+    vjp=(lambda xp, g, ans, a: g / (a * xp.scalar_log(10)),),
+    saved=(0,),
+    float_only=True,
+    samples=_unary_samples(**POSITIVE),
+))
+
+exp2 = register(Op(
+    "exp2", "Exp2Backward0",
+    forward=lambda xp, a: xp.exp2(a),
+    vjp=(lambda xp, g, ans, a: g * ans * xp.scalar_log(2),),
+    saves_output=True,
+    float_only=True,
+    samples=UNARY,
+))
+
+erf = register(Op(
+    "erf", "ErfBackward0",
+    forward=lambda xp, a: xp.erf(a),
+    vjp=(lambda xp, g, ans, a: g * (2 / xp.scalar_sqrt(xp.pi)) * xp.exp(-(a * a)),),
+    saved=(0,),
+    float_only=True,
+    samples=UNARY,
+))
+
+rsqrt = register(Op(
+    "rsqrt", "RsqrtBackward0",
+    forward=lambda xp, a: 1 / xp.sqrt(a),
+    vjp=(lambda xp, g, ans, a: g * (-0.5 * ans * ans * ans),),
+    saves_output=True,
+    float_only=True,
+    samples=_unary_samples(**POSITIVE),
+))
+
+
+def _atan2_scale(xp, a, b):
+    # 1 / (a**2 + b**2), taken as 0 where that is infinite (a == b == 0), as PyTorch does
+    recip = 1 / (a * a + b * b)
+    return xp.where(recip == float("inf"), 0.0, recip)
+
+
+atan2 = register(Op(
+    "atan2", "Atan2Backward0",
+    forward=lambda xp, a, b: xp.arctan2(a, b),
+    vjp=(lambda xp, g, ans, a, b: g * b * _atan2_scale(xp, a, b),
+         lambda xp, g, ans, a, b: g * -a * _atan2_scale(xp, a, b)),
+    saved=(0, 1),
+    float_only=True,
+    # kinks: keep a away from 0, where atan2 jumps by 2 pi for b < 0
+    samples=tuple(Sample(s.shapes, kinks=(0.0,)) for s in TENSOR_BINARY),
+))
+
+
+# ---------------------------------------------------------------- maximum, minimum, clamp
+# maximum/minimum split the gradient half and half at ties and pass it to both inputs at nan;
+# fmax/fmin give it to the input they return (the first one at ties).
+maximum = register(Op(
+    "maximum", "MaximumBackward0",
+    forward=lambda xp, a, b: xp.maximum(a, b),
+    vjp=(lambda xp, g, ans, a, b: xp.where(a == b, g / 2, xp.where(a < b, 0.0, g)),
+         lambda xp, g, ans, a, b: xp.where(a == b, g / 2, xp.where(a > b, 0.0, g))),
+    saved=(0, 1),
+    samples=TENSOR_BINARY,
+))
+
+minimum = register(Op(
+    "minimum", "MinimumBackward0",
+    forward=lambda xp, a, b: xp.minimum(a, b),
+    vjp=(lambda xp, g, ans, a, b: xp.where(a == b, g / 2, xp.where(a > b, 0.0, g)),
+         lambda xp, g, ans, a, b: xp.where(a == b, g / 2, xp.where(a < b, 0.0, g))),
+    saved=(0, 1),
+    samples=TENSOR_BINARY,
+))
+
+fmax = register(Op(
+    "fmax", "FmaxBackward0",
+    forward=lambda xp, a, b: xp.fmax(a, b),
+    vjp=(lambda xp, g, ans, a, b: xp.where((a >= b) | (b != b), g, 0.0),
+         lambda xp, g, ans, a, b: xp.where((a >= b) | (b != b), 0.0, g)),
+    saved=(0, 1),
+    samples=TENSOR_BINARY,
+))
+
+fmin = register(Op(
+    "fmin", "FminBackward0",
+    forward=lambda xp, a, b: xp.fmin(a, b),
+    vjp=(lambda xp, g, ans, a, b: xp.where((a <= b) | (b != b), g, 0.0),
+         lambda xp, g, ans, a, b: xp.where((a <= b) | (b != b), 0.0, g)),
+    saved=(0, 1),
+    samples=TENSOR_BINARY,
+))
+
+
+# clamp with Python-number bounds: the gradient passes where min <= x <= max, bounds included
+# (nan, or min > max: nowhere)
+def _clamp_forward(xp, a, min=None, max=None):  # noqa: A002 - PyTorch's names
+    if min is not None:
+        a = xp.maximum(a, min)
+    if max is not None:
+        a = xp.minimum(a, max)
+    return a
+
+
+def _clamp_lower(xp, a, min=None, max=None):  # noqa: A002
+    """clamp as nested wheres, so that sympy's derivative passes the gradient at the bounds as
+    the VJP does (a Max/Min would give 1/2 there). Where min > max the result is max."""
+    if min is not None:
+        a = xp.where(a < min, min, a)
+    if max is not None:
+        a = xp.where((a > max) | (max < min) if min is not None else a > max, max, a)
+    return a
+
+
+def _clamp_grad(xp, g, ans, a, min=None, max=None):  # noqa: A002
+    if max is None:
+        inside = a >= min
+    elif min is None:
+        inside = a <= max
+    else:
+        inside = (a >= min) & (a <= max)
+    return xp.where(inside, g, 0.0)
+
+
+clamp = register(Op(
+    "clamp", "ClampBackward1",
+    forward=_clamp_forward,
+    lower=_clamp_lower,
+    vjp=(_clamp_grad,),
+    saved=(0,),
+    scalar_params=("min", "max"),
+    samples=(Sample(((3,),), {"min": -0.5, "max": 0.5}, kinks=(-0.5, 0.5)),
+             Sample(((2, 3),), {"min": -0.5}, kinks=(-0.5,)),
+             Sample(((2, 3),), {"max": 0.5}, kinks=(0.5,)),
+             Sample(((),), {"min": -1, "max": 1}, kinks=(-1.0, 1.0))),
+))
+
+clamp_min = register(Op(
+    "clamp_min", "ClampMinBackward0",
+    forward=lambda xp, a, min: xp.maximum(a, min),
+    lower=lambda xp, a, min: _clamp_lower(xp, a, min=min),
+    vjp=(lambda xp, g, ans, a, min: xp.where(a >= min, g, 0.0),),
+    saved=(0,),
+    scalar_params=("min",),
+    samples=(Sample(((2, 3),), {"min": 0.5}, kinks=(0.5,)),
+             Sample(((),), {"min": -1}, kinks=(-1.0,))),
+))
+
+clamp_max = register(Op(
+    "clamp_max", "ClampMaxBackward0",
+    forward=lambda xp, a, max: xp.minimum(a, max),
+    lower=lambda xp, a, max: _clamp_lower(xp, a, max=max),
+    vjp=(lambda xp, g, ans, a, max: xp.where(a <= max, g, 0.0),),
+    saved=(0,),
+    scalar_params=("max",),
+    samples=(Sample(((2, 3),), {"max": 0.5}, kinks=(0.5,)),
+             Sample(((),), {"max": 1}, kinks=(1.0,))),
+))
+
+
+# clamp with tensor bounds (either may be a Python number when the other is a tensor). Bounds
+# receive the gradient where they are the result: min where x < min < max, max where x > max
+# or max < min (PyTorch's rule; where min > max the result is max).
+def _clamp_input_grad(xp, g, ans, a, lo, hi):
+    return xp.where((a >= lo) & (a <= hi), g, 0.0)
+
+
+def _clamp_lower_grad(xp, g, ans, a, lo, hi):
+    return xp.where((a < lo) & (lo < hi), g, 0.0)
+
+
+def _clamp_upper_grad(xp, g, ans, a, lo, hi):
+    return xp.where((a > hi) | (hi < lo), g, 0.0)
+
+
+clamp_tensor = register(Op(
+    "clamp_tensor", "ClampBackward0",
+    forward=lambda xp, a, lo, hi: xp.minimum(xp.maximum(a, lo), hi),
+    lower=_clamp_lower,
+    vjp=(_clamp_input_grad, _clamp_lower_grad, _clamp_upper_grad),
+    saved=(0, 1, 2),
+    samples=(Sample(((3,), (3,), (3,))), Sample(((2, 3), (3,), ())),
+             Sample(((2, 3), None, (2, 3))), Sample(((2, 1), (1, 3), None))),
+))
+
+_CLAMP_ONE_BOUND = (Sample(((3,), (3,))), Sample(((2, 3), (3,))), Sample(((2, 1), (1, 3))),
+                    Sample(((), (2, 2))))
+
+
+def _one_bound_clamp(name: str, node_name: str, lower: bool) -> Op:
+    """clamp with a single tensor bound; ``x.clamp(min=t)`` and ``x.clamp_min(t)`` compute
+    the same but PyTorch names their nodes differently."""
+    if lower:
+        forward = lambda xp, a, lo: xp.maximum(a, lo)  # noqa: E731
+        vjp = (lambda xp, g, ans, a, lo: xp.where(a >= lo, g, 0.0),
+               lambda xp, g, ans, a, lo: xp.where(a < lo, g, 0.0))
+    else:
+        forward = lambda xp, a, hi: xp.minimum(a, hi)  # noqa: E731
+        vjp = (lambda xp, g, ans, a, hi: xp.where(a <= hi, g, 0.0),
+               lambda xp, g, ans, a, hi: xp.where(a > hi, g, 0.0))
+    lower_rule = (lambda xp, a, lo: _clamp_lower(xp, a, min=lo)) if lower \
+        else (lambda xp, a, hi: _clamp_lower(xp, a, max=hi))
+    return register(Op(name, node_name, forward=forward, vjp=vjp, saved=(0, 1),
+                       lower=lower_rule, samples=_CLAMP_ONE_BOUND))
+
+
+clamp_tensor_lower = _one_bound_clamp("clamp_tensor_lower", "ClampBackward0", lower=True)
+clamp_tensor_upper = _one_bound_clamp("clamp_tensor_upper", "ClampBackward0", lower=False)
+clamp_min_tensor = _one_bound_clamp("clamp_min_tensor", "ClampMinBackward1", lower=True)
+clamp_max_tensor = _one_bound_clamp("clamp_max_tensor", "ClampMaxBackward1", lower=False)
+
+
+# ---------------------------------------------------------------- rounding (zero gradient)
+_INTEGERS = (-2.0, -1.0, 0.0, 1.0, 2.0)
+
+
+def _zero_grad(xp, g, ans, a, **params):
+    return xp.zeros_like(g)
+
+
+floor = register(Op(
+    "floor", "FloorBackward0",
+    forward=lambda xp, a: xp.floor(a),
+    vjp=(_zero_grad,),
+    samples=_unary_samples(kinks=_INTEGERS),
+))
+
+ceil = register(Op(
+    "ceil", "CeilBackward0",
+    forward=lambda xp, a: xp.ceil(a),
+    vjp=(_zero_grad,),
+    samples=_unary_samples(kinks=_INTEGERS),
+))
+
+trunc = register(Op(
+    "trunc", "TruncBackward0",
+    forward=lambda xp, a: xp.trunc(a),
+    vjp=(_zero_grad,),
+    samples=_unary_samples(kinks=_INTEGERS),
+))
+
+round = register(Op(
+    "round", "RoundBackward0",
+    forward=lambda xp, a: xp.rint(a),  # halves to even
+    vjp=(_zero_grad,),
+    samples=_unary_samples(kinks=(-1.5, -0.5, 0.5, 1.5)),
+))
+
+
+def _round_decimals(xp, a, decimals):
+    # PyTorch's kernel: scale by 10**|decimals| in the input's dtype, round half to even
+    if decimals < 0:
+        scale = 10.0 ** -decimals
+        return xp.rint(a / scale) * scale
+    scale = 10.0 ** decimals
+    return xp.rint(a * scale) / scale
+
+
+round_decimals = register(Op(
+    "round_decimals", "RoundBackward1",
+    forward=_round_decimals,
+    vjp=(_zero_grad,),
+    samples=(Sample(((2, 3),), {"decimals": 1}, gap=0.01,
+                    kinks=tuple(k / 10 + 0.05 for k in range(-21, 21))),
+             Sample(((3,),), {"decimals": -1}, low=-30.0, high=30.0,
+                    kinks=(-25.0, -15.0, -5.0, 5.0, 15.0, 25.0))),
+))
+
+frac = register(Op(
+    "frac", "FracBackward0",
+    forward=lambda xp, a: a - xp.trunc(a),
+    vjp=(lambda xp, g, ans, a: g,),
+    samples=_unary_samples(kinks=_INTEGERS),
+))
+
+
+# ---------------------------------------------------------------- activations
+# Their gradients at the kinks follow PyTorch: leaky_relu'(0) = negative_slope, elu'(0) =
+# alpha, hardtanh'(min_val) = hardtanh'(max_val) = 0. PyTorch's gradient at nan for hardtanh and
+# elu depends on the tensor's size (vectorised and scalar kernels differ); these rules follow
+# its scalar kernels (the gradient passes).
+hardtanh = register(Op(
+    "hardtanh", "HardtanhBackward0",
+    forward=lambda xp, a, min_val, max_val: xp.minimum(xp.maximum(a, min_val), max_val),
+    # the bounds taken by the outer branches, so that sympy's derivative there is 0 too
+    lower=lambda xp, a, min_val, max_val: xp.where(
+        a <= min_val, min_val, xp.where(a >= max_val, max_val, a)),
+    vjp=(lambda xp, g, ans, a, min_val, max_val:
+         xp.where((a <= min_val) | (a >= max_val), 0.0, g),),
+    saved=(0,),
+    samples=(Sample(((3,),), {"min_val": -1.0, "max_val": 1.0}, kinks=(-1.0, 1.0)),
+             Sample(((2, 3),), {"min_val": 0.0, "max_val": 6.0}, low=-2.0, high=8.0,
+                    kinks=(0.0, 6.0)),
+             Sample(((),), {"min_val": -0.5, "max_val": 0.5}, kinks=(-0.5, 0.5))),
+))
+
+leaky_relu = register(Op(
+    "leaky_relu", "LeakyReluBackward0",
+    forward=lambda xp, a, negative_slope: xp.where(a > 0, a, a * negative_slope),
+    vjp=(lambda xp, g, ans, a, negative_slope: xp.where(a > 0, g, g * negative_slope),),
+    saved=(0,),
+    samples=(*(Sample(s.shapes, {"negative_slope": 0.01}, kinks=(0.0,)) for s in UNARY),
+             Sample(((2, 3),), {"negative_slope": 0.2}, kinks=(0.0,)),
+             Sample(((3,),), {"negative_slope": -0.5}, kinks=(0.0,))),
+))
+
+
+def _leaky_relu_result_grad(xp, g, ans, a, negative_slope):
+    if negative_slope < 0:
+        raise RuntimeError(
+            "In-place leakyReLu backward calculation is triggered with a negative slope which "
+            "is not supported. This is caused by calling in-place forward function with a "
+            "negative slope, please call out-of-place version instead.")
+    return xp.where(ans > 0, g, g * negative_slope)
+
+
+# the in-place spelling: its node computes the gradient from the result (LeakyReluBackward1)
+leaky_relu_result = register(Op(
+    "leaky_relu_result", "LeakyReluBackward1",
+    forward=leaky_relu.forward,
+    vjp=(_leaky_relu_result_grad,),
+    saves_output=True,
+    samples=(Sample(((2, 3),), {"negative_slope": 0.01}, kinks=(0.0,)),
+             Sample(((),), {"negative_slope": 0.2}, kinks=(0.0,))),
+))
+
+elu = register(Op(
+    "elu", "EluBackward0",
+    forward=lambda xp, a, alpha: xp.where(a > 0, a, alpha * xp.expm1(a)),
+    vjp=(lambda xp, g, ans, a, alpha: xp.where(a <= 0, g * alpha * xp.exp(a), g),),
+    saved=(0,),
+    samples=(Sample(((3,),), {"alpha": 1.0}, kinks=(0.0,)),
+             Sample(((2, 3),), {"alpha": 2.0}, kinks=(0.0,)),
+             Sample(((),), {"alpha": 0.5}, kinks=(0.0,))),
+))
+
+
+def _elu_result_grad(xp, g, ans, a, alpha):
+    if alpha < 0:
+        raise RuntimeError(
+            "In-place elu backward calculation is triggered with a negative slope which is not "
+            "supported. This is caused by calling in-place forward function with a negative "
+            "slope, please call out-of-place version instead.")
+    return xp.where(ans <= 0, g * (ans + alpha), g)
+
+
+elu_result = register(Op(
+    "elu_result", "EluBackward1",
+    forward=elu.forward,
+    vjp=(_elu_result_grad,),
+    saves_output=True,
+    samples=(Sample(((2, 3),), {"alpha": 1.0}, kinks=(0.0,)),
+             Sample(((3,),), {"alpha": 2.0}, kinks=(0.0,))),
+))
+
+
+# (halves written as "/ 2", not "* 0.5", so that the symbolic rules stay exact)
+def _gelu_forward(xp, a, approximate):
+    if approximate == "tanh":
+        inner = xp.scalar_sqrt(2 / xp.pi) * (a + 0.044715 * (a * a * a))
+        return a * (1 + xp.tanh(inner)) / 2
+    return a * (1 + xp.erf(a * (xp.scalar_sqrt(2) / 2))) / 2
+
+
+def _gelu_grad(xp, g, ans, a, approximate):
+    if approximate == "tanh":
+        beta, kappa = xp.scalar_sqrt(2 / xp.pi), 0.044715
+        t = xp.tanh(beta * (a + kappa * (a * a * a)))
+        slope = (1 - t * t) * (beta * (1 + 3 * kappa * (a * a)))
+        return g * ((1 + t) + a * slope) / 2
+    cdf = (1 + xp.erf(a * (xp.scalar_sqrt(2) / 2))) / 2
+    pdf = (1 / xp.scalar_sqrt(2 * xp.pi)) * xp.exp(-(a * a) / 2)
+    return g * (cdf + a * pdf)
+
+
+gelu = register(Op(
+    "gelu", "GeluBackward0",
+    forward=_gelu_forward,
+    vjp=(_gelu_grad,),
+    saved=(0,),
+    samples=(*(Sample(s.shapes, {"approximate": "none"}) for s in UNARY),
+             Sample(((2, 3),), {"approximate": "tanh"}),
+             Sample(((),), {"approximate": "tanh"}, low=-4.0, high=4.0)),
+))
+
+
+def _silu_grad(xp, g, ans, a):
+    s = xp.sigmoid(a)
+    return g * s * (1 + a * (1 - s))
+
+
+silu = register(Op(
+    "silu", "SiluBackward0",
+    forward=lambda xp, a: a * xp.sigmoid(a),
+    vjp=(_silu_grad,),
+    saved=(0,),
+    samples=_unary_samples(low=-4.0, high=4.0),
+))
+
+
+# softplus is linear (exactly x) where beta * x > threshold, as in PyTorch; below, it is
+# log(1 + exp(beta * x)) / beta (xp.softplus: without overflow in the branch not taken)
+softplus = register(Op(
+    "softplus", "SoftplusBackward0",
+    forward=lambda xp, a, beta, threshold: xp.where(
+        a * beta > threshold, a, xp.softplus(a * beta) / beta),
+    vjp=(lambda xp, g, ans, a, beta, threshold: xp.where(
+        a * beta > threshold, g, g * xp.sigmoid(a * beta)),),
+    saved=(0,),
+    samples=(Sample(((3,),), {"beta": 1.0, "threshold": 20.0}, low=-5.0, high=5.0),
+             Sample(((2, 3),), {"beta": 2.0, "threshold": 1.0}, kinks=(0.5,)),
+             Sample(((),), {"beta": 0.5, "threshold": 20.0})),
 ))

@@ -48,3 +48,65 @@ matmul = register(Op(
              Sample(((2, 1, 2, 3), (3, 3, 2))), Sample(((3,), (2, 3, 4))),
              Sample(((2, 2, 3), (3,)))),
 ))
+
+
+# ---------------------------------------------------------------- diagonals and triangles
+
+
+def _diagonal_forward(xp, a, offset, dim1, dim2, copy=False):
+    d = xp.diagonal(a, offset, dim1, dim2)  # a view, with the diagonal as the last dim
+    return xp.astype(d, None) if copy else d
+
+
+diagonal = register(Op(
+    "diagonal", "DiagonalBackward0",
+    forward=_diagonal_forward,
+    vjp=(lambda xp, g, ans, a, offset, dim1, dim2, copy=False:
+         xp.diagonal_backward(g, a.shape, offset, dim1, dim2),),
+    # torch.diag of a matrix copies (diagonal_copy)
+    node_name_of=lambda params, a: "DiagonalBackward0_copy" if params.get("copy")
+    else "DiagonalBackward0",
+    samples=(Sample(((3, 3),), {"offset": 0, "dim1": 0, "dim2": 1}),
+             Sample(((3, 4),), {"offset": 1, "dim1": 1, "dim2": 0}),
+             Sample(((2, 3, 4),), {"offset": -1, "dim1": 2, "dim2": 0, "copy": True}),
+             Sample(((2, 3),), {"offset": 5, "dim1": 0, "dim2": 1})),
+))
+
+diag_embed = register(Op(
+    "diag_embed", "DiagEmbedBackward0",
+    # the last dim of a on the diagonal of dims dim1, dim2 of zeros shaped ``shape``
+    forward=lambda xp, a, shape, offset, dim1, dim2:
+        xp.diagonal_backward(a, shape, offset, dim1, dim2),
+    vjp=(lambda xp, g, ans, a, shape, offset, dim1, dim2: xp.diagonal(g, offset, dim1, dim2),),
+    samples=(Sample(((3,),), {"shape": (3, 3), "offset": 0, "dim1": 0, "dim2": 1}),
+             Sample(((2, 3),), {"shape": (4, 2, 4), "offset": 1, "dim1": 0, "dim2": 2}),
+             Sample(((2,),), {"shape": (4, 3), "offset": -1, "dim1": 1, "dim2": 0})),
+))
+
+
+def _trace_grad(xp, g, ans, a):
+    return xp.diagonal_backward(xp.spread(g, (min(a.shape),)), a.shape, 0, 0, 1)
+
+
+trace = register(Op(
+    "trace", "TraceBackward0",
+    forward=lambda xp, a: xp.sum(xp.diagonal(a, 0, 0, 1)),
+    vjp=(_trace_grad,),
+    samples=(Sample(((3, 3),)), Sample(((2, 4),))),
+))
+
+tril = register(Op(
+    "tril", "TrilBackward0",
+    forward=lambda xp, a, diagonal: xp.tril(a, diagonal),
+    vjp=(lambda xp, g, ans, a, diagonal: xp.tril(g, diagonal),),
+    samples=(Sample(((3, 3),), {"diagonal": 0}), Sample(((2, 3, 4),), {"diagonal": -1}),
+             Sample(((3, 2),), {"diagonal": 1})),
+))
+
+triu = register(Op(
+    "triu", "TriuBackward0",
+    forward=lambda xp, a, diagonal: xp.triu(a, diagonal),
+    vjp=(lambda xp, g, ans, a, diagonal: xp.triu(g, diagonal),),
+    samples=(Sample(((3, 3),), {"diagonal": 0}), Sample(((2, 3, 4),), {"diagonal": 1}),
+             Sample(((4, 2),), {"diagonal": -2})),
+))

@@ -125,3 +125,221 @@ setitem = register(Op(
     samples=(Sample(((4,), (2,)), {"key": slice(1, 3)}), Sample(((2, 3), ()), {"key": (0, 1)}),
              Sample(((2, 3), (3,)), {"key": 1}), Sample(((4,), None), {"key": 2})),
 ))
+
+
+# ---------------------------------------------------------------- repeat, flip, roll
+
+
+def _repeat_grad(xp, g, ans, a, repeats):
+    # the output is laid out as (r0, s0, r1, s1, ...): sum over the repeat axes
+    if not repeats:
+        return g
+    shape = (1,) * (len(repeats) - a.ndim) + a.shape
+    split = tuple(n for pair in zip(repeats, shape, strict=True) for n in pair)
+    summed = xp.sum(xp.reshape(g, split), axis=tuple(range(0, len(split), 2)))
+    return xp.reshape(summed, a.shape) if len(shape) != a.ndim else summed
+
+
+repeat = register(Op(
+    "repeat", "RepeatBackward0",
+    forward=lambda xp, a, repeats: xp.tile(a, repeats),
+    vjp=(_repeat_grad,),
+    samples=(Sample(((2, 3),), {"repeats": (2, 1)}), Sample(((3,),), {"repeats": (2, 2)}),
+             Sample(((2, 1),), {"repeats": (1, 2, 3)}), Sample(((2,),), {"repeats": (0,)})),
+))
+
+flip = register(Op(
+    "flip", "FlipBackward0",
+    forward=lambda xp, a, dims: xp.flip(a, dims),
+    vjp=(lambda xp, g, ans, a, dims: xp.flip(g, dims),),
+    samples=(Sample(((4,),), {"dims": (0,)}), Sample(((2, 3, 2),), {"dims": (0, 2)}),
+             Sample(((2, 3),), {"dims": ()})),
+))
+
+
+def _negated(shifts):
+    return -shifts if isinstance(shifts, int) else tuple(-s for s in shifts)
+
+
+roll = register(Op(
+    "roll", "RollBackward0",
+    # dims None: the flattened tensor is rolled by the one int shift
+    forward=lambda xp, a, shifts, dims: xp.roll(a, shifts, dims),
+    vjp=(lambda xp, g, ans, a, shifts, dims: xp.roll(g, _negated(shifts), dims),),
+    samples=(Sample(((5,),), {"shifts": (2,), "dims": (0,)}),
+             Sample(((2, 3),), {"shifts": 4, "dims": None}),
+             Sample(((2, 3, 4),), {"shifts": (1, -5), "dims": (2, 0)})),
+))
+
+
+# ---------------------------------------------------------------- cat, stack
+
+
+def _joined(inputs):
+    """The inputs ``cat`` joins: 1-D empty tensors are skipped, as in PyTorch (legacy)."""
+    kept = [a for a in inputs if a.shape != (0,)]
+    return kept if kept else list(inputs)
+
+
+def _cat_grad(xp, g, ans, needs, *inputs, dim):
+    kept = {id(a) for a in _joined(inputs)}
+    grads, offset = [], 0
+    lead = (slice(None),) * dim
+    for need, a in zip(needs, inputs, strict=True):
+        if id(a) not in kept:
+            grads.append(None)  # skipped by the forward: a zero gradient
+            continue
+        size = a.shape[dim]
+        grads.append(g[(*lead, slice(offset, offset + size))] if need else None)
+        offset += size
+    return grads
+
+
+cat = register(Op(
+    "cat", "CatBackward0",
+    forward=lambda xp, *inputs, dim: xp.concatenate(_joined(inputs), axis=dim),
+    joint_vjp=_cat_grad,
+    samples=(Sample(((2, 3), (1, 3)), {"dim": 0}), Sample(((2, 3), (2, 1), (2, 2)), {"dim": 1}),
+             Sample(((3,),), {"dim": 0}), Sample(((2, 2), (0,)), {"dim": 1})),
+))
+
+
+def _stack_grad(xp, g, ans, needs, *inputs, dim):
+    lead = (slice(None),) * dim
+    return [g[(*lead, i, Ellipsis)] if need else None for i, need in enumerate(needs)]
+
+
+stack = register(Op(
+    "stack", "StackBackward0",
+    forward=lambda xp, *inputs, dim: xp.stack(inputs, axis=dim),
+    joint_vjp=_stack_grad,
+    samples=(Sample(((2, 3), (2, 3)), {"dim": 0}), Sample(((2,), (2,), (2,)), {"dim": 1}),
+             Sample(((), ()), {"dim": 0})),
+))
+
+
+# ---------------------------------------------------------------- pieces and picks
+# Each op reads ``a[key]`` and scatters its cotangent back with ``index_backward`` (which adds
+# where integer indices repeat). The methods layer computes the key (an index of ints and
+# slices for the views split/chunk/unbind return, integer arrays for gather/index_select).
+
+
+def _take(xp, a, key):
+    return a[key]
+
+
+def _take_grad(xp, g, ans, a, key):
+    return xp.index_backward(g, a.shape, key)
+
+
+def _take_op(name, node_name, samples):
+    return register(Op(name, node_name, forward=_take, vjp=(_take_grad,), samples=samples))
+
+
+split = _take_op("split", "SplitBackward0", (
+    Sample(((5, 2),), {"key": (slice(2, 4),)}), Sample(((2, 3),), {"key": (slice(None),
+                                                                          slice(2, 3))})))
+split_with_sizes = _take_op("split_with_sizes", "SplitWithSizesBackward0", (
+    Sample(((5,),), {"key": (slice(1, 4),)}), Sample(((2, 3),), {"key": (slice(None),
+                                                                        slice(0, 0))})))
+unbind = _take_op("unbind", "UnbindBackward0", (
+    Sample(((3, 2),), {"key": (1, Ellipsis)}), Sample(((2, 3),), {"key": (slice(None), 2)}),
+    Sample(((3,),), {"key": (0, Ellipsis)})))
+gather = _take_op("gather", "GatherBackward0", (
+    Sample(((4,),), {"key": (np.array([3, 0, 3]),)}),
+    Sample(((2, 3),), {"key": (np.array([[0], [1]]), np.array([[2, 2, 0], [1, 0, 1]]))})))
+index_select = _take_op("index_select", "IndexSelectBackward0", (
+    Sample(((4,),), {"key": (np.array([1, 1, 3]),)}),
+    Sample(((2, 3),), {"key": (slice(None), np.array([2, 0, 2, 2]))})))
+
+
+# ---------------------------------------------------------------- masked_fill, scatter
+
+_MASKED = (Sample(((2, 3), (2, 3)), bool_inputs=(1,)), Sample(((2, 3), (3,)), bool_inputs=(1,)),
+           Sample(((3,), (2, 3)), bool_inputs=(1,)))
+
+masked_fill = register(Op(
+    "masked_fill", "MaskedFillBackward0",
+    forward=lambda xp, a, mask, value: xp.where(mask, value, a),
+    vjp=(lambda xp, g, ans, a, mask, value: xp.where(mask, 0.0, g), None),
+    saved=(1,),
+    samples=tuple(Sample(s.shapes, {"value": 0.5}, bool_inputs=(1,)) for s in _MASKED),
+))
+
+masked_fill_tensor = register(Op(
+    "masked_fill_tensor", "MaskedFillBackward1",
+    forward=lambda xp, a, mask, value: xp.where(mask, value, a),
+    vjp=(lambda xp, g, ans, a, mask, value: xp.where(mask, 0.0, g), None,
+         lambda xp, g, ans, a, mask, value: xp.where(mask, g, 0.0)),
+    saved=(1,),
+    samples=tuple(Sample((*s.shapes, ()), bool_inputs=(1,)) for s in _MASKED),
+))
+
+# ``key`` indexes the positions written (an integer array per dim, shaped like the index);
+# ``src_key`` the part of ``src`` that is read (slices: src may be larger than the index)
+_SCATTER = {"key": (np.array([[1, 0, 1]]), np.array([[0, 1, 2]])), "src_key": (slice(0, 1),
+                                                                              slice(0, 3))}
+_SCATTER_DUP = {"key": (np.array([[0, 0]]), np.array([[2, 2]])), "src_key": (slice(0, 1),
+                                                                             slice(0, 2))}
+
+
+def _scatter_src_grad(xp, g, ans, a, src, key, src_key):
+    return xp.index_backward(g[key], src.shape, src_key)
+
+
+scatter = register(Op(
+    "scatter", "ScatterBackward0",
+    forward=lambda xp, a, src, key, src_key: xp.index_put(a, key, src[src_key]),
+    vjp=(lambda xp, g, ans, a, src, key, src_key: xp.index_put(g, key, 0.0),
+         _scatter_src_grad),
+    samples=(Sample(((2, 3), (2, 3)), _SCATTER), Sample(((2, 3), (1, 3)), _SCATTER)),
+))
+
+scatter_value = register(Op(
+    "scatter_value", "ScatterBackward1",
+    forward=lambda xp, a, key, value: xp.index_put(a, key, value),
+    vjp=(lambda xp, g, ans, a, key, value: xp.index_put(g, key, 0.0),),
+    samples=(Sample(((2, 3),), {"key": _SCATTER["key"], "value": 1.5}),),
+))
+
+scatter_add = register(Op(
+    "scatter_add", "ScatterAddBackward0",
+    forward=lambda xp, a, src, key, src_key:
+        a + xp.index_backward(src[src_key], a.shape, key),
+    vjp=(lambda xp, g, ans, a, src, key, src_key: g, _scatter_src_grad),
+    samples=(Sample(((2, 3), (2, 3)), _SCATTER), Sample(((2, 3), (2, 3)), _SCATTER_DUP)),
+))
+
+
+# ---------------------------------------------------------------- padding
+
+
+def _pad_parts(shape, pad):
+    """For ``pad`` (a (before, after) pair per dim; negative crops): the part of the input
+    kept, where it lands in the output, and the non-negative widths added around it."""
+    kept, placed, widths = [], [], []
+    for n, (before, after) in zip(shape, pad, strict=True):
+        start, stop = max(-before, 0), n - max(-after, 0)
+        kept.append(slice(start, stop))
+        placed.append(slice(max(before, 0), max(before, 0) + stop - start))
+        widths.append((max(before, 0), max(after, 0)))
+    return (*kept, Ellipsis), (*placed, Ellipsis), tuple(widths)
+
+
+def _pad_grad(xp, g, ans, a, pad, value):
+    kept, placed, _ = _pad_parts(a.shape, pad)
+    inner = g[placed]
+    if any(before < 0 or after < 0 for before, after in pad):
+        return xp.index_backward(inner, a.shape, kept)
+    return inner
+
+
+constant_pad = register(Op(
+    "constant_pad", "ConstantPadNdBackward0",
+    forward=lambda xp, a, pad, value:
+        xp.pad(a[_pad_parts(a.shape, pad)[0]], _pad_parts(a.shape, pad)[2], value),
+    vjp=(_pad_grad,),
+    samples=(Sample(((3,),), {"pad": ((1, 2),), "value": 0.0}),
+             Sample(((2, 3),), {"pad": ((0, 0), (-1, 2)), "value": 1.5}),
+             Sample(((2, 3, 4),), {"pad": ((1, 0), (-1, -1), (2, -3)), "value": 0.0})),
+))

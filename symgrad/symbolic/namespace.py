@@ -1,0 +1,550 @@
+"""The symbolic array namespace: the ``xp`` names of the op rules on sympy expressions.
+
+Values are numpy object arrays (:class:`Expressions`) whose elements are sympy expressions, so
+the op rules of ``symgrad.ops`` -- written once against ``xp`` -- replay here unchanged: array
+arithmetic, shape ops and indexing work on object arrays as they are; the functions below supply
+what numpy cannot do on objects (``exp``, ``where`` as a Piecewise, sums as one ``Add``). Results
+stay arrays, 0-d included.
+
+Non-differentiable points are encoded so that ``sympy.diff`` gives symgrad's numeric choice there
+(PyTorch's convention): ``relu`` is ``Piecewise((x, x > 0), (0, True))`` (derivative 0 at 0),
+``abs`` is ``Abs`` (derivative ``sign``, 0 at 0).
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import sympy
+
+
+class Expressions(np.ndarray):
+    """An object array of sympy expressions whose comparisons are sympy relations.
+
+    numpy's object comparisons call Python ``==``, which sympy answers structurally (``x == 0``
+    is False); here ``a == b`` gives ``Eq(a, b)`` elementwise, so that the op rules' masks
+    (``xp.where(b == 0, ...)``) become conditions of a Piecewise.
+    """
+
+    def __eq__(self, other: Any) -> Expressions:  # type: ignore[override]
+        return _elementwise2(sympy.Eq, self, other)
+
+    def __ne__(self, other: Any) -> Expressions:  # type: ignore[override]
+        return _elementwise2(sympy.Ne, self, other)
+
+    # numpy's object comparisons would call bool() on sympy's relations, which is undecidable
+    # for symbols: build them elementwise instead
+    def __lt__(self, other: Any) -> Expressions:
+        return _elementwise2(sympy.Lt, self, other)
+
+    def __le__(self, other: Any) -> Expressions:
+        return _elementwise2(sympy.Le, self, other)
+
+    def __gt__(self, other: Any) -> Expressions:
+        return _elementwise2(sympy.Gt, self, other)
+
+    def __ge__(self, other: Any) -> Expressions:
+        return _elementwise2(sympy.Ge, self, other)
+
+    def __and__(self, other: Any) -> Expressions:
+        return _elementwise2(sympy.And, self, other)
+
+    def __or__(self, other: Any) -> Expressions:
+        return _elementwise2(sympy.Or, self, other)
+
+    def __invert__(self) -> Expressions:
+        return _map(sympy.Not, self)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def number(value: Any) -> Any:
+    """A Python or numpy number as an exact sympy number: floats become the rational of the
+    shortest decimal that rounds to them (``0.1`` -> ``1/10``), which is what the user typed."""
+    if isinstance(value, sympy.Basic):
+        return value
+    if isinstance(value, bool | np.bool_):
+        return sympy.true if value else sympy.false
+    if isinstance(value, int | np.integer):
+        return sympy.Integer(int(value))
+    value = value.item() if isinstance(value, np.generic) and value.dtype == np.float64 \
+        else value
+    if isinstance(value, np.floating):  # float32: its own shortest decimal ('0.1', not 0.1000..)
+        text = str(value)
+        as_float = float(value)
+    else:
+        as_float = float(value)
+        text = repr(as_float)
+    if math.isnan(as_float):
+        return sympy.nan
+    if math.isinf(as_float):
+        return sympy.oo if as_float > 0 else -sympy.oo
+    return sympy.Rational(text)
+
+
+def asarray(value: Any) -> Expressions:
+    """``value`` (array, number or sympy expression) as an :class:`Expressions` array."""
+    if isinstance(value, Expressions):
+        return value
+    if isinstance(value, np.ndarray) and value.dtype == object:
+        return value.view(Expressions)
+    if isinstance(value, np.ndarray):
+        out = np.empty(value.shape, dtype=object)
+        flat = out.reshape(-1)
+        for i, v in enumerate(value.reshape(-1)):
+            flat[i] = number(v)
+        return out.view(Expressions)
+    out = np.empty((), dtype=object)
+    out[()] = number(value) if not isinstance(value, sympy.Basic) else value
+    return out.view(Expressions)
+
+
+def _map(fn: Callable[[Any], Any], a: Any) -> Expressions:
+    a = asarray(a)
+    out = np.empty(a.shape, dtype=object)
+    flat = out.reshape(-1)
+    for i, v in enumerate(a.reshape(-1)):
+        flat[i] = fn(v)
+    return out.view(Expressions)
+
+
+def _elementwise2(fn: Callable[[Any, Any], Any], a: Any, b: Any) -> Expressions:
+    a, b = np.broadcast_arrays(asarray(a), asarray(b))
+    out = np.empty(a.shape, dtype=object)
+    flat = out.reshape(-1)
+    for i, (x, y) in enumerate(zip(a.reshape(-1), b.reshape(-1), strict=True)):
+        flat[i] = fn(x, y)
+    return out.view(Expressions)
+
+
+def _unary(fn: Callable[[Any], Any]) -> Callable[[Any], Expressions]:
+    def apply(a: Any) -> Expressions:
+        return _map(fn, a)
+
+    apply.__name__ = getattr(fn, "__name__", "unary")
+    apply.__doc__ = f"Elementwise ``{apply.__name__}`` of the expressions."
+    return apply
+
+
+exp = _unary(sympy.exp)
+log = _unary(sympy.log)
+sqrt = _unary(sympy.sqrt)
+sin = _unary(sympy.sin)
+cos = _unary(sympy.cos)
+tanh = _unary(sympy.tanh)
+sign = _unary(sympy.sign)
+abs = _unary(sympy.Abs)  # noqa: A001 - numpy's name
+
+
+def _relu(x: Any) -> Any:
+    return sympy.Piecewise((x, x > 0), (0, True))
+
+
+relu = _unary(_relu)
+relu.__doc__ = "``Piecewise((x, x > 0), (0, True))``: derivative 0 at 0, as PyTorch."
+
+
+def _sigmoid(x: Any) -> Any:
+    return 1 / (1 + sympy.exp(-x))
+
+
+sigmoid = _unary(_sigmoid)
+
+# the pointwise family (symgrad.ops.elementwise)
+tan = _unary(sympy.tan)
+arcsin = _unary(sympy.asin)
+arccos = _unary(sympy.acos)
+arctan = _unary(sympy.atan)
+sinh = _unary(sympy.sinh)
+cosh = _unary(sympy.cosh)
+erf = _unary(sympy.erf)
+log1p = _unary(lambda x: sympy.log(1 + x))
+expm1 = _unary(lambda x: sympy.exp(x) - 1)
+log2 = _unary(lambda x: sympy.log(x) / sympy.log(2))
+log10 = _unary(lambda x: sympy.log(x) / sympy.log(10))
+exp2 = _unary(lambda x: sympy.Integer(2) ** x)
+softplus = _unary(lambda x: sympy.log(1 + sympy.exp(x)))
+pi = sympy.pi
+
+
+def scalar_sqrt(c: Any) -> Any:
+    """The exact square root of a number (or of a constant expression such as ``2 / pi``)."""
+    return sympy.sqrt(number(c))
+
+
+def arctan2(a: Any, b: Any) -> Expressions:
+    return _elementwise2(sympy.atan2, a, b)
+
+
+# maximum/minimum as Max/Min: sympy's derivative at a tie is Heaviside(0) = 1/2, PyTorch's
+# split; fmax/fmin give a tie to their first input, as a Piecewise does
+def maximum(a: Any, b: Any) -> Expressions:
+    return _elementwise2(sympy.Max, a, b)
+
+
+def minimum(a: Any, b: Any) -> Expressions:
+    return _elementwise2(sympy.Min, a, b)
+
+
+def fmax(a: Any, b: Any) -> Expressions:
+    return _elementwise2(lambda x, y: sympy.Piecewise((x, x >= y), (y, True)), a, b)
+
+
+def fmin(a: Any, b: Any) -> Expressions:
+    return _elementwise2(lambda x, y: sympy.Piecewise((x, x <= y), (y, True)), a, b)
+
+
+# Rounding: derivative 0 (sympy leaves floor's unevaluated). The floor/ceiling subclasses keep
+# sympy's names, so printers and lambdify treat them as floor and ceiling.
+def _zero_fdiff(self: Any, argindex: int = 1) -> Any:
+    return sympy.Integer(0)
+
+
+_Floor = type("floor", (sympy.floor,), {"fdiff": _zero_fdiff, "__module__": __name__})
+_Ceiling = type("ceiling", (sympy.ceiling,), {"fdiff": _zero_fdiff, "__module__": __name__})
+
+
+def _rint_eval(cls: Any, x: Any) -> Any:
+    if x.is_Number and x.is_finite:
+        return sympy.Rational(x).round()  # sympy rounds halves to even
+    return None
+
+
+def _trunc_eval(cls: Any, x: Any) -> Any:
+    return sympy.Integer(int(x)) if x.is_Number and x.is_finite else None
+
+
+# round half to even (PyTorch's round) and round toward zero: exact on rationals, derivative 0;
+# named as numpy names them, which is what lambdify calls
+_Rint = type("rint", (sympy.Function,), {"eval": classmethod(_rint_eval), "fdiff": _zero_fdiff,
+                                          "__module__": __name__})
+_Trunc = type("trunc", (sympy.Function,), {"eval": classmethod(_trunc_eval),
+                                            "fdiff": _zero_fdiff, "__module__": __name__})
+
+floor = _unary(_Floor)
+ceil = _unary(_Ceiling)
+rint = _unary(_Rint)
+trunc = _unary(_Trunc)
+
+
+def scalar_log(c: Any) -> Any:
+    """The exact natural log of a number."""
+    return sympy.log(number(c))
+
+
+def _condition(c: Any) -> Any:
+    if isinstance(c, bool | np.bool_):
+        return sympy.true if c else sympy.false
+    return c
+
+
+def _select(c: Any, a: Any, b: Any) -> Any:
+    c = _condition(c)
+    if c is sympy.true:
+        return a
+    if c is sympy.false:
+        return b
+    return sympy.Piecewise((a, c), (b, True))
+
+
+def where(condition: Any, a: Any, b: Any) -> Expressions:
+    """Elementwise ``a if condition else b``: a Piecewise where the condition is symbolic."""
+    c, x, y = np.broadcast_arrays(np.asarray(condition, dtype=object), asarray(a), asarray(b))
+    out = np.empty(c.shape, dtype=object)
+    flat = out.reshape(-1)
+    for i, (ci, xi, yi) in enumerate(zip(c.reshape(-1), x.reshape(-1), y.reshape(-1),
+                                         strict=True)):
+        flat[i] = _select(ci, xi, yi)
+    return out.view(Expressions)
+
+
+def zeros_like(a: Any) -> Expressions:
+    """Exact zeros shaped like ``a``."""
+    return full_like(a, 0)
+
+
+def full_like(a: Any, value: Any) -> Expressions:
+    """An array shaped like ``a`` filled with the exact ``value``."""
+    out = np.empty(np.shape(a), dtype=object)
+    out.fill(number(value))
+    return out.view(Expressions)
+
+
+def _axes(axis: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, int | np.integer) else tuple(axis)
+    return tuple(int(d) % ndim for d in axes) if ndim else ()
+
+
+def _reduce(a: Any, axis: int | Sequence[int] | None, keepdims: bool,
+            combine: Callable[[np.ndarray], Any]) -> Expressions:
+    """``combine(row)`` of each slice of ``a`` along ``axis`` (a 1-D object array per slice)."""
+    a = asarray(a)
+    axes = _axes(axis, a.ndim)
+    kept = [d for d in range(a.ndim) if d not in axes]
+    rows = np.transpose(a, kept + list(axes))
+    rows = rows.reshape(tuple(a.shape[d] for d in kept) + (math.prod(a.shape[d] for d in axes),))
+    out = np.empty(rows.shape[:-1], dtype=object)
+    for index in np.ndindex(*rows.shape[:-1]):
+        out[index] = combine(rows[index])
+    if keepdims:
+        out = out.reshape(tuple(1 if d in axes else n for d, n in enumerate(a.shape)))
+    return out.view(Expressions)
+
+
+def sum(a: Any, axis: int | Sequence[int] | None = None,  # noqa: A001 - numpy's name
+        keepdims: bool = False) -> Expressions:
+    """Sum over ``axis`` as one flat ``Add`` per result (not a chain of binary additions)."""
+    return _reduce(a, axis, keepdims, lambda row: sympy.Add(*row))
+
+
+def masked_extreme(a: Any, mask: Any, axis: int | Sequence[int] | None, keepdims: bool,
+                   largest: bool) -> Expressions:
+    """``Max`` (``Min``) over the elements of each slice that ``mask`` marks: the tied extremes
+    of a max/min reduction, which equal it near the recorded point. sympy's derivative of a
+    ``Max`` of two is 1/2 each, the even split symgrad (and PyTorch) use; with more ties the
+    check reports the kink."""
+    a = asarray(a)
+    marked = np.broadcast_to(np.asarray(mask, dtype=bool), a.shape)
+    pairs = np.empty(a.shape, dtype=object)
+    for index in np.ndindex(*a.shape):
+        pairs[index] = (a[index], bool(marked[index]))
+    pick = sympy.Max if largest else sympy.Min
+    return _reduce(pairs, axis, keepdims, lambda row: pick(*[v for v, m in row if m]))
+
+
+def mean(a: Any, axis: int | Sequence[int] | None = None,
+         keepdims: bool = False) -> Expressions:
+    """Mean over ``axis``: the sum divided by the exact count."""
+    a = asarray(a)
+    count = math.prod(a.shape[d] for d in _axes(axis, a.ndim))
+    return sum(a, axis, keepdims) / sympy.Integer(count)
+
+
+def softmax(a: Any, axis: Sequence[int]) -> Expressions:
+    """exp(a) / sum(exp(a)) over ``axis`` (the numeric side's max shift cancels exactly)."""
+    e = exp(a)
+    return asarray(e / sum(e, axis, keepdims=True))
+
+
+def log_softmax(a: Any, axis: Sequence[int]) -> Expressions:
+    """a - log(sum(exp(a))) over ``axis``."""
+    return asarray(asarray(a) - log(sum(exp(a), axis, keepdims=True)))
+
+
+# -- products, logsumexp and scans (symgrad.ops.reduction)
+def prod(a: Any, axis: int | Sequence[int] | None = None,
+         keepdims: bool = False) -> Expressions:
+    """Product over ``axis`` as one flat ``Mul`` per result."""
+    return _reduce(a, axis, keepdims, lambda row: sympy.Mul(*row))
+
+
+def _along(a: Any, axis: int, fn: Callable[[list, int], Any]) -> Expressions:
+    """An array shaped like ``a`` whose element i along ``axis`` is ``fn(slice, i)``."""
+    moved = np.moveaxis(asarray(a), axis, -1)
+    out = np.empty(moved.shape, dtype=object)
+    for index in np.ndindex(*moved.shape[:-1]):
+        row = list(moved[index])
+        for i in range(len(row)):
+            out[(*index, i)] = fn(row, i)
+    return asarray(np.moveaxis(out, -1, axis))
+
+
+def prod_backward(g: Any, ans: Any, a: Any, axis: Sequence[int] | None) -> Expressions:
+    """``g`` times the exact product of the other elements along ``axis`` (all when None)."""
+    a = asarray(a)
+    if a.ndim == 0:
+        return asarray(g)
+    flat = a.reshape(-1) if axis is None else a
+    others = _along(flat, 0 if axis is None else axis[0],
+                    lambda row, i: sympy.Mul(*row[:i], *row[i + 1:]))
+    return asarray(asarray(g) * others.reshape(a.shape))
+
+
+def logsumexp(a: Any, axis: Sequence[int], keepdims: bool = False) -> Expressions:
+    """log(sum(exp(a))) over ``axis`` (the numeric side's max shift cancels exactly)."""
+    return log(sum(exp(a), axis, keepdims))
+
+
+def cumsum(a: Any, axis: int) -> Expressions:
+    """Running sums along ``axis``, each one flat ``Add``."""
+    a = asarray(a)
+    return _along(a, axis, lambda row, i: sympy.Add(*row[:i + 1])) if a.ndim else a.copy()
+
+
+def cumprod(a: Any, axis: int) -> Expressions:
+    """Running products along ``axis``, each one flat ``Mul``."""
+    a = asarray(a)
+    return _along(a, axis, lambda row, i: sympy.Mul(*row[:i + 1])) if a.ndim else a.copy()
+
+
+def cumprod_backward(g: Any, ans: Any, a: Any, axis: int) -> Expressions:
+    """The VJP of cumprod, exactly: element i gets the sum over j >= i of ``g[j]`` times the
+    product of ``a[:j+1]`` without ``a[i]`` (no division: zeros are fine)."""
+    a = asarray(a)
+    if a.ndim == 0:
+        return asarray(g)
+    xs = np.moveaxis(a, axis, -1)
+    gs = np.moveaxis(asarray(np.broadcast_to(asarray(g), a.shape)), axis, -1)
+    out = np.empty(xs.shape, dtype=object)
+    for index in np.ndindex(*xs.shape[:-1]):
+        x, w = list(xs[index]), list(gs[index])
+        for i in range(len(x)):
+            out[(*index, i)] = sympy.Add(*[w[j] * sympy.Mul(*x[:i], *x[i + 1:j + 1])
+                                           for j in range(i, len(x))])
+    return asarray(np.moveaxis(out, -1, axis))
+
+
+def matmul(a: Any, b: Any) -> Expressions:
+    """Matrix product with numpy's rules for 1-D and batched operands."""
+    a, b = asarray(a), asarray(b)
+    vector_a, vector_b = a.ndim == 1, b.ndim == 1
+    if vector_a:
+        a = a.reshape(1, -1)
+    if vector_b:
+        b = b.reshape(-1, 1)
+    products = a[..., :, :, None] * b[..., None, :, :]
+    out = sum(products, axis=-2)
+    if vector_a:
+        out = out[..., 0, :]
+    if vector_b:
+        out = out[..., 0]
+    return asarray(out)
+
+
+def reshape(a: Any, shape: Sequence[int]) -> Expressions:
+    return asarray(a).reshape(tuple(shape))
+
+
+def transpose(a: Any, axes: Sequence[int] | None = None) -> Expressions:
+    return asarray(a).transpose(axes)
+
+
+def swapaxes(a: Any, axis1: int, axis2: int) -> Expressions:
+    return asarray(a).swapaxes(axis1, axis2)
+
+
+def squeeze(a: Any, axis: int | Sequence[int] | None = None) -> Expressions:
+    return asarray(a).squeeze(axis)
+
+
+def expand_dims(a: Any, axis: int | Sequence[int]) -> Expressions:
+    return asarray(np.expand_dims(asarray(a), axis))
+
+
+def broadcast_to(a: Any, shape: Sequence[int]) -> Expressions:
+    return asarray(np.broadcast_to(asarray(a), tuple(shape)))
+
+
+def spread(g: Any, shape: Sequence[int]) -> Expressions:
+    """``g`` broadcast to ``shape`` as a new array (a reduction's VJP)."""
+    return asarray(np.array(np.broadcast_to(asarray(g), tuple(shape))))
+
+
+def astype(a: Any, dtype: str | None) -> Expressions:
+    """A copy: symbolic values have no precision to change."""
+    return asarray(np.array(asarray(a)))
+
+
+def sum_to_shape(g: Any, shape: Sequence[int]) -> Expressions:
+    """Sum a broadcast cotangent back to ``shape`` (the broadcasting rule)."""
+    g = asarray(g)
+    shape = tuple(shape)
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    if lead:
+        g = sum(g, axis=tuple(range(lead)))
+    axes = tuple(i for i, size in enumerate(shape) if size == 1 and g.shape[i] != 1)
+    return sum(g, axis=axes, keepdims=True) if axes else g
+
+
+def index_backward(g: Any, shape: Sequence[int], key: Any) -> Expressions:
+    """Scatter ``g`` into zeros of ``shape`` at ``key``, adding where indices repeat."""
+    out = np.array(zeros_like(np.empty(tuple(shape))))
+    np.add.at(out, key, asarray(g))
+    return asarray(out)
+
+
+def index_put(a: Any, key: Any, value: Any) -> Expressions:
+    """A copy of ``a`` with ``a[key] = value``."""
+    out = np.array(asarray(a))
+    value = asarray(value)
+    # a 0-d object array put at one position would be stored as an element itself
+    out[key] = value[()] if value.ndim == 0 else value
+    return asarray(out)
+
+
+def is_basic_index(key: object) -> bool:
+    """Whether ``key`` holds only ints, slices, None and ``...``."""
+    parts = key if isinstance(key, tuple) else (key,)
+    return builtins.all(p is None or p is Ellipsis or isinstance(p, int | slice) for p in parts)
+
+
+# -- shape and linear-algebra ops (symgrad.ops.shape, symgrad.ops.linalg)
+def tile(a: Any, reps: Sequence[int]) -> Expressions:
+    return asarray(np.tile(asarray(a), tuple(reps)))
+
+
+def flip(a: Any, axes: Sequence[int]) -> Expressions:
+    return asarray(np.flip(asarray(a), tuple(axes)).copy())
+
+
+def roll(a: Any, shifts: int | Sequence[int], axes: Sequence[int] | None) -> Expressions:
+    return asarray(np.roll(asarray(a), shifts, axes))
+
+
+def concatenate(arrays: Sequence[Any], axis: int) -> Expressions:
+    return asarray(np.concatenate([asarray(x) for x in arrays], axis=axis))
+
+
+def stack(arrays: Sequence[Any], axis: int) -> Expressions:
+    return asarray(np.stack([asarray(x) for x in arrays], axis=axis))
+
+
+def diagonal(a: Any, offset: int, axis1: int, axis2: int) -> Expressions:
+    """The diagonal of dims ``axis1``, ``axis2`` as the last dim."""
+    return asarray(np.diagonal(asarray(a), offset, axis1, axis2).copy())
+
+
+def diagonal_backward(g: Any, shape: Sequence[int], offset: int, axis1: int,
+                      axis2: int) -> Expressions:
+    """Exact zeros of ``shape`` with ``g`` (its last dim) on the diagonal of ``axis1``,
+    ``axis2``."""
+    out = np.array(zeros_like(np.empty(tuple(shape))))
+    view = out.diagonal(offset, axis1, axis2)
+    view.flags.writeable = True  # numpy's diagonal views are read-only; out is ours
+    view[...] = asarray(g)
+    return asarray(out)
+
+
+def _triangle(a: Any, keep: np.ndarray) -> Expressions:
+    return asarray(np.where(keep, asarray(a), sympy.Integer(0)))
+
+
+def tril(a: Any, k: int) -> Expressions:
+    """Exact zeros above diagonal ``k`` of the last two dims."""
+    a = asarray(a)
+    return _triangle(a, np.tri(a.shape[-2], a.shape[-1], k, dtype=bool))
+
+
+def triu(a: Any, k: int) -> Expressions:
+    """Exact zeros below diagonal ``k`` of the last two dims."""
+    a = asarray(a)
+    return _triangle(a, ~np.tri(a.shape[-2], a.shape[-1], k - 1, dtype=bool))
+
+
+def pad(a: Any, widths: Sequence[tuple[int, int]], value: Any) -> Expressions:
+    """``a`` surrounded by the exact ``value``: ``widths`` gives (before, after) per dim."""
+    a = asarray(a)
+    shape = tuple(n + before + after for n, (before, after) in zip(a.shape, widths, strict=True))
+    out = np.empty(shape, dtype=object)
+    out.fill(number(value))
+    out[tuple(slice(before, before + n) for n, (before, _) in zip(a.shape, widths,
+                                                                    strict=True))] = a
+    return asarray(out)
