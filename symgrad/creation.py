@@ -159,6 +159,8 @@ def _checked_size(size: tuple) -> tuple[int, ...]:
 def _filled(fill: Any, size: tuple, dtype: dtypes.dtype | None, requires_grad: bool,
             name: str | None, dev: Any) -> Tensor:
     shape = _checked_size(size)
+    if isinstance(fill, complex | np.complexfloating):
+        raise TypeError("symgrad does not support complex numbers")
     if dtype is None:
         dtype = _infer_dtype(fill) if not isinstance(fill, np.ndarray) else \
             dtypes.get_default_dtype()
@@ -216,6 +218,8 @@ def linspace(start: float, end: float, steps: int, *, dtype: dtypes.dtype | None
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    if any(isinstance(v, complex | np.complexfloating) for v in (start, end)):
+        raise TypeError("symgrad does not support complex numbers")
     target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
     values = np.linspace(start, end, int(steps), dtype=np.float64).astype(target.np_dtype)
     return _finish(values, requires_grad, name, device)

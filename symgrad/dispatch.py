@@ -119,7 +119,8 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
         cls = _node_class(op, params, values)
         next_ = [((x.grad_fn or x) if x._base is None else _edge(x))
                  if x.__class__ is Tensor and x._requires_grad else None for x in inputs]
-        node = cls(op, inputs, values, params or None, out, next_, op.saved_by_need[need])
+        # 3: the node's creation site is looked for above apply_op's caller (symgrad code)
+        node = cls(op, inputs, values, params or None, out, next_, op.saved_by_need[need], 3)
         result = _make(out, node, True)
         if op.saves_output:
             node.out_version = counter_of(result)
@@ -255,7 +256,7 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
         next_ = [_edge(x) if isinstance(x, Tensor) and x._requires_grad else None
                  for x in inputs]
         node = cls(op, inputs, [before._value, *others_values], params or None, self._value,
-                   next_, op.saved_by_need[_need_mask(next_)])
+                   next_, op.saved_by_need[_need_mask(next_)], 3)
     self._value[...] = new
     counter = counter_of(self)
     counter.value += 1

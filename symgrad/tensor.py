@@ -18,7 +18,7 @@ import numpy as np
 
 from symgrad import ops
 from symgrad.autograd.grad_mode import _mode
-from symgrad.autograd.graph import Node, RemovableHandle, Version, node_class
+from symgrad.autograd.graph import Node, RemovableHandle, Version, leaf_hooks, node_class
 from symgrad.numeric import dtypes
 from symgrad.numeric import namespace as xp
 from symgrad.numeric.printing import format_tensor
@@ -44,35 +44,71 @@ class Size(tuple):
         return Size(tuple(self) + tuple(other))
 
 
+_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip",
+                 "ve", "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                 "privateuseone")
+
+
 class device:  # noqa: N801 - PyTorch's name
-    """A device: symgrad computes on the CPU only, so the only device is ``cpu``."""
+    """A device, as PyTorch names them (``device('cuda:0')`` can be written down); symgrad
+    computes on the CPU only, and refuses to put a tensor anywhere else."""
 
-    __slots__ = ("type",)
+    __slots__ = ("type", "index")
 
-    def __init__(self, type: str | device = "cpu") -> None:  # noqa: A002 - PyTorch's name
-        self.type = type.type if isinstance(type, device) else str(type).split(":")[0]
+    def __init__(self, type: str | device = "cpu",  # noqa: A002 - PyTorch's name
+                 index: int | None = None) -> None:
+        if isinstance(type, device):
+            self.type, self.index = type.type, type.index
+            return
+        if isinstance(type, int) and not isinstance(type, bool):
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        if not isinstance(type, str):
+            raise TypeError(f"device(): argument 'type' must be str, not {type.__class__.__name__}")
+        kind, colon, number = type.partition(":")
+        if kind not in _DEVICE_TYPES:
+            raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start "
+                               f"of device string: {type}")
+        if colon:
+            if not number.isdigit():
+                raise RuntimeError(f"Invalid device string: '{type}'")
+            index = int(number)
+        if index is not None:
+            if not isinstance(index, int) or isinstance(index, bool):
+                raise TypeError("device(): argument 'index' (position 2) must be int, not "
+                                f"{index.__class__.__name__}")
+            if index < 0:
+                raise RuntimeError("Device index must not be negative")
+        self.type, self.index = kind, index
 
     def __repr__(self) -> str:
-        return f"device(type='{self.type}')"
+        index = "" if self.index is None else f", index={self.index}"
+        return f"device(type='{self.type}'{index})"
 
     def __str__(self) -> str:
-        return self.type
+        return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, device) and other.type == self.type
+        return (isinstance(other, device) and other.type == self.type
+                and other.index == self.index)
 
     def __hash__(self) -> int:
-        return hash(self.type)
+        return hash((self.type, self.index))
+
+
+_CPU_ONLY = " (symgrad computes on the CPU only: its tensors are numpy arrays in host memory)"
 
 
 def check_device(value: Any) -> None:
-    """Refuse any device but the CPU (symgrad's tensors are numpy arrays in host memory)."""
+    """Refuse any device but the CPU with the error PyTorch gives when built without it:
+    AssertionError for CUDA (XPU, MTIA), RuntimeError for the others."""
     if value is None:
         return
-    name = value.type if isinstance(value, device) else str(value).split(":")[0]
-    if name != "cpu":
-        raise RuntimeError(f"symgrad supports only the CPU device, got device '{value}'. "
-                           "Tensors live in host memory as numpy arrays.")
+    kind = device(value).type
+    if kind == "cpu":
+        return
+    if kind in ("cuda", "xpu", "mtia"):
+        raise AssertionError(f"Torch not compiled with {kind.upper()} enabled{_CPU_ONLY}")
+    raise RuntimeError(f"PyTorch is not linked with support for {kind} devices{_CPU_ONLY}")
 
 
 CPU = device("cpu")
@@ -237,6 +273,7 @@ class Tensor:
     _view_version: int = 0  # the base's version when this view's grad_fn was recorded
     _made_without_grad: bool = False  # a view of a tensor requiring grad, taken under no_grad
     _accumulator: Any = None  # weak reference to this leaf's AccumulateGrad
+    _leaf_hooks: Any = None  # graph.LeafHooks: AccumulateGrad and post-accumulate hooks
 
     __array_priority__ = 1000  # numpy defers to Tensor's reflected operators
 
@@ -449,6 +486,25 @@ class Tensor:
         hooks[handle.id] = hook
         return handle
 
+    def register_post_accumulate_grad_hook(
+            self, hook: Callable[[Tensor], None]) -> RemovableHandle:
+        """Call ``hook(tensor)`` on this leaf after backward accumulated into its ``.grad``.
+
+        >>> x = symgrad.ones(2, requires_grad=True)
+        >>> _ = x.register_post_accumulate_grad_hook(lambda p: print(p.grad))
+        >>> (x * 2).sum().backward()
+        tensor([2., 2.])
+        """
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        hooks = leaf_hooks(self).post_accumulate
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
     def detach(self) -> Tensor:
         """A tensor with the same values and storage, outside the graph.
 
@@ -572,36 +628,59 @@ class Tensor:
             return self
         return apply_op(ops.elementwise.to_dtype, self, dtype=target.np_dtype.name)
 
-    def new_tensor(self, data: Any, *, dtype: dtypes.dtype | None = None,
+    def new_tensor(self, data: Any, *, dtype: dtypes.dtype | None = None, device: Any = None,
                    requires_grad: bool = False) -> Tensor:
         """A new leaf holding ``data``, in this tensor's dtype unless ``dtype``."""
         from symgrad.creation import tensor
 
-        return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return tensor(data, dtype=dtype or self.dtype, device=device,
+                      requires_grad=requires_grad)
 
     def new_full(self, size: Sequence[int], fill_value: Any, *,
-                 dtype: dtypes.dtype | None = None, requires_grad: bool = False) -> Tensor:
+                 dtype: dtypes.dtype | None = None, device: Any = None,
+                 requires_grad: bool = False) -> Tensor:
         """A new leaf of ``size`` filled with ``fill_value``, in this tensor's dtype."""
         from symgrad.creation import full
 
-        return full(tuple(size), fill_value, dtype=dtype or self.dtype,
+        return full(tuple(size), fill_value, dtype=dtype or self.dtype, device=device,
                     requires_grad=requires_grad)
 
-    def new_ones(self, *size: Any, dtype: dtypes.dtype | None = None,
+    def new_ones(self, *size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
                  requires_grad: bool = False) -> Tensor:
         """A new leaf of ones, in this tensor's dtype."""
-        return self.new_full(_shape_arg(size), 1, dtype=dtype, requires_grad=requires_grad)
+        return self.new_full(_shape_arg(size), 1, dtype=dtype, device=device,
+                             requires_grad=requires_grad)
 
-    def new_zeros(self, *size: Any, dtype: dtypes.dtype | None = None,
+    def new_zeros(self, *size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
                   requires_grad: bool = False) -> Tensor:
         """A new leaf of zeros, in this tensor's dtype."""
-        return self.new_full(_shape_arg(size), 0, dtype=dtype, requires_grad=requires_grad)
+        return self.new_full(_shape_arg(size), 0, dtype=dtype, device=device,
+                             requires_grad=requires_grad)
 
     new_empty = new_zeros
 
     def cpu(self) -> Tensor:
         """Self: tensors are always on the CPU."""
         return self
+
+    def cuda(self, device: Any = None, non_blocking: bool = False, **kwargs: Any) -> Tensor:
+        """Refused: symgrad computes on the CPU only (PyTorch's AssertionError without CUDA)."""
+        check_device("cuda" if device is None else device)
+        raise AssertionError(f"Torch not compiled with CUDA enabled{_CPU_ONLY}")
+
+    @property
+    def is_sparse(self) -> bool:
+        """False: symgrad's tensors are dense (strided)."""
+        return False
+
+    def is_complex(self) -> bool:
+        """False: symgrad has no complex dtypes."""
+        return False
+
+    def to_sparse(self, *args: Any, **kwargs: Any) -> Tensor:
+        """Refused: symgrad has dense tensors only."""
+        raise RuntimeError("symgrad does not support sparse layouts: its tensors are dense "
+                           "numpy arrays")
 
     def type(self, dtype: dtypes.dtype | None = None) -> str | Tensor:
         """The PyTorch type name (``'symgrad.FloatTensor'``), or a conversion to ``dtype``."""
@@ -706,6 +785,8 @@ class Tensor:
             other_value = other._value
         elif isinstance(other, bool | int | float | np.generic):
             other_value = other
+        elif isinstance(other, complex):
+            raise TypeError("symgrad does not support complex numbers")
         else:
             return NotImplemented
         try:

@@ -174,7 +174,7 @@ def test_deepcopy_of_leaves_only():
 def test_devices_compare_like_pytorch():
     assert t.ones(1).device == t.device("cpu")
     assert t.ones(1).device != "cpu"  # a device is not equal to a string, as in PyTorch
-    assert str(t.device("cuda:0")) == "cuda"
+    assert str(t.device("cuda:0")) == "cuda:0" and t.device("cuda:0").index == 0
 
 
 def test_grad_mode_decorators_without_parentheses():

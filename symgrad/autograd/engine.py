@@ -2,7 +2,10 @@
 
 Each node runs once, after every gradient flowing into it has arrived. Nothing is written to any
 tensor until the whole pass has succeeded, so a backward that fails (a modified saved value, a
-freed graph, a hook that raises) leaves every ``.grad`` as it was.
+freed graph, a hook that raises, a NaN in anomaly mode) leaves every ``.grad`` as it was.
+
+Plain nodes take an inlined fast path; a node with hooks, retained grad or a freed graph has its
+``special`` flag set, and such nodes (all nodes in anomaly mode) go through :func:`_run_node`.
 """
 
 from __future__ import annotations
@@ -15,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from symgrad.autograd import differentiable
+from symgrad.autograd import anomaly, differentiable
 from symgrad.autograd.grad_mode import _mode
-from symgrad.autograd.graph import Node
+from symgrad.autograd.graph import Node, _rules
 from symgrad.dispatch import _edge
 from symgrad.numeric import namespace as numeric_xp
 from symgrad.tensor import Tensor, _make, _torch_size, counter_of
@@ -140,23 +143,150 @@ def _as_tensor(g: Any) -> Tensor:
     return g if isinstance(g, Tensor) else _make(g)
 
 
+def _hook_name(hook: Any) -> str:
+    return getattr(hook, "__name__", type(hook).__name__)
+
+
+def _checked(hook: Any, result: Any, before: Any, create_graph: bool) -> Any:
+    """A gradient a hook returned in place of ``before``, checked as PyTorch does (a Tensor of
+    the same size and dtype) and in the pass's form (a Tensor with create_graph, else an
+    array)."""
+    if not isinstance(result, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+    before = before._value if isinstance(before, Tensor) else before
+    if result._value.shape != before.shape:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
+    if result._value.dtype != before.dtype:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the type of value (was "
+                           f"{_make(before).type()} got {result.type()})")
+    return result if create_graph else result._value
+
+
 def _run_hooks(hooks: dict, g: Any, create_graph: bool) -> Any:
+    """Tensor hooks, in registration order: each sees the previous one's gradient."""
     for hook in list(hooks.values()):
         result = hook(_as_tensor(g))
         if result is not None:
-            if not isinstance(result, Tensor):
-                raise TypeError(f"expected Variable, but hook returned "
-                                f"'{type(result).__name__}'")
-            before = g._value if isinstance(g, Tensor) else g
-            name = getattr(hook, "__name__", type(hook).__name__)
-            if result._value.shape != before.shape:
-                raise RuntimeError(f"hook '{name}' has changed the size of value")
-            if result._value.dtype != before.dtype:
-                was = _make(before)
-                raise RuntimeError(f"hook '{name}' has changed the type of value (was "
-                                   f"{was.type()} got {result.type()})")
-            g = result if create_graph else result._value
+            g = _checked(hook, result, g, create_graph)
     return g
+
+
+def _run_tuple_hooks(hooks: dict, grads: list, create_graph: bool, *extra: Any) -> list:
+    """Node hooks, in registration order: ``hook(grads, *extra)`` (a pre-hook gets the
+    gradients of the node's output, a post-hook those of its inputs and then of its output);
+    a returned tuple replaces ``grads`` (None: no gradient)."""
+    for hook in list(hooks.values()):
+        result = hook(tuple(None if g is None else _as_tensor(g) for g in grads), *extra)
+        if result is None:
+            continue
+        if not isinstance(result, tuple):
+            raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+        if len(result) != len(grads):
+            raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of "
+                               f"values (got {len(result)}, but expected {len(grads)})")
+        replaced = []
+        for new, before in zip(result, grads, strict=True):
+            if new is not None and before is None:
+                if not isinstance(new, Tensor):
+                    raise TypeError("expected Variable, but hook returned "
+                                    f"'{type(new).__name__}'")
+                raise RuntimeError("can't replace a None gradient with a non-None value")
+            replaced.append(None if new is None else _checked(hook, new, before, create_graph))
+        grads = replaced
+    return grads
+
+
+def _input_grads(node: Node, g: Any, xp: Any, create_graph: bool, needs: list[bool]) -> list:
+    """The gradient of each input of ``node`` for which ``needs`` is true (None for the others),
+    summed to its shape and cast to its dtype (the engine loop inlines the same steps)."""
+    op, params = node.op, node.params or {}
+    if create_graph:
+        values, ans = node.inputs, _make(node.ans, node, True)
+    else:
+        values, ans = node.values, node.ans
+    joint = op.joint_vjp
+    if joint is not None:
+        joint = joint(xp, g, ans, tuple(needs), *values, **params)
+    results = []
+    for i, need in enumerate(needs):
+        if not need:
+            results.append(None)
+            continue
+        if joint is None:
+            gi = op.vjp[i](xp, g, ans, *values, **params)
+        else:
+            gi = joint[i] if joint[i] is not None else xp.zeros_like(values[i])
+        if create_graph:
+            gi = _reduce_to(gi, node.inputs[i])
+        else:
+            value = values[i]
+            if gi.shape != value.shape:
+                gi = numeric_xp.sum_to_shape(gi, value.shape)
+            if gi.dtype != value.dtype:
+                gi = gi.astype(value.dtype)
+        results.append(gi)
+    return results
+
+
+def _run_node(node: Node, g: Any, xp: Any, create_graph: bool, useful: set | None,
+              anomalous: bool, check_nan: bool) -> list:
+    """Run ``node`` the careful way: its pre-hooks, its VJP rules, its post-hooks and, in
+    anomaly mode, the NaN check. One gradient (or None) per entry of ``node.next``."""
+    edges = node.next
+    needs = [nxt is not None and (useful is None or nxt in useful) for nxt in edges]
+    if not any(needs):  # reached only to be captured: PyTorch does not run it
+        return [None] * len(edges)
+    if node.pre_hooks:
+        g = _run_tuple_hooks(node.pre_hooks, [g], create_graph)[0]
+        if g is None:
+            return [None] * len(edges)
+    if anomalous:  # nodes recorded by these rules (create_graph) remember this one
+        parent, anomaly._state.parent = anomaly._state.parent, node
+        try:
+            results = _input_grads(node, g, xp, create_graph, needs)
+        finally:
+            anomaly._state.parent = parent
+    else:
+        results = _input_grads(node, g, xp, create_graph, needs)
+    if node.post_hooks or check_nan:
+        # the outputs as PyTorch numbers them: the next_functions entries
+        shown = [i for i, rule in enumerate(_rules(node.op, edges)) if rule is not None]
+        if node.post_hooks:
+            hooked = _run_tuple_hooks(node.post_hooks, [results[i] for i in shown],
+                                      create_graph, (_as_tensor(g),))
+            for i, gi in zip(shown, hooked, strict=True):
+                results[i] = gi
+        if check_nan:
+            for k, i in enumerate(shown):
+                gi = results[i]
+                if gi is not None and np.isnan(gi._value if isinstance(gi, Tensor) else gi).any():
+                    raise anomaly.nan_error(node, k)
+    return results
+
+
+def _distribute(node: Node, results: list, grads: dict, dependencies: dict, ready: list,
+                useful: set | None) -> None:
+    """Pass the gradients ``node`` computed (None: no gradient) on to its inputs' targets."""
+    for nxt, gi in zip(node.next, results, strict=True):
+        if nxt is None or (useful is not None and nxt not in useful):
+            continue
+        if gi is not None:
+            earlier = grads.get(nxt)
+            grads[nxt] = gi if earlier is None else earlier + gi
+        left = dependencies[nxt] - 1
+        dependencies[nxt] = left
+        if left == 0:
+            ready.append(nxt)
+
+
+def _after_accumulation(tensor: Tensor, g: Any) -> None:
+    """A leaf's post-accumulate-grad hooks, then its AccumulateGrad's post-hooks."""
+    hooks = tensor._leaf_hooks
+    for hook in list(hooks.post_accumulate.values()):
+        if hook(tensor) is not None:
+            raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+    if hooks.post:
+        _run_tuple_hooks(hooks.post, [], False, (_as_tensor(g),))
 
 
 def execute(
@@ -190,6 +320,10 @@ def execute(
     leaf_grads: list[tuple[Tensor, Any]] = []
     retained: list[tuple[Tensor, Any]] = []
     processed: list[Node] = []
+    hooked_leaves: list[tuple[Tensor, Any]] = []  # leaves with hooks to run after accumulation
+    anomalous = anomaly._state.enabled
+    check_nan = anomalous and anomaly._state.check_nan
+    node = None
 
     # the pass records only with create_graph; PyTorch is silent about inf and nan in
     # gradients (a sqrt at 0, say), and so is the pass
@@ -199,18 +333,38 @@ def execute(
         with np.errstate(all="ignore"):
             while ready:
                 target = ready.pop()
-                g = grads.pop(target)
+                g = grads.pop(target, None)
                 if target.__class__ is Tensor:  # a leaf
+                    if g is None:
+                        continue  # a hook dropped its gradient
                     if target._hooks:
+                        node = None  # (for anomaly mode's report)
                         g = _run_hooks(target._hooks, g, create_graph)
                     if capture is not None:
                         captured[target] = g
                     elif accumulate_into is None or target in accumulate_into:
+                        hooks = target._leaf_hooks
+                        if hooks is not None:  # its AccumulateGrad's or post-accumulate hooks
+                            node = None
+                            if hooks.pre:
+                                g = _run_tuple_hooks(hooks.pre, [g], create_graph)[0]
+                                if g is None:
+                                    continue
+                            if hooks.post or hooks.post_accumulate:
+                                hooked_leaves.append((target, g))
                         leaf_grads.append((target, g))
                     continue
                 node = target
-                if node.special:  # freed, hooked or retaining
-                    if node.freed and _holds_saved_values(node):
+                if g is None:  # hooks dropped every gradient reaching it: it passes none on
+                    processed.append(node)
+                    _distribute(node, [None] * len(node.next), grads, dependencies, ready,
+                                useful)
+                    continue
+                slow = anomalous
+                if node.special or slow:  # freed, hooked or retaining (or anomaly mode)
+                    if node.freed and _holds_saved_values(node) and any(
+                            nxt is not None and (useful is None or nxt in useful)
+                            for nxt in node.next):  # (not when it is only captured)
                         raise RuntimeError(FREED_GRAPH)
                     if node.tensor_hooks:
                         g = _run_hooks(node.tensor_hooks, g, create_graph)
@@ -218,6 +372,8 @@ def execute(
                         tensor = node.retained()
                         if tensor is not None and tensor.grad_fn is node:
                             retained.append((tensor, g))
+                    if node.pre_hooks or node.post_hooks:
+                        slow = True
                 saved = node.saved
                 if saved:  # a saved value changed in place? (inlined for the common all-0 case)
                     if node.versions is None:
@@ -234,6 +390,10 @@ def execute(
                 processed.append(node)
                 if capture is not None and node in wanted:
                     captured[node] = g
+                if slow:
+                    _distribute(node, _run_node(node, g, xp, create_graph, useful, anomalous,
+                                                check_nan), grads, dependencies, ready, useful)
+                    continue
                 op, inputs, params = node.op, node.inputs, node.params
                 if create_graph:
                     values = inputs
@@ -273,6 +433,10 @@ def execute(
                     dependencies[nxt] = left
                     if left == 0:
                         ready.append(nxt)
+    except BaseException:
+        if anomalous and node is not None:
+            anomaly.warn_error_in(node)
+        raise
     finally:
         _mode.enabled = previous_mode
 
@@ -290,6 +454,8 @@ def execute(
         for node in processed:
             node.freed = node.special = True
             node.ans = None
+    for tensor, g in hooked_leaves:
+        _after_accumulation(tensor, g)
     return captured
 
 

@@ -3,12 +3,15 @@
 A :class:`Node` stores what ran (the op, its inputs, its params, its output value) rather than a
 closure, so the engine can call the op's VJP rules on numpy and the symbolic side can replay its
 forward on sympy. Each node has a single output. Node classes are created per PyTorch name
-(``MulBackward0``...), so ``type(y.grad_fn).__name__`` reads as in PyTorch.
+(``MulBackward0``...), so ``type(y.grad_fn).__name__`` reads as in PyTorch. Every node also
+remembers where in user code its forward op was called (:attr:`Node.creation_site`).
 """
 
 from __future__ import annotations
 
 import itertools
+import os
+import sys
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -45,13 +48,52 @@ class RemovableHandle:
         self.remove()
 
 
+class _Internal(dict):
+    """Source file name -> whether it is part of the symgrad package (filled on first sight)."""
+
+    prefix = os.path.dirname(os.path.dirname(__file__)) + os.sep
+
+    def __missing__(self, filename: str) -> bool:
+        inside = self[filename] = filename.startswith(self.prefix)
+        return inside
+
+
+_INTERNAL = _Internal()
+_user_code: Any = None  # the code of the last frame found at once outside symgrad
+_getframe = sys._getframe
+# The number of threads with anomaly mode on (symgrad.autograd.anomaly keeps it): while 0, node
+# creation pays one global read for anomaly mode. ``_record_forward`` is set by that module.
+_anomaly_threads = 0
+_record_forward: Callable[[Node, int], None] | None = None
+
+
+def user_frame(skip: int = 1) -> Any:
+    """The first frame outside the symgrad package, starting ``skip`` frames above the caller
+    (None if there is none)."""
+    try:
+        frame = _getframe(skip + 1)
+        while _INTERNAL[frame.f_code.co_filename]:
+            frame = frame.f_back
+    except (ValueError, AttributeError):  # a shallow stack, or no frame outside symgrad
+        return None
+    return frame
+
+
+def _line_of(code: Any, lasti: int) -> int:
+    """The source line of the instruction at byte offset ``lasti`` of ``code``."""
+    for start, end, line in code.co_lines():
+        if start <= lasti < end and line is not None:
+            return line
+    return code.co_firstlineno
+
+
 class Node:
     """A backward function: one recorded op application (``tensor.grad_fn``)."""
 
     # What every node sets lives in slots; what few nodes set overrides class-level defaults in
     # the instance __dict__, which Python allocates only when first written to.
     __slots__ = ("op", "params", "inputs", "values", "ans", "next", "saved", "versions",
-                 "out_version", "__dict__", "__weakref__")
+                 "out_version", "site", "__dict__", "__weakref__")
     out_version_value: int = 0  # the output's version when saved (not 0 after an in-place op)
     # Rarely set; whoever sets one of these also sets ``special``, which the engine checks
     # first so that plain nodes cost one attribute read.
@@ -59,9 +101,35 @@ class Node:
     tensor_hooks: dict | None = None  # hooks registered on the output tensor
     retained: Any = None  # weak reference to the output tensor that retains its grad
     freed: bool = False  # set by a backward pass that did not retain the graph
+    pre_hooks: dict | None = None  # register_prehook: fn(grad_outputs)
+    post_hooks: dict | None = None  # register_hook: fn(grad_inputs, grad_outputs)
+    # anomaly mode only: the forward call's stack, and the node whose backward created this one
+    forward_stack: Any = None
+    anomaly_parent: Node | None = None
 
     def __init__(self, op: Op, inputs: tuple, values: list, params: dict | None, ans: Any,
-                 next_: Any, saved: tuple[int, ...] = ()) -> None:
+                 next_: Any, saved: tuple[int, ...] = (), skip: int = 2) -> None:
+        """``skip``: the frames, counting this one, known to be symgrad's: 2 = this one and the
+        creator; ``apply_op`` passes 3, as its caller is symgrad code too. The search for the
+        user's frame starts above them, so that those frames are never materialized as Python
+        objects (this runs for every node)."""
+        # where the forward op was called: the first frame outside symgrad, as (code, offset of
+        # the call instruction); the line number is found only when asked for
+        global _user_code
+        try:
+            frame = _getframe(skip)
+            code = frame.f_code
+            if code is not _user_code:  # (the code found last time is known to be outside)
+                if not _INTERNAL[code.co_filename]:
+                    _user_code = code
+                while _INTERNAL[code.co_filename]:
+                    frame = frame.f_back
+                    code = frame.f_code
+            self.site = (code, frame.f_lasti)
+        except (ValueError, AttributeError):  # a shallow stack, or no frame outside symgrad
+            self.site = None
+        if _anomaly_threads:
+            _record_forward(self, skip)
         self.op = op
         self.params = params
         self.inputs = inputs  # the input Tensors (or Python numbers)
@@ -82,6 +150,73 @@ class Node:
     def name(self) -> str:
         """PyTorch's name of this node, e.g. ``'MulBackward0'``."""
         return type(self).__name__
+
+    @property
+    def creation_site(self) -> tuple[str, int] | None:
+        """Where the forward op that recorded this node was called: ``(filename, line)`` of the
+        first frame outside the symgrad package, or None if there was none."""
+        site = self.site
+        if site is None:
+            return None
+        code, lasti = site
+        return code.co_filename, _line_of(code, lasti)
+
+    @property
+    def created_at(self) -> str | None:
+        """:attr:`creation_site` as ``'file:line'`` (None if unknown).
+
+        >>> x = symgrad.ones(2, requires_grad=True)
+        >>> (x * 2).grad_fn.created_at  # doctest: +SKIP
+        '/home/me/script.py:2'
+        """
+        site = self.creation_site
+        return None if site is None else f"{site[0]}:{site[1]}"
+
+    @property
+    def metadata(self) -> dict:
+        """A dict for the user's own annotations (as PyTorch's ``grad_fn.metadata``). In
+        anomaly mode it holds the forward call's formatted stack under ``'traceback_'`` and,
+        for a node created by a backward pass, the node whose backward made it under
+        ``'parent_'``."""
+        data = self.__dict__.get("_metadata")
+        if data is None:
+            data = self.__dict__["_metadata"] = {}
+            if self.forward_stack is not None:
+                data["traceback_"] = self.forward_stack.format()
+            if self.anomaly_parent is not None:
+                data["parent_"] = self.anomaly_parent
+        return data
+
+    def register_prehook(self, hook: Callable[[tuple], tuple | None]) -> RemovableHandle:
+        """Call ``hook(grad_outputs)`` before this node runs in backward (after the hooks of
+        its output tensor); a returned tuple replaces ``grad_outputs``.
+
+        >>> x = symgrad.ones(2, requires_grad=True)
+        >>> y = x * 3
+        >>> _ = y.grad_fn.register_prehook(lambda go: (go[0] * 2,))
+        >>> y.sum().backward(); x.grad
+        tensor([6., 6.])
+        """
+        if self.pre_hooks is None:
+            self.pre_hooks = {}
+            self.special = True
+        return _add_hook(self.pre_hooks, hook)
+
+    def register_hook(self, hook: Callable[[tuple, tuple], tuple | None]) -> RemovableHandle:
+        """Call ``hook(grad_inputs, grad_outputs)`` after this node ran in backward:
+        ``grad_inputs`` holds one gradient per entry of :attr:`next_functions` (None where none
+        is computed); a returned tuple of the same length replaces it.
+
+        >>> x = symgrad.ones(2, requires_grad=True)
+        >>> y = x * 3
+        >>> _ = y.grad_fn.register_hook(lambda gi, go: (gi[0] + 1, None))
+        >>> y.sum().backward(); x.grad
+        tensor([4., 4.])
+        """
+        if self.post_hooks is None:
+            self.post_hooks = {}
+            self.special = True
+        return _add_hook(self.post_hooks, hook)
 
     def __call__(self, grad: Any) -> Any:
         """Apply this node's VJP to ``grad`` (a Tensor shaped like the output), as calling a
@@ -149,6 +284,33 @@ def _rules(op: Op, next_: Sequence[Any]) -> Sequence[Any]:
     return op.vjp if op.joint_vjp is None else (True,) * len(next_)
 
 
+def _add_hook(hooks: dict, hook: Callable[..., Any]) -> RemovableHandle:
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    return handle
+
+
+class LeafHooks:
+    """The hooks of a leaf's AccumulateGrad (``pre``, ``post``) and its tensor's
+    ``register_post_accumulate_grad_hook`` (``post_accumulate``): kept on the tensor, since its
+    AccumulateGrad object is made on demand."""
+
+    __slots__ = ("pre", "post", "post_accumulate")
+
+    def __init__(self) -> None:
+        self.pre: dict[int, Callable[..., Any]] = {}
+        self.post: dict[int, Callable[..., Any]] = {}
+        self.post_accumulate: dict[int, Callable[..., Any]] = {}
+
+
+def leaf_hooks(tensor: Any) -> LeafHooks:
+    """The (created on demand) :class:`LeafHooks` of a leaf tensor."""
+    hooks = tensor._leaf_hooks
+    if hooks is None:
+        hooks = tensor._leaf_hooks = LeafHooks()
+    return hooks
+
+
 class AccumulateGrad:
     """The node that adds gradients into a leaf tensor's ``.grad``."""
 
@@ -158,10 +320,20 @@ class AccumulateGrad:
         self.variable = variable
 
     next_functions: tuple = ()
+    creation_site = created_at = None  # no forward op
 
     def name(self) -> str:
         """``'AccumulateGrad'``, as in PyTorch."""
         return "AccumulateGrad"
+
+    def register_prehook(self, hook: Callable[[tuple], tuple | None]) -> RemovableHandle:
+        """Call ``hook(grad_outputs)`` before the gradient is accumulated (after the leaf's
+        tensor hooks); a returned tuple replaces it."""
+        return _add_hook(leaf_hooks(self.variable).pre, hook)
+
+    def register_hook(self, hook: Callable[[tuple, tuple], Any]) -> RemovableHandle:
+        """Call ``hook((), grad_outputs)`` after the gradient was accumulated into ``.grad``."""
+        return _add_hook(leaf_hooks(self.variable).post, hook)
 
     def __repr__(self) -> str:
         return f"<AccumulateGrad object at {id(self):#x}>"
