@@ -1,26 +1,42 @@
 """Reverse-mode automatic differentiation: the graph, the engine and its public functions.
 
-``backward``, ``grad`` and ``Variable`` load on first use: they need the Tensor class, which
-itself imports this package's grad-mode and graph modules.
+``backward``, ``grad``, ``Variable``, ``Function``, ``functional``, ``gradcheck`` and
+``gradgradcheck`` load on first use: they need the Tensor class, which itself imports this
+package's grad-mode and graph modules.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
+from symgrad.autograd.anomaly import (
+    detect_anomaly,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_detect_anomaly,
+)
 from symgrad.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from symgrad.autograd.graph import AccumulateGrad, Node, RemovableHandle
 
 __all__ = [
     "AccumulateGrad",
+    "Function",
     "Node",
     "RemovableHandle",
     "Variable",
     "backward",
+    "detect_anomaly",
     "enable_grad",
+    "functional",
     "grad",
+    "gradcheck",
+    "gradgradcheck",
+    "is_anomaly_check_nan_enabled",
+    "is_anomaly_enabled",
     "is_grad_enabled",
     "no_grad",
+    "set_detect_anomaly",
     "set_grad_enabled",
 ]
 
@@ -34,4 +50,16 @@ def __getattr__(name: str) -> Any:
         from symgrad.autograd.variable import Variable
 
         return Variable
+    if name == "Function":
+        from symgrad.autograd.function import Function
+
+        return Function
+    if name == "functional":
+        return importlib.import_module("symgrad.autograd.functional")
+    if name in ("gradcheck", "gradgradcheck"):
+        # importing the submodule binds the package's ``gradcheck`` to it; rebind the names to
+        # the functions, as PyTorch does (the module is callable too, for the other order)
+        module = importlib.import_module("symgrad.autograd.gradcheck")
+        globals().update(gradcheck=module.gradcheck, gradgradcheck=module.gradgradcheck)
+        return globals()[name]
     raise AttributeError(f"module 'symgrad.autograd' has no attribute {name!r}")

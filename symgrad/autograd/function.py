@@ -1,0 +1,460 @@
+"""Custom autograd Functions: ``class MyFn(symgrad.autograd.Function)``, as in PyTorch.
+
+A subclass gives static ``forward(ctx, *args)`` and ``backward(ctx, *grad_outputs)``;
+``MyFn.apply(*args)`` runs the forward with grad disabled and records one node named
+``MyFnBackward``. Each subclass gets one :class:`~symgrad.ops.Op` (cached on the class, not in
+the registry) whose ``joint_vjp`` calls the user's backward, so the engine needs nothing special:
+on numpy for a plain backward, on Tensors (recorded) under ``create_graph=True``.
+
+What lowering needs stays on the node: ``node.op.forward(xp, *values, **node.params)`` re-runs
+the subclass's forward on other input values (``params["args"]`` is the call with each tensor
+replaced by a :class:`Slot`, ``params["kwargs"]`` its keywords), ``type(node)._forward_cls`` is
+the subclass and ``node.inputs`` the tensor arguments. The joint VJP reads the call's ctx
+(``params["ctx"]``): its saved tensors are the recorded values, so it holds at the recorded
+point only.
+
+Several differentiable outputs: a node has one output, so the node of the Function computes
+their concatenation (flattened, in their common dtype) and each output is a slice of it, taken
+by a small node of the same class name. ``a.grad_fn`` and ``b.grad_fn`` of ``a, b = F.apply(x)``
+are therefore two objects (one in PyTorch), whose ctx attributes are those of the one call.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+import weakref
+from typing import Any
+
+import numpy as np
+
+from symgrad.autograd.grad_mode import _mode
+from symgrad.autograd.graph import Node
+from symgrad.ops import Op
+from symgrad.tensor import Tensor, _make, _torch_size, counter_of
+
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "Slot"]
+
+LEGACY = ("Legacy autograd function with non-static forward method is deprecated. Please use "
+          "new-style autograd function with static forward method. (Example: "
+          "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+
+class Slot:
+    """Marks where a tensor argument stood in a recorded ``apply`` call (its input index)."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"Slot({self.index})"
+
+
+class FunctionCtx:
+    """The ``ctx`` passed to a Function's ``forward`` and ``backward``.
+
+    Besides the methods below it takes any attribute (``ctx.k = k`` in forward, read back in
+    backward); ``y.grad_fn`` shows them too, as in PyTorch.
+    """
+
+    def __init__(self) -> None:
+        self.needs_input_grad: tuple[bool, ...] = ()
+        self.materialize_grads = True
+        self._to_save: tuple = ()
+        self._saved: list | None = None  # set when the call is recorded
+        self._dirty: tuple = ()
+        self._non_differentiable: tuple = ()
+        self._node: Any = None  # weak reference to the recorded node
+        self._outputs: list = []  # what backward receives for each forward output
+
+    def save_for_backward(self, *tensors: Tensor | None) -> None:
+        """Keep tensors (inputs, outputs or intermediates) for backward, where
+        ``ctx.saved_tensors`` returns them after checking they were not changed in place."""
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{i} is of type {type(t).__name__}")
+        self._to_save = tensors
+
+    @property
+    def saved_tensors(self) -> tuple[Tensor | None, ...]:
+        """The tensors given to ``save_for_backward``; raises PyTorch's error when one was
+        modified in place since, or when a backward without ``retain_graph`` freed them."""
+        from symgrad.autograd import engine
+
+        if self._saved is None:
+            return ()
+        node = self._node()
+        if node is not None and node.freed:
+            raise RuntimeError(engine.FREED_GRAPH)
+        result = []
+        for entry in self._saved:
+            if entry is None or isinstance(entry, tuple) and entry[0] is None:
+                result.append(None)
+                continue
+            if isinstance(entry, _SavedOutput):
+                result.append(entry.unpack(node))
+                continue
+            t, expected = entry
+            version = t._version
+            if version != expected:
+                raise engine._modified_error(t, version, expected, t.grad_fn)
+            result.append(t)
+        return tuple(result)
+
+    saved_variables = saved_tensors
+
+    def mark_dirty(self, *tensors: Tensor) -> None:
+        """Declare the inputs that forward modified in place (and returns): they become
+        outputs of this Function, their version bumped, as in PyTorch."""
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        """Declare outputs that get no gradient (they do not require grad; backward receives
+        zeros for them, or None after ``set_materialize_grads(False)``)."""
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """Whether backward receives zeros (True, the default) or None for outputs without a
+        gradient."""
+        self.materialize_grads = bool(value)
+
+
+class _SavedOutput:
+    """A saved output of the Function: its value and version counter, without the tensor
+    (which would make a reference cycle through the node); unpacked with its grad_fn."""
+
+    __slots__ = ("index", "value", "counter", "version")
+
+    def __init__(self, index: int, out: Tensor) -> None:
+        self.index = index
+        self.value = out._value
+        self.counter = counter_of(out)
+        self.version = self.counter.value
+
+    def unpack(self, node: Any) -> Tensor:
+        from symgrad.autograd import engine
+
+        out = _make(self.value, None, True)
+        out._counter = self.counter
+        if node is not None:
+            out.grad_fn = node._output_node(self.index, self.value)
+        if self.counter.value != self.version:
+            raise engine._modified_error(out, self.counter.value, self.version, node)
+        return out
+
+
+class BackwardCFunction(Node):
+    """The node of one ``Function.apply`` call; attributes not found on the node are read from
+    the call's ctx (``y.grad_fn.saved_tensors``, ``y.grad_fn.k``)."""
+
+    __slots__ = ()
+    _forward_cls: type = None  # type: ignore[assignment]
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        try:
+            params = Node.params.__get__(self)  # type: ignore[attr-defined]
+        except AttributeError:
+            raise AttributeError(name) from None
+        return getattr(params["ctx"], name)
+
+    def _output_node(self, index: int, value: Any) -> Node:
+        """The grad_fn of differentiable output ``index`` (whose value is ``value``): this
+        node, or a slice of its packed output when the Function has several."""
+        layout = self.params.get("layout")
+        if layout is None:
+            return self
+        start, stop, shape, dtype = layout[index]
+        ctx = self.params["ctx"]
+        packed = _make(ctx._packed, self, True)
+        return type(self)(_output_op, (packed,), [ctx._packed],
+                          {"ctx": ctx, "start": start, "stop": stop, "shape": shape,
+                           "dtype": dtype}, value, [self])
+
+
+def _select(xp: Any, packed: Any, *, ctx: Any = None, start: int, stop: int,
+            shape: tuple[int, ...], dtype: str) -> Any:
+    return xp.astype(xp.reshape(packed[start:stop], shape), dtype)
+
+
+def _select_vjp(xp: Any, g: Any, ans: Any, packed: Any, *, ctx: Any = None, start: int,
+                stop: int, shape: tuple[int, ...], dtype: str) -> Any:
+    return xp.index_backward(xp.reshape(g, (stop - start,)), packed.shape, slice(start, stop))
+
+
+# one output of a Function with several differentiable outputs: a slice of their concatenation
+_output_op = Op("function_output", "FunctionOutputBackward", _select, (_select_vjp,))
+
+
+class Function:
+    """Base class of custom differentiable operations.
+
+    >>> class Square(Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x * x
+    ...     @staticmethod
+    ...     def backward(ctx, grad):
+    ...         x, = ctx.saved_tensors
+    ...         return 2 * x * grad
+    >>> x = symgrad.tensor([1.0, 3.0], requires_grad=True)
+    >>> Square.apply(x).sum().backward(); x.grad
+    tensor([2., 6.])
+    """
+
+    _backward_cls: type[BackwardCFunction] = BackwardCFunction
+    _op: Op | None = None  # the subclass's Op, created on its first recorded apply
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # each subclass's node class, named <Name>Backward as in PyTorch
+        cls._backward_cls = type(f"{cls.__name__}Backward", (BackwardCFunction,),
+                                 {"__slots__": (), "_forward_cls": cls,
+                                  "__module__": "symgrad.autograd.function"})
+        cls._op = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd "
+                      "functions are all static, so you should invoke them on the class "
+                      "itself. Instantiating an autograd function will raise an error in a "
+                      "future version.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(LEGACY)
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+        """Compute the outputs from the inputs (grad is disabled here)."""
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
+        """PyTorch 2's alternative to a ``ctx`` argument of forward: fill ctx from the inputs
+        and the output (overridden, it makes ``forward`` take no ctx)."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        """One gradient (or None) per forward argument, from one per forward output."""
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward mode "
+                                  "AD.")
+
+    vjp = backward
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Run ``forward`` on the arguments (tensors and anything else) and, when an input
+        tensor requires grad, record the call so that backward calls ``backward``."""
+        setup = _overrides(cls, "setup_context")
+        if setup:
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = tuple(bound.args), {}
+        ctx = FunctionCtx()
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        record = _mode.enabled and any(ctx.needs_input_grad)
+        if record:
+            from symgrad.dispatch import _edge
+
+            next_ = [_edge(t) if t._requires_grad else None for t in tensors]
+            values = [t._value for t in tensors]
+        previous = _mode.enabled
+        _mode.enabled = False
+        try:
+            if setup:
+                output = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, output)
+            else:
+                output = cls.forward(ctx, *args, **kwargs)
+        finally:
+            _mode.enabled = previous
+        if not record:
+            return output
+        return _record(cls, ctx, args, kwargs, tensors, values, next_, output)
+
+
+def _overrides(cls: type, name: str) -> bool:
+    return getattr(cls, name) is not getattr(Function, name)
+
+
+def _record(cls: type, ctx: FunctionCtx, args: tuple, kwargs: dict, tensors: list,
+            values: list, next_: list, output: Any) -> Any:
+    """Make the node of one recorded call and attach the differentiable outputs to it."""
+    from symgrad.dispatch import _rebase_history
+
+    single = not isinstance(output, tuple)
+    outputs = [output] if single else list(output)
+    inputs = {id(t) for t in tensors}
+    dirty = {id(t) for t in ctx._dirty}
+    non_diff = {id(t) for t in ctx._non_differentiable}
+    for t in ctx._dirty:
+        if t._requires_grad and t.grad_fn is None and t._base is None:
+            raise RuntimeError("a leaf Variable that requires grad has been used in an "
+                               "in-place operation.")
+        counter_of(t).value += 1
+    diff = []  # indices of the differentiable outputs
+    for k, out in enumerate(outputs):
+        if not isinstance(out, Tensor):
+            ctx._outputs.append(None)
+            continue
+        if id(out) in non_diff or not out.is_floating_point():
+            ctx._outputs.append((out._value.shape, out._value.dtype))
+            continue
+        if id(out) in inputs and id(out) not in dirty:
+            alias = _make(out._value)  # an input returned as is: a new tensor, as PyTorch's view
+            alias._counter = counter_of(out)
+            outputs[k] = out = alias
+        ctx._outputs.append(len(diff))
+        diff.append(k)
+    op = cls._op or _make_op(cls)
+    slots = iter(range(len(tensors)))
+    template = [Slot(next(slots)) if isinstance(a, Tensor) else a for a in args]
+    params: dict[str, Any] = {"ctx": ctx, "args": template, "kwargs": kwargs}
+    if len(diff) == 1:
+        ans = outputs[diff[0]]._value
+    else:
+        if not diff:
+            return output  # nothing differentiable came out: nothing to record
+        common = np.result_type(*[outputs[k]._value.dtype for k in diff])
+        layout, start = [], 0
+        for k in diff:
+            value = outputs[k]._value
+            layout.append((start, start + value.size, value.shape, value.dtype.name))
+            start += value.size
+        ans = np.concatenate([outputs[k]._value.reshape(-1).astype(common) for k in diff])
+        params["layout"] = layout
+        ctx._packed = ans
+    node = cls._backward_cls(op, tuple(tensors), values, params, ans, next_)
+    ctx._node = weakref.ref(node)
+    for j, k in enumerate(diff):
+        out = outputs[k]
+        grad_fn = node._output_node(j, out._value)
+        if id(out) in dirty:
+            _rebase_history(out, grad_fn)
+        else:
+            out.grad_fn = grad_fn
+            out._requires_grad = True
+    output_index = {id(outputs[k]): j for j, k in enumerate(diff)}
+    saved = []
+    for t in ctx._to_save:
+        if t is None:
+            saved.append(None)
+        elif id(t) in output_index:
+            saved.append(_SavedOutput(output_index[id(t)], t))
+        else:
+            saved.append((t, t._version))
+    ctx._saved = saved
+    ctx._to_save = ()
+    return outputs[0] if single else tuple(outputs)
+
+
+def _make_op(cls: type) -> Op:
+    """The Op of Function subclass ``cls``: its forward re-runs ``cls.forward`` on values, its
+    joint VJP runs ``cls.backward``."""
+
+    def forward(xp: Any, *values: Any, ctx: Any = None, args: list, kwargs: dict,
+                layout: Any = None) -> Any:
+        call = [_make(values[a.index]) if isinstance(a, Slot) else a for a in args]
+        fresh = FunctionCtx()
+        previous = _mode.enabled
+        _mode.enabled = False
+        try:
+            if _overrides(cls, "setup_context"):
+                output = cls.forward(*call, **kwargs)
+            else:
+                output = cls.forward(fresh, *call, **kwargs)
+        finally:
+            _mode.enabled = previous
+        outputs = output if isinstance(output, tuple) else (output,)
+        kept = ctx._outputs if ctx is not None else [0]
+        diff = [o._value for o, kind in zip(outputs, kept, strict=False) if isinstance(kind, int)]
+        if layout is None:
+            return diff[0]
+        packed = np.concatenate([d.reshape(-1) for d in diff])
+        return packed.astype(ctx._packed.dtype) if packed.dtype.kind == "f" else packed
+
+    def joint_vjp(xp: Any, g: Any, ans: Any, needs: tuple[bool, ...], *values: Any, ctx: Any,
+                  args: list, kwargs: dict, layout: Any = None) -> list:
+        return _run_backward(cls, ctx, xp, g, needs, values, args, layout)
+
+    op = Op(f"{cls.__module__}.{cls.__qualname__}", f"{cls.__name__}Backward", forward,
+            joint_vjp=joint_vjp)
+    op.node_class = cls._backward_cls
+    cls._op = op
+    return op
+
+
+def _run_backward(cls: type, ctx: FunctionCtx, xp: Any, g: Any, needs: tuple[bool, ...],
+                  values: tuple, args: list, layout: Any) -> list:
+    """Call ``cls``'s backward: wrap the output cotangent(s) (an array, or a Tensor when the
+    pass records), check what comes back, return one cotangent or None per tensor input."""
+    recording = isinstance(g, Tensor)
+    if layout is not None:  # several differentiable outputs: unpack the concatenation
+        diff_grads = [_wrap(_select(xp, g, start=s, stop=e, shape=shape, dtype=dt), recording)
+                      for s, e, shape, dt in layout]
+    else:
+        diff_grads = [_wrap(g, recording)]
+    grads = []
+    for kind in ctx._outputs:
+        if isinstance(kind, int):
+            grads.append(diff_grads[kind])
+        elif kind is None or not ctx.materialize_grads:
+            grads.append(None)
+        else:
+            grads.append(_make(np.zeros(kind[0], dtype=kind[1])))
+    if _overrides(cls, "vjp"):
+        if _overrides(cls, "backward"):
+            raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is "
+                               "not allowed. You should only implement one of them.")
+        backward = cls.vjp
+    else:
+        backward = cls.backward
+    result = backward(ctx, *grads)
+    if not isinstance(result, tuple):
+        result = (result,)
+    name = cls._backward_cls.__name__
+    if len(result) < len(args) or any(r is not None for r in result[len(args):]):
+        raise RuntimeError(f"function {name} returned an incorrect number of gradients "
+                           f"(expected {len(args)}, got {len(result)})")
+    out = []
+    for position, (arg, r) in enumerate(zip(args, result, strict=False)):
+        if not isinstance(arg, Slot):
+            if r is not None:
+                raise RuntimeError(f"function {name} returned a gradient different than None "
+                                   f"at position {position + 1}, but the corresponding forward "
+                                   "input was not a Variable")
+            continue
+        i = arg.index
+        if r is None or not needs[i]:
+            out.append(None)
+            continue
+        if not isinstance(r, Tensor):
+            raise RuntimeError(f"expected Variable or None (got {type(r).__name__})")
+        value = values[i]
+        shape, wanted = r._value.shape, (value._value if recording else value).shape
+        if not _expandable(wanted, shape):
+            raise RuntimeError(f"Function {name} returned an invalid gradient at index {i} - "
+                               f"got {_torch_size(shape)} but expected shape compatible with "
+                               f"{_torch_size(wanted)}")
+        out.append(r if recording else r._value)
+    return out
+
+
+def _wrap(value: Any, recording: bool) -> Tensor:
+    return value if recording else _make(value)
+
+
+def _expandable(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    """Whether ``shape`` broadcasts to ``target`` (a gradient may be given in a broadcast
+    shape, which the engine sums back)."""
+    if len(shape) > len(target):
+        return False
+    return all(s == t or s == 1 for s, t in zip(shape[::-1], target[::-1], strict=False))
