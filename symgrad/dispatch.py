@@ -99,7 +99,7 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
         bit <<= 1
     if op.float_only:
         for v in values:
-            if v.__class__ is np.ndarray and v.dtype.kind != "f":
+            if v.__class__ is np.ndarray and v.dtype.kind in "biu":
                 values = [_as_float(v) for v in values]
                 break
     try:

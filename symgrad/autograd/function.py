@@ -385,8 +385,13 @@ def _make_op(cls: type) -> Op:
                   args: list, kwargs: dict, layout: Any = None) -> list:
         return _run_backward(cls, ctx, xp, g, needs, values, args, layout)
 
+    def lower(xp: Any, *values: Any, ctx: Any = None, args: list, kwargs: dict,
+              layout: Any = None) -> Any:
+        call = [values[a.index] if isinstance(a, Slot) else a for a in args]
+        return cls.symbolic(*call, **kwargs)
+
     op = Op(f"{cls.__module__}.{cls.__qualname__}", f"{cls.__name__}Backward", forward,
-            joint_vjp=joint_vjp)
+            joint_vjp=joint_vjp, lower=lower if hasattr(cls, "symbolic") else None)
     op.node_class = cls._backward_cls
     cls._op = op
     return op

@@ -1,5 +1,38 @@
-"""The symbolic interpretation: lowering recorded graphs to sympy (see DESIGN.md).
+"""The symbolic interpretation: recorded graphs lowered to sympy (see DESIGN.md).
 
-The lowering, the gradient cross-check and code generation land here; ``import symgrad`` never
-imports this package, so sympy loads only when the symbolic side is used.
+``lower`` replays a graph on sympy expressions; ``grad``, ``jacobian`` and ``hessian`` take
+sympy's derivatives of it node by node; ``check`` compares them with the numeric backward.
+``import symgrad`` loads this package but not sympy: the names below load on first use.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "lower": "symgrad.symbolic.lowering",
+    "Lowered": "symgrad.symbolic.lowering",
+    "grad": "symgrad.symbolic.calculus",
+    "jacobian": "symgrad.symbolic.calculus",
+    "hessian": "symgrad.symbolic.calculus",
+    "check": "symgrad.symbolic.crosscheck",
+    "CheckReport": "symgrad.symbolic.crosscheck",
+    "GradientMismatch": "symgrad.symbolic.crosscheck",
+    "Kink": "symgrad.symbolic.crosscheck",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'symgrad.symbolic' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

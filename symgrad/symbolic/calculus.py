@@ -1,0 +1,253 @@
+"""Derivatives of a lowered graph by ``sympy.diff``, chained node by node.
+
+Each node's output elements are defined by small expressions of its inputs (the local form of
+:mod:`symgrad.symbolic.lower`); sympy differentiates those, and the chain rule runs over the
+graph in reverse (adjoints summed where a value has several uses). None of symgrad's own VJP
+rules take part, which is what makes these derivatives an independent check of the numeric
+backward.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import sympy
+
+from symgrad.autograd.api import _seed_gradients
+from symgrad.symbolic import namespace as sx
+from symgrad.symbolic.lowering import Lowered, Source, Step, _array, _exact, lower
+from symgrad.tensor import Tensor
+
+
+def local_partials(definition: Any, active: set[Any]) -> list[tuple[Any, Any]]:
+    """``[(u, d definition / du)]`` for the ``active`` symbols ``u`` in ``definition``.
+
+    A sum is split by symbol first, so that each derivative is taken of the few terms that
+    contain that symbol (a matmul element is a sum over a whole row).
+    """
+    symbols = [u for u in definition.free_symbols if u in active]
+    if not symbols:
+        return []
+    if definition.is_Add and len(symbols) > 1:
+        by_symbol: dict[Any, list[Any]] = defaultdict(list)
+        for term in definition.args:
+            for u in term.free_symbols:
+                if u in active:
+                    by_symbol[u].append(term)
+        return [(u, sympy.Add(*[_diff(term, u) for term in terms]))
+                for u, terms in by_symbol.items()]
+    return [(u, _diff(definition, u)) for u in symbols]
+
+
+def _diff(expr: Any, u: Any) -> Any:
+    """``sympy.diff(expr, u)``, answered directly when ``expr`` is ``u`` times factors free of
+    ``u`` (the terms of a matmul), where sympy's general machinery costs a millisecond."""
+    if expr is u:
+        return sympy.Integer(1)
+    if expr.is_Mul:
+        others = [f for f in expr.args if f is not u]
+        if len(others) == len(expr.args) - 1 and not any(u in f.free_symbols for f in others):
+            return sympy.Mul(*others)
+    return sympy.diff(expr, u)
+
+
+class Chain:
+    """The chain rule over a :class:`Lowered` graph, with the local partials cached."""
+
+    def __init__(self, lowered: Lowered) -> None:
+        self.lowered = lowered
+        self.active: set[Any] = set()
+        for src in lowered.sources:
+            if src.requires_grad:
+                self.active.update(src.symbols.reshape(-1))
+        for step in lowered.steps:
+            self.active.update(s for _, s, _ in step.placeholders())
+        self._partials: dict[Any, list[tuple[Any, Any]]] = {}
+
+    def partials(self, placeholder: Any, definition: Any) -> list[tuple[Any, Any]]:
+        """The cached :func:`local_partials` of one placeholder's definition."""
+        found = self._partials.get(placeholder)
+        if found is None:
+            found = self._partials[placeholder] = local_partials(definition, self.active)
+        return found
+
+    def reverse(self, seeds: dict[Any, Any],
+                partial_value: Callable[[Any], Any] = lambda p: p) -> dict[Any, Any]:
+        """Adjoints of the leaf symbols given adjoints ``seeds`` of output symbols.
+
+        ``partial_value`` turns a local partial into what the adjoints are made of: the
+        expression itself (formulas) or its value at a point (checks).
+        """
+        adjoint: dict[Any, list[Any]] = defaultdict(list)
+        for symbol, value in seeds.items():
+            if symbol in self.active:
+                adjoint[symbol].append(value)
+        for step in reversed(self.lowered.steps):
+            for _, placeholder, definition in step.placeholders():
+                terms = adjoint.pop(placeholder, None)
+                if not terms:
+                    continue
+                a = sympy.Add(*terms)
+                if a == 0:
+                    continue
+                for u, p in self.partials(placeholder, definition):
+                    adjoint[u].append(a * partial_value(p))
+        return {u: sympy.Add(*terms) for u, terms in adjoint.items()}
+
+    def inline(self, expr: Any, memo: dict[Any, Any] | None = None) -> Any:
+        """``expr`` with every placeholder replaced by its expression in the leaves' symbols."""
+        from symgrad.symbolic.lowering import _unevaluated
+
+        mapping = self.lowered.inlined_placeholders()
+        return _substitute(expr, mapping, {} if memo is None else memo, _unevaluated)
+
+
+def _substitute(expr: Any, mapping: dict[Any, Any], memo: dict[Any, Any],
+                rebuild: Callable[..., Any] | None = None) -> Any:
+    """``expr.xreplace(mapping)`` with shared subexpressions rebuilt once (xreplace walks every
+    path of a DAG-shaped expression, which can be exponentially many). ``rebuild(node,
+    args)``, when given, builds each changed node instead of ``node.func(*args)``."""
+    if not isinstance(expr, sympy.Basic):
+        return expr
+    stack = [(expr, False)]
+    while stack:
+        node, ready = stack.pop()
+        if node in memo:
+            continue
+        if node in mapping:
+            memo[node] = mapping[node]
+            continue
+        if not node.args:
+            memo[node] = node
+            continue
+        if not ready:
+            stack.append((node, True))
+            stack.extend((a, False) for a in node.args if a not in memo)
+            continue
+        args = [memo[a] for a in node.args]
+        if all(a is b for a, b in zip(args, node.args, strict=True)):
+            memo[node] = node
+        else:
+            memo[node] = node.func(*args) if rebuild is None else rebuild(node, args)
+    return memo[expr]
+
+
+def _inputs(lowered: Lowered, inputs: Tensor | Sequence[Tensor] | None,
+            allow_unused: bool = False) -> list[Source]:
+    """The sources of ``inputs`` (default: every leaf that requires grad). An input the
+    graph does not use is an error, as in ``autograd.grad``, unless ``allow_unused``: it then
+    gets symbols of its own, on which nothing depends (a zero gradient)."""
+    if inputs is None:
+        return [s for s in lowered.sources if s.requires_grad]
+    tensors = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    sources = []
+    for k, x in enumerate(tensors):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"inputs must be Tensors, got {type(x).__name__}")
+        if not x.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        found = [s for s in lowered.sources if s.tensor is x]
+        if found:
+            sources.append(found[0])
+        elif allow_unused:
+            name = x.name or f"unused{k}"
+            symbols = np.empty(x._value.shape, dtype=object)
+            for index in np.ndindex(*symbols.shape):
+                symbols[index] = sympy.Symbol(f"{name}_{index}", real=True)
+            sources.append(Source(x, name, symbols, _exact(x._value, x), True))
+        else:
+            sources.append(lowered.source_of(x))  # raises autograd.grad's error
+    return sources
+
+
+def seeds(lowered: Lowered, gradient: Any) -> dict[Any, Any]:
+    """The output adjoints: ``gradient`` (the v of vᵀJ, as backward takes it) as exact
+    numbers on the output's local symbols; implicit 1 for a one-element output."""
+    output = lowered.output
+    if gradient is not None and not isinstance(gradient, Tensor):
+        gradient = Tensor(np.asarray(gradient, dtype=output._value.dtype))
+    (seed,) = _seed_gradients([output], [gradient], create_graph=False)
+    v = _exact(seed, output).reshape(-1)
+    result: dict[Any, Any] = defaultdict(lambda: sympy.Integer(0))
+    for symbol, value in zip(lowered.root.reshape(-1), v, strict=True):
+        if isinstance(symbol, sympy.Symbol):
+            result[symbol] = result[symbol] + value
+    return dict(result)
+
+
+def _shaped(src: Source, adjoint: dict[Any, Any], transform: Callable[[Any], Any]) -> np.ndarray:
+    out = np.empty(src.symbols.shape, dtype=object)
+    flat = out.reshape(-1)
+    for k, u in enumerate(src.symbols.reshape(-1)):
+        flat[k] = transform(adjoint.get(u, sympy.Integer(0)))
+    return out
+
+
+def grad(output: Tensor | Lowered, inputs: Tensor | Sequence[Tensor] | None = None,
+         gradient: Tensor | None = None) -> tuple[sympy.Array, ...]:
+    """The exact gradient of ``output`` with respect to each of ``inputs``, by sympy.
+
+    Mirrors ``symgrad.autograd.grad``: ``gradient`` is the v of vᵀJ (what ``backward`` takes),
+    required for an output of more than one element; the result is a tuple with one sympy
+    Array per input, in that input's shape, written in the leaves' symbols (``inputs``
+    defaults to every leaf that requires grad).
+
+    >>> a = symgrad.tensor(3.0, requires_grad=True)
+    >>> symgrad.symbolic.grad(a.sin() * a, a)
+    (a*cos(a) + sin(a),)
+    """
+    lowered = output if isinstance(output, Lowered) else lower(output)
+    sources = _inputs(lowered, inputs)
+    chain = Chain(lowered)
+    adjoint = chain.reverse(seeds(lowered, gradient))
+    memo: dict[Any, Any] = {}
+    return tuple(_array(_shaped(src, adjoint, lambda e: chain.inline(e, memo)))
+                 for src in sources)
+
+
+def jacobian(output: Tensor | Lowered, input: Tensor) -> sympy.Array:  # noqa: A002
+    """The exact Jacobian ``d output / d input``, shaped ``output.shape + input.shape`` (as
+    ``symgrad.autograd.functional.jacobian``)."""
+    lowered = output if isinstance(output, Lowered) else lower(output)
+    (src,) = _inputs(lowered, input)
+    chain = Chain(lowered)
+    memo: dict[Any, Any] = {}
+    rows = []
+    for symbol in lowered.root.reshape(-1):
+        if isinstance(symbol, sympy.Symbol):
+            adjoint = chain.reverse({symbol: sympy.Integer(1)})
+        else:
+            adjoint = {}
+        rows.append(_shaped(src, adjoint, lambda e: chain.inline(e, memo)))
+    out = np.array(rows, dtype=object).reshape(lowered.shape + src.symbols.shape)
+    return _array(out)
+
+
+def hessian(output: Tensor | Lowered, input: Tensor) -> sympy.Array:  # noqa: A002
+    """The exact Hessian of a one-element ``output``, shaped ``input.shape * 2``."""
+    lowered = output if isinstance(output, Lowered) else lower(output)
+    if int(np.prod(lowered.shape)) != 1:
+        raise RuntimeError("hessian() expects an output with a single element, got shape "
+                           f"{tuple(lowered.shape)}")
+    (gradient,) = grad(lowered, input)
+    (src,) = _inputs(lowered, input)
+    symbols = src.symbols.reshape(-1)
+    flat = [g for g in np.asarray(gradient.tolist() if src.symbols.ndim else [gradient[()]],
+                                  dtype=object).reshape(-1)]
+    out = np.empty((len(flat), len(symbols)), dtype=object)
+    for i, g in enumerate(flat):
+        for j, u in enumerate(symbols):
+            out[i, j] = sympy.diff(g, u)
+    return _array(out.reshape(src.symbols.shape * 2))
+
+
+def as_array(values: sympy.Array) -> np.ndarray:
+    """A sympy Array as a numpy object array of the same shape."""
+    return np.array(sx.asarray(np.array(values.tolist() if values.shape else values[()],
+                                        dtype=object)))
+
+
+__all__ = ["Chain", "Step", "grad", "hessian", "jacobian", "local_partials", "seeds"]

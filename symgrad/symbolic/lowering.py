@@ -1,0 +1,379 @@
+"""Lowering: the graph recorded for a tensor, replayed on sympy expressions.
+
+Every node of the graph stores its op, its inputs' values and its params, so its forward rule can
+run again in the symbolic namespace. Leaves that require grad become arrays of real sympy
+symbols; other tensors become exact constants (or symbols, with ``constants="symbols"``).
+
+Two forms are built in one walk:
+
+* the *inlined* form (``Lowered.expr``): each node's output written in the leaves' symbols,
+  sharing subexpressions as Python objects;
+* the *local* form (``Lowered.steps``): each node's output elements named by placeholder symbols
+  and defined in terms of its inputs' placeholders. Derivatives are taken on these small
+  definitions and chained along the graph, so their cost grows with the number of nodes rather
+  than with the size of the expanded expression.
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import sympy
+
+import symgrad
+from symgrad.autograd.graph import Node
+from symgrad.symbolic import namespace as sx
+from symgrad.tensor import Tensor
+
+_PACKAGE = os.path.dirname(os.path.abspath(symgrad.__file__))
+
+
+@dataclass(eq=False)
+class Step:
+    """One node of the graph in local form.
+
+    ``definition[k]`` is output element ``k`` as an expression of the node's inputs (their
+    ``out`` symbols, leaf symbols and constants); ``out[k]`` is the placeholder symbol that
+    stands for it downstream, or the definition itself where that is already a symbol or a
+    number (views, constants), which needs no derivative of its own.
+    """
+
+    node: Node
+    inputs: list[Any]  # per input: the lowered (local form) array, or the raw param value
+    definition: np.ndarray
+    out: np.ndarray
+    inlined: np.ndarray | None = None  # the output in the leaves' symbols (filled on demand)
+
+    @property
+    def name(self) -> str:
+        """The node's PyTorch name (``'MulBackward0'``)."""
+        return type(self.node).__name__
+
+    def placeholders(self) -> list[tuple[int, Any, Any]]:
+        """``(flat index, placeholder, definition)`` of the elements that have a placeholder."""
+        out = self.out.reshape(-1)
+        definition = self.definition.reshape(-1)
+        return [(k, s, d) for k, (s, d) in enumerate(zip(out, definition, strict=True))
+                if s is not d]
+
+
+@dataclass(eq=False)
+class Source:
+    """A tensor entering the graph as symbols: a leaf that requires grad (or a constant kept as
+    symbols)."""
+
+    tensor: Tensor
+    name: str
+    symbols: np.ndarray
+    values: np.ndarray  # exact sympy numbers, as the forward saw them
+    requires_grad: bool
+
+
+@dataclass(eq=False)
+class Lowered:
+    """A recorded graph as sympy expressions (see :func:`lower`).
+
+    ``expr`` is the output as a sympy Array of its shape, in the leaves' symbols; ``symbols``
+    maps each leaf tensor (and, with ``constants="symbols"``, each constant tensor) to the
+    sympy Array of its symbols; ``values`` maps each symbol to its exact current value.
+    """
+
+    output: Tensor
+    sources: list[Source]
+    steps: list[Step]
+    root: np.ndarray  # the output in local form
+    constants: str = "numbers"
+    _inlined: dict[Any, Any] | None = field(default=None, repr=False)
+
+    @property
+    def expr(self) -> sympy.Array:
+        """The output as a sympy Array of its shape, written in the leaves' symbols."""
+        return _array(self.inlined)
+
+    @property
+    def inlined(self) -> np.ndarray:
+        """The output as an object array in the leaves' symbols."""
+        return self.inline_array(self.root)
+
+    def inlined_placeholders(self) -> dict[Any, Any]:
+        """Each placeholder symbol -> its expression in the leaves' symbols.
+
+        Built once, in graph order: a definition's placeholders are replaced by expressions
+        already built, without sympy's automatic simplification (which walks the whole
+        expanded tree of its arguments: exponential in a deep graph whose values are used
+        twice), so the cost grows with the local definitions, not with the expanded
+        expressions.
+        """
+        if self._inlined is None:
+            from symgrad.symbolic.calculus import _substitute
+
+            mapping: dict[Any, Any] = {}
+            memo: dict[Any, Any] = {}
+            for step in self.steps:
+                for _, placeholder, definition in step.placeholders():
+                    mapping[placeholder] = _substitute(definition, mapping, memo, _unevaluated)
+            self._inlined = mapping
+        return self._inlined
+
+    def inline_array(self, local: np.ndarray) -> np.ndarray:
+        """A local-form array with its placeholders replaced by their inlined expressions."""
+        mapping = self.inlined_placeholders()
+        out = np.empty(np.shape(local), dtype=object)
+        flat = out.reshape(-1)
+        for k, e in enumerate(np.asarray(local, dtype=object).reshape(-1)):
+            flat[k] = mapping.get(e, e) if isinstance(e, sympy.Symbol) else e
+        return out.view(sx.Expressions)
+
+    def inlined_step(self, step: Step) -> np.ndarray:
+        """A step's output in the leaves' symbols."""
+        if step.inlined is None:
+            step.inlined = self.inline_array(step.out)
+        return step.inlined
+
+    @property
+    def symbols(self) -> dict[Tensor, sympy.Array]:
+        """Each source tensor -> the sympy Array of its symbols (in the tensor's shape)."""
+        return {s.tensor: _array(s.symbols) for s in self.sources}
+
+    @property
+    def values(self) -> dict[sympy.Symbol, Any]:
+        """Each symbol -> its exact current value (the shortest decimal of the stored float)."""
+        return {sym: value for s in self.sources
+                for sym, value in zip(s.symbols.reshape(-1), s.values.reshape(-1), strict=True)}
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The output's shape."""
+        return tuple(self.inlined.shape)
+
+    def source_of(self, tensor: Tensor) -> Source:
+        """The :class:`Source` of ``tensor`` (a ValueError if it is not in the graph)."""
+        for s in self.sources:
+            if s.tensor is tensor:
+                return s
+        raise ValueError("One of the differentiated Tensors appears to not have been used in "
+                         "the graph. Set allow_unused=True if this is the desired behavior.")
+
+    def __repr__(self) -> str:
+        shape = "x".join(map(str, self.shape)) or "scalar"
+        lines = [f"Lowered({shape}, {len(self.steps)} nodes)"]
+        for s in self.sources:
+            kind = "requires grad" if s.requires_grad else "constant"
+            lines.append(f"  {s.name}: {_array(s.symbols)} ({kind})")
+        text = str(self.expr if self.shape else self.inlined[()])
+        lines.append(f"  = {text if len(text) < 2000 else text[:2000] + ' ...'}")
+        return "\n".join(lines)
+
+
+def _unevaluated(node: Any, args: list[Any]) -> Any:
+    try:
+        return node.func(*args, evaluate=False)
+    except TypeError:  # a function without the keyword
+        return node.func(*args)
+
+
+def _array(values: np.ndarray) -> sympy.Array:
+    values = np.asarray(values, dtype=object)
+    if values.ndim == 0:
+        return sympy.Array(values[()])
+    return sympy.ImmutableDenseNDimArray(values.reshape(-1).tolist(), values.shape)
+
+
+def lower(output: Tensor, constants: str = "numbers") -> Lowered:
+    """Lower the graph recorded for ``output`` to sympy expressions.
+
+    Leaves that require grad become arrays of real symbols named after the tensor's ``name``,
+    else after the variable that holds it in the calling code, else ``x0``, ``x1`` ...; other
+    tensors become exact constants (``constants="symbols"`` keeps them as symbols too). Works
+    after a backward that freed the graph.
+
+    >>> a = symgrad.tensor(2.0, requires_grad=True)
+    >>> symgrad.symbolic.lower(a * a + 1).expr
+    a**2 + 1
+    """
+    if not isinstance(output, Tensor):
+        raise TypeError(f"lower() expects a Tensor, but got {type(output).__name__}")
+    if constants not in ("numbers", "symbols"):
+        raise ValueError(f"constants must be 'numbers' or 'symbols', got {constants!r}")
+    return _Lowering(output, constants, _caller_names()).run()
+
+
+def _caller_names() -> dict[int, str]:
+    """Variable names of tensors in the first calling frame outside symgrad: id -> name."""
+    frame = inspect.currentframe()
+    try:
+        while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
+                _PACKAGE):
+            frame = frame.f_back
+        if frame is None:
+            return {}
+        names: dict[int, str] = {}
+        for scope in (frame.f_globals, frame.f_locals):
+            for name, value in scope.items():
+                if isinstance(value, Tensor) and not name.startswith("_"):
+                    names[id(value)] = name
+        return names
+    finally:
+        del frame
+
+
+def _symbol_names(base: str, shape: tuple[int, ...]) -> list[str]:
+    if not shape:
+        return [base]
+    return [f"{base}_{','.join(map(str, index))}" for index in np.ndindex(*shape)]
+
+
+def _exact(value: Any, like: Any) -> np.ndarray:
+    """Exact sympy numbers of ``value`` (an array as the forward saw it), read in the dtype of
+    the tensor ``like`` (a float32 input may have been widened for its op's VJP)."""
+    array = np.asarray(value)
+    if isinstance(like, Tensor) and array.dtype != like._value.dtype:
+        array = array.astype(like._value.dtype)
+    return np.array(sx.asarray(array))
+
+
+def _exact_param(value: Any) -> Any:
+    """A param or number operand as the forward rule should see it symbolically: floats (and
+    float arrays, such as a loss's weights) exact, everything else (dims, keys) unchanged."""
+    if isinstance(value, float | np.floating):
+        return sx.number(value)
+    if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+        return sx.asarray(value)
+    return value
+
+
+class _Lowering:
+    def __init__(self, output: Tensor, constants: str, names: dict[int, str]) -> None:
+        self.output = output
+        self.constants = constants
+        self.names = names
+        self.sources: list[Source] = []
+        self.by_tensor: dict[int, Source] = {}
+        self.used_names: set[str] = set()
+        self.counter = itertools.count()
+
+    def run(self) -> Lowered:
+        output = self.output
+        root_node = output.grad_fn
+        steps: list[Step] = []
+        if root_node is None:
+            if output.requires_grad:
+                root = self._source(output, output._value, True).symbols
+            else:
+                root = sx.asarray(_exact(output._value, output))
+            return Lowered(output, self.sources, steps, root, self.constants)
+        local: dict[Node, Step] = {}
+        for index, node in enumerate(_topological(root_node)):
+            step = self._step(node, index, local)
+            local[node] = step
+            steps.append(step)
+        return Lowered(output, self.sources, steps, local[root_node].out, self.constants)
+
+    def _name(self, tensor: Tensor, prefix: str) -> str:
+        base = tensor.name or self.names.get(id(tensor))
+        if base is None or base in self.used_names:
+            while True:
+                candidate = f"{prefix}{next(self.counter)}"
+                if candidate not in self.used_names and candidate not in self.names.values():
+                    base = candidate
+                    break
+        self.used_names.add(base)
+        return base
+
+    def _source(self, tensor: Tensor, value: Any, requires_grad: bool) -> Source:
+        known = self.by_tensor.get(id(tensor))
+        if known is not None:
+            return known
+        shape = tuple(np.shape(value))
+        name = self._name(tensor, "x" if requires_grad else "c")
+        symbols = np.empty(shape, dtype=object)
+        flat = symbols.reshape(-1)
+        for k, s in enumerate(_symbol_names(name, shape)):
+            flat[k] = sympy.Symbol(s, real=True)
+        src = Source(tensor, name, symbols.view(sx.Expressions), _exact(value, tensor),
+                     requires_grad)
+        self.sources.append(src)
+        self.by_tensor[id(tensor)] = src
+        return src
+
+    def _step(self, node: Node, index: int, local: dict[Node, Step]) -> Step:
+        local_args = []
+        for edge, raw, value in zip(node.next, node.inputs, node.values, strict=True):
+            if isinstance(edge, Node):
+                local_args.append(local[edge].out)
+            elif isinstance(edge, Tensor):  # a leaf that requires grad
+                local_args.append(self._source(edge, value, True).symbols)
+            elif isinstance(raw, Tensor) and raw.dtype.is_floating_point \
+                    and self.constants == "symbols":
+                local_args.append(self._source(raw, value, False).symbols)
+            elif isinstance(raw, Tensor) or isinstance(value, np.ndarray):
+                local_args.append(sx.asarray(_exact(value, raw)))
+            else:  # a Python number operand
+                local_args.append(_exact_param(value))
+        params = {k: _exact_param(v) for k, v in (node.params or {}).items()}
+        definition = symbolic_forward(node.op, local_args, params)
+        out = np.empty(definition.shape, dtype=object)
+        flat_out, flat_def = out.reshape(-1), definition.reshape(-1)
+        for k, d in enumerate(flat_def):
+            if isinstance(d, sympy.Symbol) or (isinstance(d, sympy.Basic) and d.is_number):
+                flat_out[k] = d
+            else:
+                flat_out[k] = sympy.Symbol(f"_t{index}_{k}", real=True)
+        return Step(node, local_args, definition, out.view(sx.Expressions))
+
+
+def symbolic_forward(op: Any, args: Sequence[Any], params: dict[str, Any]) -> sx.Expressions:
+    """An op's forward on sympy expressions: its ``lower`` rule if it has one, else its
+    forward rule run in the symbolic namespace.
+
+    A custom Function's forward calls symgrad ops on Tensors: it runs with the dispatcher
+    switched to the symbolic namespace, so its Tensors hold sympy expressions. If that fails
+    (it calls numpy, say), the error says how to declare a ``symbolic`` rule instead.
+    """
+    if getattr(op, "lower", None) is not None:
+        return sx.asarray(op.lower(sx, *args, **params))
+    function_class = getattr(op.node_class, "_forward_cls", None)
+    if function_class is None:
+        return sx.asarray(op.forward(sx, *args, **params))
+    from symgrad import dispatch
+
+    numeric, dispatch.xp = dispatch.xp, sx
+    try:
+        with np.errstate(all="ignore"):
+            return sx.asarray(op.forward(sx, *args, **params))
+    except Exception as error:  # noqa: BLE001 - any failure means: give a symbolic rule
+        raise TypeError(
+            f"cannot lower {op.node_name}: the forward of {function_class.__name__} did not "
+            f"run on sympy expressions ({type(error).__name__}: {error}). Give "
+            f"{function_class.__name__} a staticmethod symbolic(*inputs) that computes its "
+            "output from numpy object arrays of sympy expressions.") from error
+    finally:
+        dispatch.xp = numeric
+
+
+def _topological(root: Node) -> list[Node]:
+    """The nodes reachable from ``root``, each after all nodes that feed it (iterative)."""
+    order: list[Node] = []
+    state: dict[Node, bool] = {}  # False: entered, True: finished
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            if not state.get(node):
+                state[node] = True
+                order.append(node)
+            continue
+        if node in state:
+            continue
+        state[node] = False
+        stack.append((node, True))
+        for edge in reversed(node.next):
+            if isinstance(edge, Node) and edge not in state:
+                stack.append((edge, False))
+    return order
