@@ -100,6 +100,23 @@ def main() -> None:
     _show("c = a * b; a.data.zero_(); c.sum().backward(); b.grad  # silently uses the new a",
           b.grad)
 
+    _section("the same gradients, as sympy formulas")
+    from symgrad import symbolic
+
+    a = t.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = t.tensor([4.0, 5.0, 6.0], requires_grad=True)
+    c = a * b
+    v = t.tensor([1.0, 0.1, 0.01])
+    c.backward(gradient=v)
+    _show("c = a * b; symbolic.lower(c).expr", symbolic.lower(c).expr)
+    _show("symbolic.grad(c, [a, b], gradient=v)  # v^T J, by sympy.diff",
+          symbolic.grad(c, [a, b], gradient=v))
+    _show("c.backward(gradient=v); symbolic.check(c, gradient=v)",
+          symbolic.check(c, gradient=v))
+    x = t.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+    _show("symbolic.check(x.relu().sum())  # relu at 0: a kink, reported with its convention",
+          symbolic.check(x.relu().sum()))
+
 
 if __name__ == "__main__":
     main()

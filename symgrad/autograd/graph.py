@@ -54,7 +54,9 @@ class _Internal(dict):
     prefix = os.path.dirname(os.path.dirname(__file__)) + os.sep
 
     def __missing__(self, filename: str) -> bool:
-        inside = self[filename] = filename.startswith(self.prefix)
+        # the package's __main__ (the demonstration) is a user program
+        inside = self[filename] = filename.startswith(self.prefix) and not filename.endswith(
+            os.sep + "__main__.py")
         return inside
 
 

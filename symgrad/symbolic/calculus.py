@@ -54,6 +54,10 @@ def _diff(expr: Any, u: Any) -> Any:
     return sympy.diff(expr, u)
 
 
+# stand-ins for a definition's symbols in the templates of Chain.partials
+_CANONICAL = [sympy.Dummy(f"s{k}", real=True) for k in range(16)]
+
+
 class Chain:
     """The chain rule over a :class:`Lowered` graph, with the local partials cached."""
 
@@ -66,12 +70,31 @@ class Chain:
         for step in lowered.steps:
             self.active.update(s for _, s, _ in step.placeholders())
         self._partials: dict[Any, list[tuple[Any, Any]]] = {}
+        self._templates: dict[Any, list[tuple[Any, Any]]] = {}
 
     def partials(self, placeholder: Any, definition: Any) -> list[tuple[Any, Any]]:
-        """The cached :func:`local_partials` of one placeholder's definition."""
+        """The cached :func:`local_partials` of one placeholder's definition.
+
+        Definitions that differ only in their symbols (the same op on every element, the same
+        layer repeated) share one template: sympy differentiates each shape once.
+        """
         found = self._partials.get(placeholder)
         if found is None:
-            found = self._partials[placeholder] = local_partials(definition, self.active)
+            symbols = sorted(definition.free_symbols, key=str)
+            canonical = [_CANONICAL[k] for k in range(len(symbols))] \
+                if len(symbols) <= len(_CANONICAL) else None
+            if canonical is None:
+                found = local_partials(definition, self.active)
+            else:
+                key = (definition.xreplace(dict(zip(symbols, canonical, strict=True))),
+                       tuple(u in self.active for u in symbols))
+                template = self._templates.get(key)
+                if template is None:
+                    active = {c for c, on in zip(canonical, key[1], strict=True) if on}
+                    template = self._templates[key] = local_partials(key[0], active)
+                back = dict(zip(canonical, symbols, strict=True))
+                found = [(back[c], p.xreplace(back)) for c, p in template]
+            self._partials[placeholder] = found
         return found
 
     def reverse(self, seeds: dict[Any, Any],

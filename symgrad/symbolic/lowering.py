@@ -16,9 +16,7 @@ Two forms are built in one walk:
 
 from __future__ import annotations
 
-import inspect
 import itertools
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,12 +24,9 @@ from typing import Any
 import numpy as np
 import sympy
 
-import symgrad
-from symgrad.autograd.graph import Node
+from symgrad.autograd.graph import Node, user_frame
 from symgrad.symbolic import namespace as sx
 from symgrad.tensor import Tensor
-
-_PACKAGE = os.path.dirname(os.path.abspath(symgrad.__file__))
 
 
 @dataclass(eq=False)
@@ -206,13 +201,10 @@ def lower(output: Tensor, constants: str = "numbers") -> Lowered:
 
 def _caller_names() -> dict[int, str]:
     """Variable names of tensors in the first calling frame outside symgrad: id -> name."""
-    frame = inspect.currentframe()
+    frame = user_frame()
+    if frame is None:
+        return {}
     try:
-        while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
-                _PACKAGE):
-            frame = frame.f_back
-        if frame is None:
-            return {}
         names: dict[int, str] = {}
         for scope in (frame.f_globals, frame.f_locals):
             for name, value in scope.items():
