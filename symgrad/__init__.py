@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from symgrad import autograd, linalg, methods, nn, ops, symbolic
+from symgrad import autograd, cuda, linalg, methods, nn, ops, symbolic
+from symgrad.autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from symgrad.autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -38,6 +39,7 @@ from symgrad.creation import (
     zeros_like,
 )
 from symgrad.dispatch import apply_op as _apply_op
+from symgrad.methods.reductions import return_types
 from symgrad.numeric.dtypes import bool_ as bool  # noqa: A001 - PyTorch's name
 from symgrad.numeric.dtypes import (
     dtype,

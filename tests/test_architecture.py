@@ -63,3 +63,12 @@ def test_every_namespace_provides_what_the_op_rules_call():
     for xp in (namespace, differentiable, symbolic):
         missing = sorted(name for name in used if not hasattr(xp, name))
         assert not missing, f"{xp.__name__} lacks {missing}"
+
+
+def test_pytorch_module_level_helpers_exist():
+    import symgrad as t
+
+    assert t.cuda.is_available() is False and t.cuda.device_count() == 0
+    assert t.is_anomaly_enabled() is False
+    values = t.tensor([[1.0, 3.0], [2.0, 0.0]]).max(1)
+    assert isinstance(values, t.return_types.max)
