@@ -6,6 +6,14 @@ freed graph, a hook that raises, a NaN in anomaly mode) leaves every ``.grad`` a
 
 Plain nodes take an inlined fast path; a node with hooks, retained grad or a freed graph has its
 ``special`` flag set, and such nodes (all nodes in anomaly mode) go through :func:`_run_node`.
+
+A gradient may be *undefined* (None), as in PyTorch: a custom Function's backward returns None
+for an input, or a hook drops a gradient. It is not replaced by zeros: it adds nothing where
+other paths give a gradient, and a target that only undefined gradients reach still runs, with
+None. A leaf then keeps its ``.grad`` (``autograd.grad`` reports it unused), every hook is called
+with None (and may not replace it), an op's node passes None on without calling its VJP rules,
+and a custom Function's node calls its backward with zeros (None after
+``set_materialize_grads(False)``). A registry op's joint VJP giving None still means zeros.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ import numpy as np
 
 from symgrad.autograd import anomaly, differentiable
 from symgrad.autograd.grad_mode import _mode
-from symgrad.autograd.graph import Node, _rules
+from symgrad.autograd.graph import Node, _rules, runs_custom_backward
 from symgrad.dispatch import _edge
 from symgrad.numeric import namespace as numeric_xp
 from symgrad.tensor import Tensor, _make, _torch_size, counter_of
@@ -139,8 +147,11 @@ def _reduce_to(g: Tensor, like: Any) -> Tensor:
     return g
 
 
-def _as_tensor(g: Any) -> Tensor:
-    return g if isinstance(g, Tensor) else _make(g)
+def _as_tensor(g: Any) -> Tensor | None:
+    return g if g is None or isinstance(g, Tensor) else _make(g)
+
+
+_REPLACED_NONE = "can't replace a None gradient with a non-None value"
 
 
 def _hook_name(hook: Any) -> str:
@@ -163,10 +174,13 @@ def _checked(hook: Any, result: Any, before: Any, create_graph: bool) -> Any:
 
 
 def _run_hooks(hooks: dict, g: Any, create_graph: bool) -> Any:
-    """Tensor hooks, in registration order: each sees the previous one's gradient."""
+    """Tensor hooks, in registration order: each sees the previous one's gradient (None when it
+    is undefined, which a hook may not replace)."""
     for hook in list(hooks.values()):
         result = hook(_as_tensor(g))
         if result is not None:
+            if g is None:
+                raise RuntimeError(_REPLACED_NONE)
             g = _checked(hook, result, g, create_graph)
     return g
 
@@ -190,15 +204,16 @@ def _run_tuple_hooks(hooks: dict, grads: list, create_graph: bool, *extra: Any) 
                 if not isinstance(new, Tensor):
                     raise TypeError("expected Variable, but hook returned "
                                     f"'{type(new).__name__}'")
-                raise RuntimeError("can't replace a None gradient with a non-None value")
+                raise RuntimeError(_REPLACED_NONE)
             replaced.append(None if new is None else _checked(hook, new, before, create_graph))
         grads = replaced
     return grads
 
 
 def _input_grads(node: Node, g: Any, xp: Any, create_graph: bool, needs: list[bool]) -> list:
-    """The gradient of each input of ``node`` for which ``needs`` is true (None for the others),
-    summed to its shape and cast to its dtype (the engine loop inlines the same steps)."""
+    """The gradient of each input of ``node`` for which ``needs`` is true and its rule gives one
+    (None for the others), summed to its shape and cast to its dtype (the engine loop inlines
+    the same steps). ``g`` may be None (undefined) only when it runs a custom backward."""
     op, params = node.op, node.params or {}
     if create_graph:
         values, ans = node.inputs, _make(node.ans, node, True)
@@ -215,7 +230,12 @@ def _input_grads(node: Node, g: Any, xp: Any, create_graph: bool, needs: list[bo
         if joint is None:
             gi = op.vjp[i](xp, g, ans, *values, **params)
         else:
-            gi = joint[i] if joint[i] is not None else xp.zeros_like(values[i])
+            gi = joint[i]
+            if gi is None:
+                if runs_custom_backward(node):  # undefined: no gradient for this input
+                    results.append(None)
+                    continue
+                gi = xp.zeros_like(values[i])  # a registry op's None: zeros
         if create_graph:
             gi = _reduce_to(gi, node.inputs[i])
         else:
@@ -231,16 +251,17 @@ def _input_grads(node: Node, g: Any, xp: Any, create_graph: bool, needs: list[bo
 def _run_node(node: Node, g: Any, xp: Any, create_graph: bool, useful: set | None,
               anomalous: bool, check_nan: bool) -> list:
     """Run ``node`` the careful way: its pre-hooks, its VJP rules, its post-hooks and, in
-    anomaly mode, the NaN check. One gradient (or None) per entry of ``node.next``."""
+    anomaly mode, the NaN check. One gradient (or None) per entry of ``node.next``. ``g`` may
+    be None (undefined): the hooks see None, and only a custom Function's backward runs."""
     edges = node.next
     needs = [nxt is not None and (useful is None or nxt in useful) for nxt in edges]
     if not any(needs):  # reached only to be captured: PyTorch does not run it
         return [None] * len(edges)
     if node.pre_hooks:
         g = _run_tuple_hooks(node.pre_hooks, [g], create_graph)[0]
-        if g is None:
-            return [None] * len(edges)
-    if anomalous:  # nodes recorded by these rules (create_graph) remember this one
+    if g is None and not runs_custom_backward(node):
+        results = [None] * len(edges)
+    elif anomalous:  # nodes recorded by these rules (create_graph) remember this one
         parent, anomaly._state.parent = anomaly._state.parent, node
         try:
             results = _input_grads(node, g, xp, create_graph, needs)
@@ -266,7 +287,8 @@ def _run_node(node: Node, g: Any, xp: Any, create_graph: bool, useful: set | Non
 
 def _distribute(node: Node, results: list, grads: dict, dependencies: dict, ready: list,
                 useful: set | None) -> None:
-    """Pass the gradients ``node`` computed (None: no gradient) on to its inputs' targets."""
+    """Pass the gradients ``node`` computed on to its inputs' targets (None, undefined, adds
+    nothing but counts as arrived)."""
     for nxt, gi in zip(node.next, results, strict=True):
         if nxt is None or (useful is not None and nxt not in useful):
             continue
@@ -280,7 +302,8 @@ def _distribute(node: Node, results: list, grads: dict, dependencies: dict, read
 
 
 def _after_accumulation(tensor: Tensor, g: Any) -> None:
-    """A leaf's post-accumulate-grad hooks, then its AccumulateGrad's post-hooks."""
+    """A leaf's post-accumulate-grad hooks, then its AccumulateGrad's post-hooks (also run when
+    its gradient was undefined, ``g`` None, and nothing was accumulated)."""
     hooks = tensor._leaf_hooks
     for hook in list(hooks.post_accumulate.values()):
         if hook(tensor) is not None:
@@ -334,9 +357,7 @@ def execute(
             while ready:
                 target = ready.pop()
                 g = grads.pop(target, None)
-                if target.__class__ is Tensor:  # a leaf
-                    if g is None:
-                        continue  # a hook dropped its gradient
+                if target.__class__ is Tensor:  # a leaf (g None: its gradient is undefined)
                     if target._hooks:
                         node = None  # (for anomaly mode's report)
                         g = _run_hooks(target._hooks, g, create_graph)
@@ -348,19 +369,15 @@ def execute(
                             node = None
                             if hooks.pre:
                                 g = _run_tuple_hooks(hooks.pre, [g], create_graph)[0]
-                                if g is None:
-                                    continue
                             if hooks.post or hooks.post_accumulate:
                                 hooked_leaves.append((target, g))
-                        leaf_grads.append((target, g))
+                        if g is not None:
+                            leaf_grads.append((target, g))
                     continue
                 node = target
-                if g is None:  # hooks dropped every gradient reaching it: it passes none on
-                    processed.append(node)
-                    _distribute(node, [None] * len(node.next), grads, dependencies, ready,
-                                useful)
-                    continue
                 slow = anomalous
+                if g is None:  # no gradient reached it (undefined): it still runs, carefully
+                    slow = True
                 if node.special or slow:  # freed, hooked or retaining (or anomaly mode)
                     if node.freed and _holds_saved_values(node) and any(
                             nxt is not None and (useful is None or nxt in useful)
@@ -368,7 +385,7 @@ def execute(
                         raise RuntimeError(FREED_GRAPH)
                     if node.tensor_hooks:
                         g = _run_hooks(node.tensor_hooks, g, create_graph)
-                    if node.retained is not None:
+                    if node.retained is not None and g is not None:
                         tensor = node.retained()
                         if tensor is not None and tensor.grad_fn is node:
                             retained.append((tensor, g))
@@ -418,7 +435,13 @@ def execute(
                     else:
                         gi = joint[i]
                         if gi is None:
-                            gi = xp.zeros_like(values[i])
+                            if runs_custom_backward(node):  # undefined: adds nothing, but
+                                left = dependencies[nxt] - 1  # has arrived
+                                dependencies[nxt] = left
+                                if left == 0:
+                                    ready.append(nxt)
+                                continue
+                            gi = xp.zeros_like(values[i])  # a registry op's None: zeros
                     if create_graph:
                         gi = _reduce_to(gi, inputs[i])
                     else:  # the broadcasting rule, inlined on the hot path

@@ -3,8 +3,10 @@
 A subclass gives static ``forward(ctx, *args)`` and ``backward(ctx, *grad_outputs)``;
 ``MyFn.apply(*args)`` runs the forward with grad disabled and records one node named
 ``MyFnBackward``. Each subclass gets one :class:`~symgrad.ops.Op` (cached on the class, not in
-the registry) whose ``joint_vjp`` calls the user's backward, so the engine needs nothing special:
-on numpy for a plain backward, on Tensors (recorded) under ``create_graph=True``.
+the registry) whose ``joint_vjp`` calls the user's backward: on numpy for a plain backward, on
+Tensors (recorded) under ``create_graph=True``. A None it returns means "no gradient", as in
+PyTorch (the engine knows such nodes by ``graph.runs_custom_backward``). A ``symbolic``
+staticmethod, if the subclass has one, is its rule for ``symgrad.symbolic.lower``.
 
 What lowering needs stays on the node: ``node.op.forward(xp, *values, **node.params)`` re-runs
 the subclass's forward on other input values (``params["args"]`` is the call with each tensor
@@ -383,7 +385,7 @@ def _make_op(cls: type) -> Op:
 
     def joint_vjp(xp: Any, g: Any, ans: Any, needs: tuple[bool, ...], *values: Any, ctx: Any,
                   args: list, kwargs: dict, layout: Any = None) -> list:
-        return _run_backward(cls, ctx, xp, g, needs, values, args, layout)
+        return _run_backward(cls, ctx, xp, g, ans, needs, values, args, layout)
 
     def lower(xp: Any, *values: Any, ctx: Any = None, args: list, kwargs: dict,
               layout: Any = None) -> Any:
@@ -397,12 +399,16 @@ def _make_op(cls: type) -> Op:
     return op
 
 
-def _run_backward(cls: type, ctx: FunctionCtx, xp: Any, g: Any, needs: tuple[bool, ...],
-                  values: tuple, args: list, layout: Any) -> list:
+def _run_backward(cls: type, ctx: FunctionCtx, xp: Any, g: Any, ans: Any,
+                  needs: tuple[bool, ...], values: tuple, args: list, layout: Any) -> list:
     """Call ``cls``'s backward: wrap the output cotangent(s) (an array, or a Tensor when the
-    pass records), check what comes back, return one cotangent or None per tensor input."""
-    recording = isinstance(g, Tensor)
-    if layout is not None:  # several differentiable outputs: unpack the concatenation
+    pass records; None when no gradient reached the outputs, which backward receives as zeros,
+    or as None after ``set_materialize_grads(False)``, as in PyTorch), check what comes back,
+    return one cotangent or None per tensor input."""
+    recording = isinstance(g if g is not None else ans, Tensor)
+    if g is None:  # undefined
+        diff_grads = [None] * (1 if layout is None else len(layout))
+    elif layout is not None:  # several differentiable outputs: unpack the concatenation
         diff_grads = [_wrap(_select(xp, g, start=s, stop=e, shape=shape, dtype=dt), recording)
                       for s, e, shape, dt in layout]
     else:
@@ -410,7 +416,14 @@ def _run_backward(cls: type, ctx: FunctionCtx, xp: Any, g: Any, needs: tuple[boo
     grads = []
     for kind in ctx._outputs:
         if isinstance(kind, int):
-            grads.append(diff_grads[kind])
+            grad = diff_grads[kind]
+            if grad is None and ctx.materialize_grads:
+                if layout is None:
+                    value = ans._value if recording else ans
+                    grad = _make(np.zeros(value.shape, dtype=value.dtype))
+                else:
+                    grad = _make(np.zeros(layout[kind][2], dtype=layout[kind][3]))
+            grads.append(grad)
         elif kind is None or not ctx.materialize_grads:
             grads.append(None)
         else:

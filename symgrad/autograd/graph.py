@@ -223,8 +223,9 @@ class Node:
     def __call__(self, grad: Any) -> Any:
         """Apply this node's VJP to ``grad`` (a Tensor shaped like the output), as calling a
         PyTorch ``grad_fn`` does: the gradient of its one input, or a tuple with one gradient
-        per differentiable input (None where an input needs none). With grad mode on, the
-        results are recorded, so they can be differentiated again.
+        per differentiable input (None where an input needs none, or where a custom Function's
+        backward gives none). With grad mode on, the results are recorded, so they can be
+        differentiated again.
 
         >>> a = symgrad.tensor([1.0, 2.0], requires_grad=True)
         >>> b = symgrad.tensor([3.0, 4.0])
@@ -260,7 +261,12 @@ class Node:
             if joint is None:
                 gi = rule(xp, g, ans, *values, **params)
             else:
-                gi = joint[i] if joint[i] is not None else xp.zeros_like(values[i])
+                gi = joint[i]
+                if gi is None:
+                    if runs_custom_backward(self):  # undefined: no gradient, as in PyTorch
+                        results.append(None)
+                        continue
+                    gi = xp.zeros_like(values[i])  # a registry op's None: zeros
             if recording:
                 results.append(engine._reduce_to(gi, self.inputs[i]))
             else:
@@ -279,6 +285,17 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
+
+
+def runs_custom_backward(node: Node) -> bool:
+    """Whether ``node`` runs a custom Function's backward (through its Op's joint VJP). Its
+    None for an input is PyTorch's undefined gradient: no gradient at all, where a registry op's
+    None is a zero gradient (the Op contract); and it runs even when no gradient reached it
+    (its backward gets zeros, or None after ``set_materialize_grads(False)``), where an op's
+    node passes None on without running its rules."""
+    from symgrad.autograd.function import BackwardCFunction
+
+    return isinstance(node, BackwardCFunction) and node.op.joint_vjp is not None
 
 
 def _rules(op: Op, next_: Sequence[Any]) -> Sequence[Any]:

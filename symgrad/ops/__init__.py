@@ -52,7 +52,8 @@ class Op:
     Ops whose input cotangents come from one computation (a variable number of inputs, as in
     ``cat``; a custom ``Function``'s backward) give ``joint_vjp(xp, g, ans, needs, *inputs,
     **params)`` instead of ``vjp``: it returns one cotangent per input, or None where ``needs[i]``
-    is false (a needed input given None receives zeros). Their ``saved`` is a tuple.
+    is false (for a registry op, a needed input given None receives zeros; for a custom
+    Function's node, None means no gradient, as in PyTorch). Their ``saved`` is a tuple.
 
     ``lower(xp, *inputs, **params)``, when given, replaces ``forward`` on the symbolic side: an
     expression equal to the forward near the recorded point whose sympy derivative encodes the
