@@ -223,6 +223,13 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
             "can clarify your code by moving both the view and the inplace either both inside the "
             "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
             "want the inplace to be tracked).")
+    if _mode.enabled and self._multi_output is not None and self._requires_grad:
+        name, index = self._multi_output
+        raise RuntimeError(
+            f"Output {index} of {name} is a view and is being modified inplace. This view is the "
+            "output of a function that returns multiple views. Such functions do not allow the "
+            "output views to be modified inplace. You should replace the inplace operation by an "
+            "out-of-place one.")
     if _mode.enabled and base is not None and base._requires_grad and base.grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")

@@ -272,6 +272,7 @@ class Tensor:
     _view_ops: tuple = ()  # the (op, params) that take this view from its base
     _view_version: int = 0  # the base's version when this view's grad_fn was recorded
     _made_without_grad: bool = False  # a view of a tensor requiring grad, taken under no_grad
+    _multi_output: tuple[str, int] | None = None  # a piece of split/chunk/unbind: (op, index)
     _accumulator: Any = None  # weak reference to this leaf's AccumulateGrad
     _leaf_hooks: Any = None  # graph.LeafHooks: AccumulateGrad and post-accumulate hooks
 

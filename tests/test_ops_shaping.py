@@ -798,3 +798,25 @@ def test_failed_calls_change_nothing():
     with pytest.raises(RuntimeError):
         y.scatter_(0, t.tensor([5]), 1.0)
     assert y._version == 0 and y.tolist() == [1.0, 2.0] and node(y) == "MulBackward0"
+
+
+@pytest.mark.parametrize(("pieces", "name", "index"), [
+    (lambda y: y.split(2), "Split", 1),
+    (lambda y: y.chunk(2), "Split", 0),
+    (lambda y: y.split([1, 3]), "SplitWithSizes", 1),
+    (lambda y: y.unbind(), "Unbind", 2),
+])
+def test_multi_output_views_refuse_in_place_changes_as_pytorch(pieces, name, index):
+    x = t.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    y = x * 1
+    piece = pieces(y)[index]
+    before = y.detach().clone()
+    with pytest.raises(RuntimeError, match=f"^Output {index} of {name} is a view and is being "
+                                           "modified inplace. This view is the output of a "
+                                           "function that returns multiple views"):
+        piece.mul_(2)
+    assert t.equal(y.detach(), before)  # nothing half-applied
+    with t.no_grad():
+        piece.mul_(2)  # allowed without grad, and on pieces that need no grad
+    plain = t.tensor([1.0, 2.0, 3.0, 4.0])
+    pieces(plain)[index].add_(1)

@@ -424,9 +424,14 @@ def column_stack(tensors: Sequence[Tensor]) -> Tensor:
 # ---------------------------------------------------------------- splitting
 
 
-def _pieces(input: Tensor, op: ops.Op, dim: int, bounds: Sequence[tuple[int, int]]  # noqa: A002
-            ) -> tuple[Tensor, ...]:
-    return tuple(apply_op(op, input, key=_slice_key(dim, slice(a, b))) for a, b in bounds)
+def _pieces(input: Tensor, op: ops.Op, keys: Sequence[Any]) -> tuple[Tensor, ...]:  # noqa: A002
+    """The views of ``input`` at ``keys``, marked as outputs of one multi-output op: PyTorch
+    refuses to change them in place (their shared backward could not see the change)."""
+    pieces = tuple(apply_op(op, input, key=key) for key in keys)
+    name = op.node_name.removesuffix("Backward0")
+    for k, piece in enumerate(pieces):
+        piece._multi_output = (name, k)
+    return pieces
 
 
 def _split_sizes(input: Tensor, sizes: Sequence[int], dim: int) -> tuple[Tensor, ...]:  # noqa: A002
@@ -439,7 +444,8 @@ def _split_sizes(input: Tensor, sizes: Sequence[int], dim: int) -> tuple[Tensor,
                            f"(input tensor's size at dimension {dim}), but got "
                            f"split_sizes={list(sizes)}")
     ends = np.cumsum([0, *sizes]).tolist()
-    return _pieces(input, ops.shape.split_with_sizes, dim, list(pairwise(ends)))
+    return _pieces(input, ops.shape.split_with_sizes,
+                   [_slice_key(dim, slice(a, b)) for a, b in pairwise(ends)])
 
 
 def _split_size(input: Tensor, split_size: int, dim: int) -> tuple[Tensor, ...]:  # noqa: A002
@@ -452,8 +458,8 @@ def _split_size(input: Tensor, split_size: int, dim: int) -> tuple[Tensor, ...]:
                            f"dimension size of {size}")
     count = max(-(-size // split_size), 1) if split_size else 1
     starts = [i * split_size for i in range(count)]
-    return _pieces(input, ops.shape.split, dim,
-                   [(a, min(a + split_size, size)) for a in starts])
+    return _pieces(input, ops.shape.split,
+                   [_slice_key(dim, slice(a, min(a + split_size, size))) for a in starts])
 
 
 @torch_api("split", example=lambda x: x.split(2, 1)[0])
@@ -504,8 +510,8 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
     if ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = _dim(dim, ndim)
-    return tuple(apply_op(ops.shape.unbind, input, key=_slice_key(d, i))
-                 for i in range(input._value.shape[d]))
+    return _pieces(input, ops.shape.unbind,
+                   [_slice_key(d, i) for i in range(input._value.shape[d])])
 
 
 @torch_api("index", example=lambda x: x.tensor_split(2, 1)[0])
