@@ -651,6 +651,8 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A00
     size = input._value.shape[d]
     bad = (idx < 0) | (idx >= size)
     if bad.any():
+        if d != 1:  # PyTorch's CPU kernels: dim 1 has its own bounds check and message
+            raise IndexError("index out of range in self")
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={idx[bad][0]} "
                            f"axis_dim={size}")
     return apply_op(ops.shape.index_select, input, key=(*(slice(None),) * d, idx))
