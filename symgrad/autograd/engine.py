@@ -375,9 +375,9 @@ def execute(
                             leaf_grads.append((target, g))
                     continue
                 node = target
-                slow = anomalous
-                if g is None:  # no gradient reached it (undefined): it still runs, carefully
-                    slow = True
+                # carefully: in anomaly mode, when no gradient reached it (undefined: it still
+                # runs), and for ops whose input gradients come from one joint call
+                slow = anomalous or g is None or node.op.joint_vjp is not None
                 if node.special or slow:  # freed, hooked or retaining (or anomaly mode)
                     if node.freed and _holds_saved_values(node) and any(
                             nxt is not None and (useful is None or nxt in useful)
@@ -418,30 +418,14 @@ def execute(
                 else:
                     values = node.values
                     ans = node.ans
-                joint = op.joint_vjp
-                if joint is not None:
-                    joint = joint(xp, g, ans, tuple(
-                        nxt is not None and (useful is None or nxt in useful)
-                        for nxt in node.next), *values, **(params or {}))
                 i = -1
                 for nxt in node.next:
                     i += 1
                     if nxt is None or (useful is not None and nxt not in useful):
                         continue
-                    if joint is None:
-                        rule = op.vjp[i]
-                        gi = (rule(xp, g, ans, *values, **params) if params
-                              else rule(xp, g, ans, *values))
-                    else:
-                        gi = joint[i]
-                        if gi is None:
-                            if runs_custom_backward(node):  # undefined: adds nothing, but
-                                left = dependencies[nxt] - 1  # has arrived
-                                dependencies[nxt] = left
-                                if left == 0:
-                                    ready.append(nxt)
-                                continue
-                            gi = xp.zeros_like(values[i])  # a registry op's None: zeros
+                    rule = op.vjp[i]
+                    gi = (rule(xp, g, ans, *values, **params) if params
+                          else rule(xp, g, ans, *values))
                     if create_graph:
                         gi = _reduce_to(gi, inputs[i])
                     else:  # the broadcasting rule, inlined on the hot path

@@ -240,39 +240,15 @@ class Node:
         if self.freed and engine._holds_saved_values(self):
             raise RuntimeError(engine.FREED_GRAPH)
         recording = _mode.enabled
-        params = self.params or {}
         if recording:
-            xp, values, ans = differentiable, self.inputs, _make(self.ans, self, True)
-            g = grad if isinstance(grad, Tensor) else _make(grad)
+            xp, g = differentiable, grad if isinstance(grad, Tensor) else _make(grad)
         else:
-            xp, values, ans = numeric_xp, self.values, self.ans
-            g = grad._value if isinstance(grad, Tensor) else grad
-        results = []
-        joint = self.op.joint_vjp
-        if joint is not None:
-            joint = joint(xp, g, ans, tuple(t is not None for t in self.next), *values, **params)
-        for i, (target, rule) in enumerate(zip(self.next, _rules(self.op, self.next),
-                                               strict=True)):
-            if rule is None:
-                continue  # not a differentiable input (a where's condition)
-            if target is None:
-                results.append(None)
-                continue
-            if joint is None:
-                gi = rule(xp, g, ans, *values, **params)
-            else:
-                gi = joint[i]
-                if gi is None:
-                    if runs_custom_backward(self):  # undefined: no gradient, as in PyTorch
-                        results.append(None)
-                        continue
-                    gi = xp.zeros_like(values[i])  # a registry op's None: zeros
-            if recording:
-                results.append(engine._reduce_to(gi, self.inputs[i]))
-            else:
-                value = self.values[i]
-                gi = numeric_xp.sum_to_shape(gi, value.shape).astype(value.dtype, copy=False)
-                results.append(_make(gi))
+            xp, g = numeric_xp, grad._value if isinstance(grad, Tensor) else grad
+        grads = engine._input_grads(self, g, xp, recording, [t is not None for t in self.next])
+        # a where's condition (no rule) is not an input of the backward function
+        results = [gi if gi is None or recording else _make(gi)
+                   for gi, rule in zip(grads, _rules(self.op, self.next), strict=True)
+                   if rule is not None]
         return results[0] if len(results) == 1 else tuple(results)
 
     @property

@@ -17,8 +17,16 @@ import numpy as np
 import sympy
 
 from symgrad.autograd.api import _seed_gradients
-from symgrad.symbolic import namespace as sx
-from symgrad.symbolic.lowering import Lowered, Source, Step, _array, _exact, lower
+from symgrad.symbolic.lowering import (
+    Lowered,
+    Source,
+    Step,
+    _array,
+    _exact,
+    _symbol_names,
+    lower,
+    symbol_array,
+)
 from symgrad.tensor import Tensor
 
 
@@ -176,23 +184,26 @@ def _inputs(lowered: Lowered, inputs: Tensor | Sequence[Tensor] | None,
         if found:
             sources.append(found[0])
         elif allow_unused:
-            name = x.name or f"unused{k}"
-            symbols = np.empty(x._value.shape, dtype=object)
-            for index in np.ndindex(*symbols.shape):
-                symbols[index] = sympy.Symbol(f"{name}_{index}", real=True)
-            sources.append(Source(x, name, symbols, _exact(x._value, x), True))
+            name, shape = x.name or f"unused{k}", x._value.shape
+            sources.append(Source(x, name, symbol_array(_symbol_names(name, shape), shape),
+                                  _exact(x._value, x), True))
         else:
             sources.append(lowered.source_of(x))  # raises autograd.grad's error
     return sources
+
+
+def as_gradient(output: Tensor, gradient: Any) -> Tensor | None:
+    """``gradient`` (None, a Tensor or array-like) as backward takes it: a Tensor, or None."""
+    if gradient is None or isinstance(gradient, Tensor):
+        return gradient
+    return Tensor(np.asarray(gradient, dtype=output._value.dtype))
 
 
 def seeds(lowered: Lowered, gradient: Any) -> dict[Any, Any]:
     """The output adjoints: ``gradient`` (the v of vᵀJ, as backward takes it) as exact
     numbers on the output's local symbols; implicit 1 for a one-element output."""
     output = lowered.output
-    if gradient is not None and not isinstance(gradient, Tensor):
-        gradient = Tensor(np.asarray(gradient, dtype=output._value.dtype))
-    (seed,) = _seed_gradients([output], [gradient], create_graph=False)
+    (seed,) = _seed_gradients([output], [as_gradient(output, gradient)], create_graph=False)
     v = _exact(seed, output).reshape(-1)
     result: dict[Any, Any] = defaultdict(lambda: sympy.Integer(0))
     for symbol, value in zip(lowered.root.reshape(-1), v, strict=True):
@@ -258,19 +269,12 @@ def hessian(output: Tensor | Lowered, input: Tensor) -> sympy.Array:  # noqa: A0
     (gradient,) = grad(lowered, input)
     (src,) = _inputs(lowered, input)
     symbols = src.symbols.reshape(-1)
-    flat = [g for g in np.asarray(gradient.tolist() if src.symbols.ndim else [gradient[()]],
-                                  dtype=object).reshape(-1)]
-    out = np.empty((len(flat), len(symbols)), dtype=object)
-    for i, g in enumerate(flat):
+    first = gradient.tolist() if gradient.shape else [gradient[()]]
+    out = np.empty((len(symbols), len(symbols)), dtype=object)
+    for i, g in enumerate(np.array(first, dtype=object).reshape(-1)):
         for j, u in enumerate(symbols):
             out[i, j] = sympy.diff(g, u)
     return _array(out.reshape(src.symbols.shape * 2))
-
-
-def as_array(values: sympy.Array) -> np.ndarray:
-    """A sympy Array as a numpy object array of the same shape."""
-    return np.array(sx.asarray(np.array(values.tolist() if values.shape else values[()],
-                                        dtype=object)))
 
 
 __all__ = ["Chain", "Step", "grad", "hessian", "jacobian", "local_partials", "seeds"]

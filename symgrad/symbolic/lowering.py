@@ -230,6 +230,27 @@ def _exact(value: Any, like: Any) -> np.ndarray:
     return np.array(sx.asarray(array))
 
 
+def symbol_array(names: Sequence[str], shape: tuple[int, ...]) -> sx.Expressions:
+    """An array of real sympy symbols of ``shape`` named ``names`` (in C order)."""
+    symbols = np.empty(shape, dtype=object)
+    flat = symbols.reshape(-1)
+    for k, name in enumerate(names):
+        flat[k] = sympy.Symbol(name, real=True)
+    return symbols.view(sx.Expressions)
+
+
+def exact_operand(raw: Any, value: Any) -> Any:
+    """A node input that is no symbol (a constant tensor or a Python number), exact."""
+    if isinstance(raw, Tensor) or isinstance(value, np.ndarray):
+        return sx.asarray(_exact(value, raw))
+    return _exact_param(value)
+
+
+def exact_params(node: Node) -> dict[str, Any]:
+    """A node's params as its forward rule sees them symbolically (floats exact)."""
+    return {k: _exact_param(v) for k, v in (node.params or {}).items()}
+
+
 def _exact_param(value: Any) -> Any:
     """A param or number operand as the forward rule should see it symbolically: floats (and
     float arrays, such as a loss's weights) exact, everything else (dims, keys) unchanged."""
@@ -284,12 +305,8 @@ class _Lowering:
             return known
         shape = tuple(np.shape(value))
         name = self._name(tensor, "x" if requires_grad else "c")
-        symbols = np.empty(shape, dtype=object)
-        flat = symbols.reshape(-1)
-        for k, s in enumerate(_symbol_names(name, shape)):
-            flat[k] = sympy.Symbol(s, real=True)
-        src = Source(tensor, name, symbols.view(sx.Expressions), _exact(value, tensor),
-                     requires_grad)
+        src = Source(tensor, name, symbol_array(_symbol_names(name, shape), shape),
+                     _exact(value, tensor), requires_grad)
         self.sources.append(src)
         self.by_tensor[id(tensor)] = src
         return src
@@ -304,12 +321,9 @@ class _Lowering:
             elif isinstance(raw, Tensor) and raw.dtype.is_floating_point \
                     and self.constants == "symbols":
                 local_args.append(self._source(raw, value, False).symbols)
-            elif isinstance(raw, Tensor) or isinstance(value, np.ndarray):
-                local_args.append(sx.asarray(_exact(value, raw)))
-            else:  # a Python number operand
-                local_args.append(_exact_param(value))
-        params = {k: _exact_param(v) for k, v in (node.params or {}).items()}
-        definition = symbolic_forward(node.op, local_args, params)
+            else:  # a constant tensor or a Python number operand
+                local_args.append(exact_operand(raw, value))
+        definition = symbolic_forward(node.op, local_args, exact_params(node))
         out = np.empty(definition.shape, dtype=object)
         flat_out, flat_def = out.reshape(-1), definition.reshape(-1)
         for k, d in enumerate(flat_def):
