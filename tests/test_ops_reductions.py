@@ -698,3 +698,15 @@ def test_every_spelling_is_installed():
         t.tensor([1.0, 2.0]).var()
         t.tensor([0.0, 2.0]).norm(-1)
         t.tensor([-math.inf, -math.inf]).logsumexp(0)
+
+
+@pytest.mark.parametrize("ord", [2.0, 1.0, 3.0, 0.5])
+def test_norm_at_zero_with_nan_incoming_gradient_follows_pytorch(ord):
+    # at a zero norm PyTorch 2.13 multiplies a nan incoming gradient in (nan) for ord 2, 1
+    # and < 1, but masks it out (0) for the other ord > 1: values taken from torch
+    a = t.zeros(3, dtype=t.float64, requires_grad=True)
+    nan = t.tensor(float("nan"), dtype=t.float64)
+    (g,) = t.autograd.grad(t.linalg.vector_norm(a, ord=ord), a, grad_outputs=nan)
+    expected_nan = ord != 3.0
+    assert np.isnan(g.numpy()).all() == expected_nan
+    assert expected_nan or (g.numpy() == 0).all()

@@ -262,8 +262,8 @@ def _norm_grad(xp, g, ans, a, ord, dim=None, keepdim=False, key=None, mask=None,
         return xp.zeros_like(a)  # PyTorch gives no gradient at all (None); zeros here
     if ord == 1:
         return g * xp.sign(a)
-    if ord == 2:
-        return a * xp.where(ans == 0, 0.0, g / ans)
+    if ord == 2:  # g multiplies after the mask: a nan g at a zero norm stays nan (PyTorch)
+        return g * xp.where(ans == 0, 0.0, a / ans)
     if ord < 1:
         scaled = xp.where(a == 0, 0.0, xp.sign(a) * xp.abs(a) ** (ord - 1))
         return scaled * g * ans ** (1 - ord)
