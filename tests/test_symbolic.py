@@ -341,3 +341,31 @@ def test_custom_function_forward_in_numpy_needs_a_symbolic_rule():
 
     report = symbolic.check(DeclaredTanh.apply(x).sum())
     assert report.inputs[0].max_rel_error < 1e-12
+
+
+def test_exact_mode_accepts_a_right_custom_backward_that_computes_in_floats():
+    # a Function's backward reads its saved tensors (floats): equal to rtol is equal
+    class Softplus(t.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return (1 + x.exp()).log()
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * x.sigmoid()
+
+    x = t.tensor([0.0, 1.0, -2.0], dtype=t.float64, requires_grad=True)
+    report = symbolic.check(Softplus.apply(x).sum(), exact=True)
+    proof = report.proofs[0]
+    assert proof.node == "SoftplusBackward" and proof.at_point
+    assert proof.formula in ("proved", "undecided")
+
+
+def test_a_nan_gradient_from_right_rules_points_to_explain():
+    p = t.tensor([0.0, 2.0], dtype=t.float64, requires_grad=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y = t.where(p > 0, p.log(), 0.0).sum()
+        with pytest.raises(symbolic.GradientMismatch, match=r"explain\(output, p\)"):
+            symbolic.check(y)

@@ -20,6 +20,14 @@ _EXPORTS = {
     "CheckReport": "symgrad.symbolic.crosscheck",
     "GradientMismatch": "symgrad.symbolic.crosscheck",
     "Kink": "symgrad.symbolic.crosscheck",
+    "Formula": "symgrad.symbolic.printing",
+    "compile": "symgrad.symbolic.codegen",
+    "CompiledGradient": "symgrad.symbolic.codegen",
+    "explain": "symgrad.symbolic.explanation",
+    "Explanation": "symgrad.symbolic.explanation",
+    "check_hessian": "symgrad.symbolic.second_order",
+    "HessianReport": "symgrad.symbolic.second_order",
+    "HessianMismatch": "symgrad.symbolic.second_order",
 }
 
 __all__ = sorted(_EXPORTS)

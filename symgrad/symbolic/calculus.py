@@ -27,6 +27,7 @@ from symgrad.symbolic.lowering import (
     lower,
     symbol_array,
 )
+from symgrad.symbolic.printing import Formula
 from symgrad.tensor import Tensor
 
 
@@ -121,12 +122,12 @@ class Chain:
                 terms = adjoint.pop(placeholder, None)
                 if not terms:
                     continue
-                a = sympy.Add(*terms)
+                a = _sum(terms)
                 if a == 0:
                     continue
                 for u, p in self.partials(placeholder, definition):
                     adjoint[u].append(a * partial_value(p))
-        return {u: sympy.Add(*terms) for u, terms in adjoint.items()}
+        return {u: _sum(terms) for u, terms in adjoint.items()}
 
     def inline(self, expr: Any, memo: dict[Any, Any] | None = None) -> Any:
         """``expr`` with every placeholder replaced by its expression in the leaves' symbols."""
@@ -134,6 +135,18 @@ class Chain:
 
         mapping = self.lowered.inlined_placeholders()
         return _substitute(expr, mapping, {} if memo is None else memo, _unevaluated)
+
+
+def _sum(terms: list[Any]) -> Any:
+    """The sum of adjoint terms, kept as one node over them where they are expressions: an
+    evaluated sum would splice in the terms of an adjoint that is itself a sum, so a deep
+    chain's adjoints would repeat ever longer sums instead of sharing one (see
+    :mod:`symgrad.symbolic.printing`)."""
+    if len(terms) == 1:
+        return terms[0]
+    if all(term.is_number for term in terms):
+        return sympy.Add(*terms)
+    return sympy.Add(*terms, evaluate=False)
 
 
 def _substitute(expr: Any, mapping: dict[Any, Any], memo: dict[Any, Any],
@@ -221,13 +234,14 @@ def _shaped(src: Source, adjoint: dict[Any, Any], transform: Callable[[Any], Any
 
 
 def grad(output: Tensor | Lowered, inputs: Tensor | Sequence[Tensor] | None = None,
-         gradient: Tensor | None = None) -> tuple[sympy.Array, ...]:
+         gradient: Tensor | None = None) -> tuple[Formula, ...]:
     """The exact gradient of ``output`` with respect to each of ``inputs``, by sympy.
 
     Mirrors ``symgrad.autograd.grad``: ``gradient`` is the v of vᵀJ (what ``backward`` takes),
-    required for an output of more than one element; the result is a tuple with one sympy
-    Array per input, in that input's shape, written in the leaves' symbols (``inputs``
-    defaults to every leaf that requires grad).
+    required for an output of more than one element; the result is a tuple with one
+    :class:`~symgrad.symbolic.Formula` (a sympy Array that prints readably) per input, in that
+    input's shape, written in the leaves' symbols (``inputs`` defaults to every leaf that
+    requires grad).
 
     >>> a = symgrad.tensor(3.0, requires_grad=True)
     >>> symgrad.symbolic.grad(a.sin() * a, a)
@@ -242,9 +256,14 @@ def grad(output: Tensor | Lowered, inputs: Tensor | Sequence[Tensor] | None = No
                  for src in sources)
 
 
-def jacobian(output: Tensor | Lowered, input: Tensor) -> sympy.Array:  # noqa: A002
+def jacobian(output: Tensor | Lowered, input: Tensor) -> Formula:  # noqa: A002
     """The exact Jacobian ``d output / d input``, shaped ``output.shape + input.shape`` (as
-    ``symgrad.autograd.functional.jacobian``)."""
+    ``symgrad.autograd.functional.jacobian``).
+
+    >>> x = symgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> symgrad.symbolic.jacobian(x * x.sum(), x)
+    [[2*x_0 + x_1, x_0], [x_1, x_0 + 2*x_1]]
+    """
     lowered = output if isinstance(output, Lowered) else lower(output)
     (src,) = _inputs(lowered, input)
     chain = Chain(lowered)
@@ -260,8 +279,13 @@ def jacobian(output: Tensor | Lowered, input: Tensor) -> sympy.Array:  # noqa: A
     return _array(out)
 
 
-def hessian(output: Tensor | Lowered, input: Tensor) -> sympy.Array:  # noqa: A002
-    """The exact Hessian of a one-element ``output``, shaped ``input.shape * 2``."""
+def hessian(output: Tensor | Lowered, input: Tensor) -> Formula:  # noqa: A002
+    """The exact Hessian of a one-element ``output``, shaped ``input.shape * 2``.
+
+    >>> x = symgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> symgrad.symbolic.hessian((x * x * x).sum() * x[0], x)
+    [[12*x_0**2, 3*x_1**2], [3*x_1**2, 6*x_0*x_1]]
+    """
     lowered = output if isinstance(output, Lowered) else lower(output)
     if int(np.prod(lowered.shape)) != 1:
         raise RuntimeError("hessian() expects an output with a single element, got shape "

@@ -16,7 +16,6 @@ Two forms are built in one walk:
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,8 +23,10 @@ from typing import Any
 import numpy as np
 import sympy
 
-from symgrad.autograd.graph import Node, user_frame
+from symgrad.autograd.graph import Node
+from symgrad.autograd.naming import TensorNames, caller_names, topological
 from symgrad.symbolic import namespace as sx
+from symgrad.symbolic.printing import Formula, formula
 from symgrad.tensor import Tensor
 
 
@@ -77,6 +78,12 @@ class Lowered:
     ``expr`` is the output as a sympy Array of its shape, in the leaves' symbols; ``symbols``
     maps each leaf tensor (and, with ``constants="symbols"``, each constant tensor) to the
     sympy Array of its symbols; ``values`` maps each symbol to its exact current value.
+
+    >>> a = t.tensor([1.0, 2.0], requires_grad=True)
+    >>> symgrad.symbolic.lower(a * 3)
+    Lowered(2, 1 node)
+      a: [a_0, a_1] (requires grad)
+      = [3*a_0, 3*a_1]
     """
 
     output: Tensor
@@ -87,13 +94,56 @@ class Lowered:
     _inlined: dict[Any, Any] | None = field(default=None, repr=False)
 
     @property
-    def expr(self) -> sympy.Array:
-        """The output as a sympy Array of its shape, written in the leaves' symbols."""
+    def expr(self) -> Formula:
+        """The output as a :class:`~symgrad.symbolic.Formula` (a sympy Array) of its shape,
+        written in the leaves' symbols.
+
+        >>> x = t.tensor([1.0, 2.0], requires_grad=True)
+        >>> symgrad.symbolic.lower(x.exp() * 2).expr
+        [2*exp(x_0), 2*exp(x_1)]
+        """
         return _array(self.inlined)
+
+    def text(self, compact: bool = False) -> str:
+        """The output as text (see :meth:`Formula.text`).
+
+        >>> a = t.tensor(2.0, requires_grad=True)
+        >>> h = a.exp()
+        >>> print(symgrad.symbolic.lower(h * h - h).text(compact=True))
+        t₁ := exp(a)
+        t₁**2 - t₁
+        """
+        return self.expr.text(compact)
+
+    def latex(self, compact: bool = False) -> str:
+        """The output as LaTeX (see :meth:`Formula.latex`).
+
+        >>> a = t.tensor(2.0, requires_grad=True)
+        >>> print(symgrad.symbolic.lower(a.exp() / 2).latex())
+        \\frac{e^{a}}{2}
+        """
+        return self.expr.latex(compact)
+
+    def _repr_latex_(self) -> str:
+        return self.expr._repr_latex_()
+
+    def simplify(self, **kwargs: Any) -> Formula:
+        """The output, each element through ``sympy.simplify`` (see :meth:`Formula.simplify`).
+
+        >>> a = t.tensor(2.0, requires_grad=True)
+        >>> symgrad.symbolic.lower(a.exp().log()).simplify()
+        a
+        """
+        return self.expr.simplify(**kwargs)
 
     @property
     def inlined(self) -> np.ndarray:
-        """The output as an object array in the leaves' symbols."""
+        """The output as an object array in the leaves' symbols.
+
+        >>> a = t.tensor([1.0, 2.0], requires_grad=True)
+        >>> symgrad.symbolic.lower(a * 3).inlined
+        Expressions([3*a_0, 3*a_1], dtype=object)
+        """
         return self.inline_array(self.root)
 
     def inlined_placeholders(self) -> dict[Any, Any]:
@@ -104,6 +154,10 @@ class Lowered:
         expanded tree of its arguments: exponential in a deep graph whose values are used
         twice), so the cost grows with the local definitions, not with the expanded
         expressions.
+
+        >>> a = t.tensor(2.0, requires_grad=True)
+        >>> symgrad.symbolic.lower(a.sin() * 3).inlined_placeholders()
+        {_t0_0: sin(a), _t1_0: 3*sin(a)}
         """
         if self._inlined is None:
             from symgrad.symbolic.calculus import _substitute
@@ -117,7 +171,13 @@ class Lowered:
         return self._inlined
 
     def inline_array(self, local: np.ndarray) -> np.ndarray:
-        """A local-form array with its placeholders replaced by their inlined expressions."""
+        """A local-form array with its placeholders replaced by their inlined expressions.
+
+        >>> a = t.tensor(2.0, requires_grad=True)
+        >>> lowered = symgrad.symbolic.lower(a.sin() * 3)
+        >>> lowered.inline_array(lowered.steps[0].out)
+        Expressions(sin(a), dtype=object)
+        """
         mapping = self.inlined_placeholders()
         out = np.empty(np.shape(local), dtype=object)
         flat = out.reshape(-1)
@@ -126,29 +186,54 @@ class Lowered:
         return out.view(sx.Expressions)
 
     def inlined_step(self, step: Step) -> np.ndarray:
-        """A step's output in the leaves' symbols."""
+        """A step's output in the leaves' symbols (cached on the step).
+
+        >>> a = t.tensor(2.0, requires_grad=True)
+        >>> lowered = symgrad.symbolic.lower(a.sin() * 3)
+        >>> [lowered.inlined_step(step) for step in lowered.steps]
+        [Expressions(sin(a), dtype=object), Expressions(3*sin(a), dtype=object)]
+        """
         if step.inlined is None:
             step.inlined = self.inline_array(step.out)
         return step.inlined
 
     @property
     def symbols(self) -> dict[Tensor, sympy.Array]:
-        """Each source tensor -> the sympy Array of its symbols (in the tensor's shape)."""
+        """Each source tensor -> the sympy Array of its symbols (in the tensor's shape).
+
+        >>> a = t.tensor([1.0, 2.0], requires_grad=True)
+        >>> symgrad.symbolic.lower(a * 3).symbols[a]
+        [a_0, a_1]
+        """
         return {s.tensor: _array(s.symbols) for s in self.sources}
 
     @property
     def values(self) -> dict[sympy.Symbol, Any]:
-        """Each symbol -> its exact current value (the shortest decimal of the stored float)."""
+        """Each symbol -> its exact current value (the shortest decimal of the stored float).
+
+        >>> a = t.tensor([0.1, 2.0], dtype=t.float64, requires_grad=True)
+        >>> symgrad.symbolic.lower(a * 3).values
+        {a_0: 1/10, a_1: 2}
+        """
         return {sym: value for s in self.sources
                 for sym, value in zip(s.symbols.reshape(-1), s.values.reshape(-1), strict=True)}
 
     @property
     def shape(self) -> tuple[int, ...]:
-        """The output's shape."""
+        """The output's shape.
+
+        >>> symgrad.symbolic.lower(t.ones(2, 3, requires_grad=True).sum(0)).shape
+        (3,)
+        """
         return tuple(self.inlined.shape)
 
     def source_of(self, tensor: Tensor) -> Source:
-        """The :class:`Source` of ``tensor`` (a ValueError if it is not in the graph)."""
+        """The :class:`Source` of ``tensor`` (a ValueError if it is not in the graph).
+
+        >>> a = t.tensor([1.0, 2.0], requires_grad=True)
+        >>> symgrad.symbolic.lower(a * 3).source_of(a).name
+        'a'
+        """
         for s in self.sources:
             if s.tensor is tensor:
                 return s
@@ -157,12 +242,14 @@ class Lowered:
 
     def __repr__(self) -> str:
         shape = "x".join(map(str, self.shape)) or "scalar"
-        lines = [f"Lowered({shape}, {len(self.steps)} nodes)"]
+        count = len(self.steps)
+        lines = [f"Lowered({shape}, {count} node{'' if count == 1 else 's'})"]
         for s in self.sources:
             kind = "requires grad" if s.requires_grad else "constant"
             lines.append(f"  {s.name}: {_array(s.symbols)} ({kind})")
-        text = str(self.expr if self.shape else self.inlined[()])
-        lines.append(f"  = {text if len(text) < 2000 else text[:2000] + ' ...'}")
+        text = repr(self.expr)  # compact when the expanded form is long
+        text = text if len(text) < 2000 else text[:2000] + " ..."
+        lines.append("  = " + text.replace("\n", "\n    "))
         return "\n".join(lines)
 
 
@@ -173,11 +260,8 @@ def _unevaluated(node: Any, args: list[Any]) -> Any:
         return node.func(*args)
 
 
-def _array(values: np.ndarray) -> sympy.Array:
-    values = np.asarray(values, dtype=object)
-    if values.ndim == 0:
-        return sympy.Array(values[()])
-    return sympy.ImmutableDenseNDimArray(values.reshape(-1).tolist(), values.shape)
+def _array(values: np.ndarray) -> Formula:
+    return formula(values)
 
 
 def lower(output: Tensor, constants: str = "numbers") -> Lowered:
@@ -196,23 +280,7 @@ def lower(output: Tensor, constants: str = "numbers") -> Lowered:
         raise TypeError(f"lower() expects a Tensor, but got {type(output).__name__}")
     if constants not in ("numbers", "symbols"):
         raise ValueError(f"constants must be 'numbers' or 'symbols', got {constants!r}")
-    return _Lowering(output, constants, _caller_names()).run()
-
-
-def _caller_names() -> dict[int, str]:
-    """Variable names of tensors in the first calling frame outside symgrad: id -> name."""
-    frame = user_frame()
-    if frame is None:
-        return {}
-    try:
-        names: dict[int, str] = {}
-        for scope in (frame.f_globals, frame.f_locals):
-            for name, value in scope.items():
-                if isinstance(value, Tensor) and not name.startswith("_"):
-                    names[id(value)] = name
-        return names
-    finally:
-        del frame
+    return _Lowering(output, constants, caller_names()).run()
 
 
 def _symbol_names(base: str, shape: tuple[int, ...]) -> list[str]:
@@ -265,11 +333,9 @@ class _Lowering:
     def __init__(self, output: Tensor, constants: str, names: dict[int, str]) -> None:
         self.output = output
         self.constants = constants
-        self.names = names
+        self.names = TensorNames(names)
         self.sources: list[Source] = []
         self.by_tensor: dict[int, Source] = {}
-        self.used_names: set[str] = set()
-        self.counter = itertools.count()
 
     def run(self) -> Lowered:
         output = self.output
@@ -282,29 +348,18 @@ class _Lowering:
                 root = sx.asarray(_exact(output._value, output))
             return Lowered(output, self.sources, steps, root, self.constants)
         local: dict[Node, Step] = {}
-        for index, node in enumerate(_topological(root_node)):
+        for index, node in enumerate(topological(root_node)):
             step = self._step(node, index, local)
             local[node] = step
             steps.append(step)
         return Lowered(output, self.sources, steps, local[root_node].out, self.constants)
-
-    def _name(self, tensor: Tensor, prefix: str) -> str:
-        base = tensor.name or self.names.get(id(tensor))
-        if base is None or base in self.used_names:
-            while True:
-                candidate = f"{prefix}{next(self.counter)}"
-                if candidate not in self.used_names and candidate not in self.names.values():
-                    base = candidate
-                    break
-        self.used_names.add(base)
-        return base
 
     def _source(self, tensor: Tensor, value: Any, requires_grad: bool) -> Source:
         known = self.by_tensor.get(id(tensor))
         if known is not None:
             return known
         shape = tuple(np.shape(value))
-        name = self._name(tensor, "x" if requires_grad else "c")
+        name = self.names(tensor, "x" if requires_grad else "c")
         src = Source(tensor, name, symbol_array(_symbol_names(name, shape), shape),
                      _exact(value, tensor), requires_grad)
         self.sources.append(src)
@@ -361,25 +416,3 @@ def symbolic_forward(op: Any, args: Sequence[Any], params: dict[str, Any]) -> sx
             "output from numpy object arrays of sympy expressions.") from error
     finally:
         dispatch.xp = numeric
-
-
-def _topological(root: Node) -> list[Node]:
-    """The nodes reachable from ``root``, each after all nodes that feed it (iterative)."""
-    order: list[Node] = []
-    state: dict[Node, bool] = {}  # False: entered, True: finished
-    stack: list[tuple[Node, bool]] = [(root, False)]
-    while stack:
-        node, done = stack.pop()
-        if done:
-            if not state.get(node):
-                state[node] = True
-                order.append(node)
-            continue
-        if node in state:
-            continue
-        state[node] = False
-        stack.append((node, True))
-        for edge in reversed(node.next):
-            if isinstance(edge, Node) and edge not in state:
-                stack.append((edge, False))
-    return order

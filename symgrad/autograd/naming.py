@@ -1,0 +1,103 @@
+"""Reading a recorded graph outside the symbolic side: its nodes in order, and names for its
+tensors as the user would call them.
+
+:func:`topological` is the order lowering replays a graph in. For names, a tensor's ``name``
+wins; else the variable that holds it in the calling code (the first frame outside symgrad);
+else a fresh ``x0``, ``x1`` ... Lowering names its symbols this way and the graph pictures label
+their leaves this way (in the same order), so both speak of the same ``a`` and ``x0``. Nothing
+here imports sympy.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from symgrad.autograd.graph import Node, user_frame
+from symgrad.tensor import Tensor
+
+
+def topological(root: Node) -> list[Node]:
+    """The nodes reachable from ``root`` through :attr:`Node.next`, each after all nodes that
+    feed it, in a fixed order (a depth-first walk taking inputs in order; iterative).
+
+    >>> x = symgrad.ones(2, requires_grad=True)
+    >>> [n.name() for n in symgrad.autograd.naming.topological((x.exp() * 2).sum().grad_fn)]
+    ['ExpBackward0', 'MulBackward0', 'SumBackward0']
+    """
+    order: list[Node] = []
+    state: dict[Node, bool] = {}  # False: entered, True: finished
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            if not state.get(node):
+                state[node] = True
+                order.append(node)
+            continue
+        if node in state:
+            continue
+        state[node] = False
+        stack.append((node, True))
+        for edge in reversed(node.next):
+            if isinstance(edge, Node) and edge not in state:
+                stack.append((edge, False))
+    return order
+
+
+def caller_names() -> dict[int, str]:
+    """Variable names of the tensors in the first calling frame outside symgrad: id -> name.
+
+    >>> w = symgrad.ones(2)
+    >>> symgrad.autograd.naming.caller_names()[id(w)]
+    'w'
+    """
+    frame = user_frame()
+    if frame is None:
+        return {}
+    try:
+        names: dict[int, str] = {}
+        for scope in (frame.f_globals, frame.f_locals):  # locals win over globals
+            for name, value in scope.items():
+                if isinstance(value, Tensor) and not name.startswith("_"):
+                    names[id(value)] = name
+        return names
+    finally:
+        del frame
+
+
+class TensorNames:
+    """Gives each tensor of one graph a distinct name (see the module docstring).
+
+    >>> a = symgrad.ones(2, requires_grad=True)
+    >>> names = symgrad.autograd.naming.TensorNames({id(a): "a"})
+    >>> names(a, "x"), names(symgrad.ones(2), "x")
+    ('a', 'x0')
+    """
+
+    def __init__(self, names: dict[int, str]) -> None:
+        """``names``: variable names by tensor id, as :func:`caller_names` gives them."""
+        self.names = names
+        self.used: set[str] = set()
+        self.counter = itertools.count()
+
+    def known(self, tensor: Any) -> str | None:
+        """The tensor's own name, else its variable's name, else None (nothing is reserved).
+
+        >>> symgrad.autograd.naming.TensorNames({}).known(symgrad.ones(1, name="w"))
+        'w'
+        """
+        return tensor.name or self.names.get(id(tensor))
+
+    def __call__(self, tensor: Any, prefix: str) -> str:
+        """A name for ``tensor`` not given out before: :meth:`known`, else ``prefix`` and a
+        number that no variable in :attr:`names` uses."""
+        base = self.known(tensor)
+        if base is None or base in self.used:
+            while True:
+                candidate = f"{prefix}{next(self.counter)}"
+                if candidate not in self.used and candidate not in self.names.values():
+                    base = candidate
+                    break
+        self.used.add(base)
+        return base
