@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from symgrad import autograd, cuda, linalg, methods, nn, ops, symbolic
+from symgrad import _docs, autograd, cuda, linalg, methods, nn, ops, symbolic, viz
 from symgrad.autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from symgrad.autograd.grad_mode import (
     enable_grad,
@@ -60,12 +60,20 @@ __version__ = "0.1.0"
 
 
 def is_tensor(obj: Any) -> bool:
-    """Whether ``obj`` is a symgrad Tensor."""
+    """Whether ``obj`` is a symgrad Tensor.
+
+    >>> symgrad.is_tensor(symgrad.ones(1)), symgrad.is_tensor([1.0])
+    (True, False)
+    """
     return isinstance(obj, Tensor)
 
 
 def numel(input: Tensor) -> int:  # noqa: A002 - PyTorch's name
-    """The number of elements of ``input``."""
+    """The number of elements of ``input``.
+
+    >>> symgrad.numel(symgrad.zeros(2, 3))
+    6
+    """
     return input.numel()
 
 
@@ -86,14 +94,27 @@ def where(condition: Tensor, input: Any, other: Any) -> Tensor:  # noqa: A002
 
 # Function spellings of Tensor methods: symgrad.exp(x) is x.exp(), as in PyTorch.
 def add(input: Any, other: Any, *, alpha: float = 1) -> Tensor:  # noqa: A002
-    """``input + alpha * other``; either may be a Python number."""
+    """``input + alpha * other``; either may be a Python number (``AddBackward0``).
+
+    >>> symgrad.add(symgrad.tensor([1.0, 2.0]), symgrad.tensor([10.0, 20.0]), alpha=2)
+    tensor([21., 42.])
+    >>> symgrad.add(1.0, symgrad.tensor([1.0, 2.0]))
+    tensor([2., 3.])
+    """
     if isinstance(input, Tensor):
         return input.add(other, alpha=alpha)
     return other.mul(alpha).add(input) if alpha != 1 else other.add(input)
 
 
 def sub(input: Any, other: Any, *, alpha: float = 1) -> Tensor:  # noqa: A002
-    """``input - alpha * other``; either may be a Python number (``symgrad.sub(1.0, x)``)."""
+    """``input - alpha * other``; either may be a Python number (``SubBackward0``). Alias
+    ``subtract``.
+
+    >>> symgrad.sub(symgrad.tensor([5.0, 6.0]), symgrad.tensor([1.0, 2.0]), alpha=2)
+    tensor([3., 2.])
+    >>> symgrad.sub(1.0, symgrad.tensor([1.0, 2.0]))
+    tensor([ 0., -1.])
+    """
     if isinstance(input, Tensor):
         return input.sub(other, alpha=alpha)
     return _apply_op(ops.elementwise.sub, _operand(input, strict=True), other * alpha
@@ -101,23 +122,43 @@ def sub(input: Any, other: Any, *, alpha: float = 1) -> Tensor:  # noqa: A002
 
 
 def mul(input: Any, other: Any) -> Tensor:  # noqa: A002
-    """Elementwise product; either may be a Python number."""
+    """Elementwise product; either may be a Python number (``MulBackward0``). Alias
+    ``multiply``.
+
+    >>> symgrad.mul(symgrad.tensor([1.0, 2.0]), symgrad.tensor([3.0, 4.0]))
+    tensor([3., 8.])
+    """
     return input.mul(other) if isinstance(input, Tensor) else other.mul(input)
 
 
 def div(input: Any, other: Any) -> Tensor:  # noqa: A002
-    """True division; either may be a Python number (``symgrad.div(1.0, x)``)."""
+    """True division; either may be a Python number (``DivBackward0``). Aliases ``divide`` and
+    ``true_divide``.
+
+    >>> symgrad.div(symgrad.tensor([1.0, 3.0]), 2)
+    tensor([0.5000, 1.5000])
+    >>> symgrad.div(1.0, symgrad.tensor([2.0, 4.0]))
+    tensor([0.5000, 0.2500])
+    """
     if isinstance(input, Tensor):
         return input.div(other)
     return _apply_op(ops.elementwise.div, _operand(input, strict=True), other)
 
 
-subtract = sub
-multiply = mul
-divide = div
-true_divide = div
+subtract = _docs.alias(sub, "subtract", method=False)
+multiply = _docs.alias(mul, "multiply", method=False)
+divide = _docs.alias(div, "divide", method=False)
+true_divide = _docs.alias(div, "true_divide", method=False)
+
+
 def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001,A002 - PyTorch's name
-    """``input ** exponent``; either may be a Python number (``symgrad.pow(2, x)``)."""
+    """``input ** exponent``; either may be a Python number (``symgrad.pow(2, x)``).
+
+    >>> symgrad.pow(symgrad.tensor([1.0, 2.0, 3.0]), 2)
+    tensor([1., 4., 9.])
+    >>> symgrad.pow(2, symgrad.tensor([0.0, 3.0]))
+    tensor([1., 8.])
+    """
     if isinstance(input, Tensor):
         return input.pow(exponent)
     return exponent.__rpow__(input)

@@ -15,7 +15,15 @@ _rng = np.random.default_rng()
 
 
 def manual_seed(seed: int) -> np.random.Generator:
-    """Seed the generator behind rand/randn (their streams differ from PyTorch's)."""
+    """Seed the generator behind rand/randn (their streams differ from PyTorch's, so the same
+    seed gives other numbers than in PyTorch, but the same numbers on every run).
+
+    >>> _ = symgrad.manual_seed(0)
+    >>> a = symgrad.rand(2)
+    >>> _ = symgrad.manual_seed(0)
+    >>> symgrad.equal(a, symgrad.rand(2))
+    True
+    """
     global _rng
     _rng = np.random.default_rng(int(seed))
     return _rng
@@ -128,7 +136,14 @@ def _unwrap_nested(data: Any) -> Any:
 
 def as_tensor(data: Any, dtype: dtypes.dtype | None = None, device: Any = None) -> Tensor:
     """``data`` itself when it is a Tensor of that dtype, else a tensor of it (shares numpy
-    storage when possible)."""
+    storage when possible).
+
+    >>> a = np.array([1.0, 2.0])
+    >>> x = symgrad.as_tensor(a)
+    >>> a[0] = 5.0
+    >>> x
+    tensor([5., 2.], dtype=symgrad.float64)
+    """
     if isinstance(data, Tensor):
         return data if dtype is None else data.to(dtype)
     if isinstance(data, np.ndarray) and dtype is None:
@@ -137,7 +152,14 @@ def as_tensor(data: Any, dtype: dtypes.dtype | None = None, device: Any = None) 
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
-    """A tensor sharing ``array``'s memory."""
+    """A tensor sharing ``array``'s memory (and dtype).
+
+    >>> a = np.array([1, 2])
+    >>> x = symgrad.from_numpy(a)
+    >>> x.add_(10); a
+    tensor([11, 12])
+    array([11, 12])
+    """
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     dtypes.from_numpy_dtype(array.dtype)
@@ -180,26 +202,51 @@ def ones(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
 
 def zeros(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
           requires_grad: bool = False, name: str | None = None) -> Tensor:
-    """A tensor of zeros (float32 unless ``dtype``)."""
+    """A tensor of zeros (float32 unless ``dtype``); the size is given as ints or one sequence.
+
+    >>> symgrad.zeros(2, 3)
+    tensor([[0., 0., 0.],
+            [0., 0., 0.]])
+    >>> symgrad.zeros((2,), dtype=symgrad.int64)
+    tensor([0, 0])
+    """
     return _filled(0.0, size, dtype, requires_grad, name, device)
 
 
 def empty(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
           requires_grad: bool = False, name: str | None = None) -> Tensor:
-    """A new tensor (symgrad fills it with zeros)."""
+    """A new tensor of the given size (symgrad fills it with zeros; PyTorch leaves it
+    uninitialized).
+
+    >>> symgrad.empty(2, 2).shape
+    symgrad.Size([2, 2])
+    """
     return _filled(0.0, size, dtype, requires_grad, name, device)
 
 
 def full(size: Sequence[int], fill_value: Any, *, dtype: dtypes.dtype | None = None,
          device: Any = None, requires_grad: bool = False, name: str | None = None) -> Tensor:
-    """A tensor filled with ``fill_value``; its dtype follows the value, as in PyTorch."""
+    """A tensor filled with ``fill_value``; its dtype follows the value, as in PyTorch.
+
+    >>> symgrad.full((2, 2), 1.5)
+    tensor([[1.5000, 1.5000],
+            [1.5000, 1.5000]])
+    >>> symgrad.full((3,), 7)
+    tensor([7, 7, 7])
+    """
     return _filled(fill_value, (tuple(size),), dtype, requires_grad, name, device)
 
 
 def arange(start: float, end: float | None = None, step: float = 1, *,
            dtype: dtypes.dtype | None = None, device: Any = None,
            requires_grad: bool = False, name: str | None = None) -> Tensor:
-    """Values from ``start`` up to (not including) ``end`` by ``step``; int64 for int args."""
+    """Values from ``start`` up to (not including) ``end`` by ``step``; int64 for int args.
+
+    >>> symgrad.arange(4)
+    tensor([0, 1, 2, 3])
+    >>> symgrad.arange(1.0, 2.0, 0.25)
+    tensor([1.0000, 1.2500, 1.5000, 1.7500])
+    """
     if end is None:
         start, end = 0, start
     if step == 0:
@@ -215,7 +262,11 @@ def arange(start: float, end: float | None = None, step: float = 1, *,
 
 def linspace(start: float, end: float, steps: int, *, dtype: dtypes.dtype | None = None,
              device: Any = None, requires_grad: bool = False, name: str | None = None) -> Tensor:
-    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive.
+
+    >>> symgrad.linspace(0, 1, 5)
+    tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
+    """
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     if any(isinstance(v, complex | np.complexfloating) for v in (start, end)):
@@ -227,7 +278,12 @@ def linspace(start: float, end: float, steps: int, *, dtype: dtypes.dtype | None
 
 def eye(n: int, m: int | None = None, *, dtype: dtypes.dtype | None = None, device: Any = None,
         requires_grad: bool = False, name: str | None = None) -> Tensor:
-    """An ``n`` x ``m`` identity matrix."""
+    """An ``n`` x ``m`` identity matrix (``m`` defaults to ``n``).
+
+    >>> symgrad.eye(2, 3)
+    tensor([[1., 0., 0.],
+            [0., 1., 0.]])
+    """
     target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
     return _finish(np.eye(n, m, dtype=target.np_dtype), requires_grad, name, device)
 
@@ -243,14 +299,25 @@ def _random(sample: Any, kernel: str, size: tuple, dtype: dtypes.dtype | None,
 
 def rand(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
          requires_grad: bool = False, name: str | None = None) -> Tensor:
-    """Uniform random values in [0, 1)."""
+    """Uniform random values in [0, 1) (see :func:`manual_seed`).
+
+    >>> x = symgrad.rand(2, 3)
+    >>> x.shape, bool(((x >= 0) & (x < 1)).all())
+    (symgrad.Size([2, 3]), True)
+    """
     return _random(lambda s: _rng.random(s), "check_uniform_bounds", size, dtype, requires_grad,
                    name, device)
 
 
 def randn(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
           requires_grad: bool = False, name: str | None = None) -> Tensor:
-    """Standard normal random values."""
+    """Standard normal random values (see :func:`manual_seed`).
+
+    >>> _ = symgrad.manual_seed(0)
+    >>> x = symgrad.randn(10000)
+    >>> abs(x.mean().item()) < 0.05, abs(x.std().item() - 1) < 0.05
+    (True, True)
+    """
     return _random(lambda s: _rng.standard_normal(s), "normal_kernel_cpu", size, dtype,
                    requires_grad, name, device)
 
@@ -263,36 +330,62 @@ def _like(factory: Any, other: Tensor, dtype: dtypes.dtype | None, requires_grad
 
 def ones_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any = None,  # noqa: A002
               requires_grad: bool = False, name: str | None = None) -> Tensor:
-    """Ones shaped like ``input``."""
+    """Ones shaped like ``input`` (in its dtype unless ``dtype``).
+
+    >>> symgrad.ones_like(symgrad.tensor([[1, 2]]))
+    tensor([[1, 1]])
+    """
     return _like(ones, input, dtype, requires_grad, name, device)
 
 
 def zeros_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any = None,  # noqa: A002
                requires_grad: bool = False, name: str | None = None) -> Tensor:
-    """Zeros shaped like ``input``."""
+    """Zeros shaped like ``input`` (in its dtype unless ``dtype``).
+
+    >>> symgrad.zeros_like(symgrad.tensor([1.5, 2.5]))
+    tensor([0., 0.])
+    """
     return _like(zeros, input, dtype, requires_grad, name, device)
 
 
 def empty_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any = None,  # noqa: A002
                requires_grad: bool = False, name: str | None = None) -> Tensor:
-    """A new tensor shaped like ``input`` (zeros)."""
+    """A new tensor shaped like ``input`` (zeros; uninitialized in PyTorch).
+
+    >>> symgrad.empty_like(symgrad.ones(2, 3)).shape
+    symgrad.Size([2, 3])
+    """
     return _like(zeros, input, dtype, requires_grad, name, device)
 
 
 def full_like(input: Tensor, fill_value: Any, *, dtype: dtypes.dtype | None = None,  # noqa: A002
               device: Any = None, requires_grad: bool = False, name: str | None = None) -> Tensor:
-    """``fill_value`` shaped like ``input``, in ``input``'s dtype unless ``dtype``."""
+    """``fill_value`` shaped like ``input``, in ``input``'s dtype unless ``dtype``.
+
+    >>> symgrad.full_like(symgrad.tensor([1, 2]), 2.7)
+    tensor([2, 2])
+    >>> symgrad.full_like(symgrad.tensor([1, 2]), 2.7, dtype=symgrad.float32)
+    tensor([2.7000, 2.7000])
+    """
     return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype,
                 requires_grad=requires_grad, name=name, device=device)
 
 
 def rand_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any = None,  # noqa: A002
               requires_grad: bool = False, name: str | None = None) -> Tensor:
-    """Uniform random values shaped like ``input``."""
+    """Uniform random values in [0, 1) shaped like ``input``.
+
+    >>> symgrad.rand_like(symgrad.zeros(2, 2)).shape
+    symgrad.Size([2, 2])
+    """
     return _like(rand, input, dtype, requires_grad, name, device)
 
 
 def randn_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any = None,  # noqa: A002
                requires_grad: bool = False, name: str | None = None) -> Tensor:
-    """Standard normal values shaped like ``input``."""
+    """Standard normal values shaped like ``input``.
+
+    >>> symgrad.randn_like(symgrad.zeros(3)).shape
+    symgrad.Size([3])
+    """
     return _like(randn, input, dtype, requires_grad, name, device)

@@ -17,5 +17,9 @@ def is_available() -> bool:
 
 
 def device_count() -> int:
-    """0: no CUDA devices."""
+    """0: no CUDA devices.
+
+    >>> symgrad.cuda.device_count()
+    0
+    """
     return 0

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from symgrad import ops
+from symgrad import _docs, ops
 from symgrad.autograd.grad_mode import _mode
 from symgrad.autograd.graph import Node, RemovableHandle, Version, leaf_hooks, node_class
 from symgrad.numeric import dtypes
@@ -27,13 +27,24 @@ _new = object.__new__
 
 
 class Size(tuple):
-    """A tensor's shape: a tuple that prints as ``symgrad.Size([2, 3])``."""
+    """A tensor's shape: a tuple that prints as ``symgrad.Size([2, 3])`` (PyTorch's ``torch.Size``).
+
+    >>> s = symgrad.zeros(2, 3).shape
+    >>> s
+    symgrad.Size([2, 3])
+    >>> s[1], s[1:]
+    (3, symgrad.Size([3]))
+    """
 
     def __repr__(self) -> str:
         return f"symgrad.Size({list(self)})"
 
     def numel(self) -> int:
-        """The number of elements of a tensor of this shape."""
+        """The number of elements of a tensor of this shape.
+
+        >>> symgrad.Size([2, 3]).numel()
+        6
+        """
         return math.prod(self)
 
     def __getitem__(self, key: Any) -> Any:
@@ -51,7 +62,19 @@ _DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ide
 
 class device:  # noqa: N801 - PyTorch's name
     """A device, as PyTorch names them (``device('cuda:0')`` can be written down); symgrad
-    computes on the CPU only, and refuses to put a tensor anywhere else."""
+    computes on the CPU only, and refuses to put a tensor anywhere else.
+
+    Its attributes ``type`` (``'cpu'``, ``'cuda'`` ...) and ``index`` (an int or None) are as in
+    PyTorch.
+
+    >>> symgrad.device("cpu")
+    device(type='cpu')
+    >>> d = symgrad.device("cuda:1")
+    >>> d.type, d.index
+    ('cuda', 1)
+    >>> symgrad.ones(2).device
+    device(type='cpu')
+    """
 
     __slots__ = ("type", "index")
 
@@ -254,9 +277,16 @@ def _fast_binary(op: ops.Op) -> Callable[[Tensor, Any], Tensor]:
 class Tensor:
     """A multi-dimensional array that records the operations applied to it for autograd.
 
+    Create tensors with :func:`symgrad.tensor`, :func:`symgrad.ones` and friends. The attribute
+    ``grad_fn`` is the backward node (:class:`symgrad.autograd.Node`) of the op that made a tensor,
+    or None for a leaf.
+
     >>> a = symgrad.ones(3, requires_grad=True)
     >>> b = symgrad.tensor([1.0, 2.0, 3.0])
-    >>> (a * b).sum().backward()
+    >>> c = (a * b).sum()
+    >>> c.grad_fn
+    <SumBackward0 object at 0x...>
+    >>> c.backward()
     >>> a.grad
     tensor([1., 2., 3.])
     """
@@ -295,31 +325,59 @@ class Tensor:
     # ------------------------------------------------------------------ attributes
     @property
     def shape(self) -> Size:
-        """The size of each dimension, as a ``Size``."""
+        """The size of each dimension, as a :class:`Size`.
+
+        >>> symgrad.zeros(2, 3).shape
+        symgrad.Size([2, 3])
+        """
         return Size(self._value.shape)
 
     @property
     def dtype(self) -> dtypes.dtype:
-        """The element type (``symgrad.float32`` by default)."""
+        """The element type (``symgrad.float32`` by default).
+
+        >>> symgrad.tensor([1.0]).dtype, symgrad.tensor([1]).dtype
+        (symgrad.float32, symgrad.int64)
+        """
         return dtypes.from_numpy_dtype(self._value.dtype)
 
     @property
     def ndim(self) -> int:
-        """The number of dimensions."""
+        """The number of dimensions.
+
+        >>> symgrad.zeros(2, 3).ndim
+        2
+        """
         return self._value.ndim
 
     @property
     def device(self) -> device:
-        """Always ``device(type='cpu')``."""
+        """Always ``device(type='cpu')``.
+
+        >>> symgrad.ones(2).device
+        device(type='cpu')
+        """
         return CPU
 
     @property
     def is_cuda(self) -> bool:
+        """False: symgrad's tensors live in host memory.
+
+        >>> symgrad.ones(2).is_cuda
+        False
+        """
         return False
 
     @property
     def name(self) -> str | None:
-        """An optional name, used for this tensor's symbols when the graph is lowered."""
+        """An optional name, used for this tensor's symbols when the graph is lowered (symgrad only;
+        PyTorch's named tensors are a different feature).
+
+        >>> x = symgrad.ones(2, requires_grad=True)
+        >>> x.name = "w"
+        >>> x.name
+        'w'
+        """
         return self._name
 
     @name.setter
@@ -329,11 +387,22 @@ class Tensor:
         self._name = value
 
     def dim(self) -> int:
-        """The number of dimensions (same as ``ndim``)."""
+        """The number of dimensions (same as ``ndim``).
+
+        >>> symgrad.zeros(2, 3).dim()
+        2
+        """
         return self._value.ndim
 
     def size(self, dim: int | None = None) -> Size | int:
-        """The shape, or the size of one dimension."""
+        """The shape, or the size of dimension ``dim`` (negative counts from the end).
+
+        >>> x = symgrad.zeros(2, 3)
+        >>> x.size()
+        symgrad.Size([2, 3])
+        >>> x.size(-1)
+        3
+        """
         if dim is None:
             return Size(self._value.shape)
         if self._value.ndim == 0:
@@ -341,47 +410,98 @@ class Tensor:
         return self._value.shape[_dim(dim, self._value.ndim)]
 
     def ndimension(self) -> int:
-        """The number of dimensions (same as ``dim()``)."""
+        """The number of dimensions (same as ``dim()``).
+
+        >>> symgrad.zeros(2, 3).ndimension()
+        2
+        """
         return self._value.ndim
 
     def data_ptr(self) -> int:
-        """The address of the first element (tensors sharing storage share it)."""
+        """The address of the first element (tensors sharing storage share it).
+
+        >>> x = symgrad.zeros(3)
+        >>> x.detach().data_ptr() == x.data_ptr()
+        True
+        """
         return self._value.__array_interface__["data"][0]
 
     def int(self) -> Tensor:
-        """Refused: symgrad's integer dtype is int64 (use ``.long()``)."""
+        """Refused: symgrad has no int32 dtype; its integer dtype is int64 (use ``.long()``).
+
+        >>> symgrad.ones(2).int()
+        Traceback (most recent call last):
+            ...
+        TypeError: symgrad supports the dtypes float32, float64, int64 and bool; use .long() ...
+        """
         raise TypeError("symgrad supports the dtypes float32, float64, int64 and bool; use "
                         ".long() for integers")
 
     def half(self) -> Tensor:
-        """Refused: symgrad's floating dtypes are float32 and float64."""
+        """Refused: symgrad's floating dtypes are float32 and float64.
+
+        >>> symgrad.ones(2).half()
+        Traceback (most recent call last):
+            ...
+        TypeError: symgrad supports the dtypes float32, float64, int64 and bool; use .float() ...
+        """
         raise TypeError("symgrad supports the dtypes float32, float64, int64 and bool; use "
                         ".float() or .double()")
 
     def is_contiguous(self) -> bool:
-        """Whether the elements are laid out in row-major order without gaps."""
+        """Whether the elements are laid out in row-major order without gaps.
+
+        >>> x = symgrad.zeros(2, 3)
+        >>> x.is_contiguous(), x.t().is_contiguous()
+        (True, False)
+        """
         return bool(self._value.flags.c_contiguous)
 
     def numel(self) -> int:
-        """The number of elements."""
+        """The number of elements.
+
+        >>> symgrad.zeros(2, 3).numel()
+        6
+        """
         return self._value.size
 
     def nelement(self) -> int:
-        """The number of elements (same as ``numel``)."""
+        """The number of elements (same as ``numel``).
+
+        >>> symgrad.zeros(2, 3).nelement()
+        6
+        """
         return self._value.size
 
     def is_floating_point(self) -> bool:
-        """Whether the dtype is a floating-point type."""
+        """Whether the dtype is a floating-point type.
+
+        >>> symgrad.tensor([1.0]).is_floating_point(), symgrad.tensor([1]).is_floating_point()
+        (True, False)
+        """
         return self._value.dtype.kind == "f"
 
     def element_size(self) -> int:
-        """Bytes per element."""
+        """Bytes per element.
+
+        >>> symgrad.zeros(2).element_size(), symgrad.zeros(2, dtype=symgrad.float64).element_size()
+        (4, 8)
+        """
         return self._value.itemsize
 
     # ------------------------------------------------------------------ autograd state
     @property
     def requires_grad(self) -> bool:
-        """Whether operations on this tensor are recorded for differentiation."""
+        """Whether operations on this tensor are recorded for differentiation; settable on leaves
+        (floating-point tensors only).
+
+        >>> x = symgrad.ones(2)
+        >>> x.requires_grad
+        False
+        >>> x.requires_grad = True
+        >>> (x * 2).requires_grad
+        True
+        """
         return self._requires_grad
 
     @requires_grad.setter
@@ -398,7 +518,11 @@ class Tensor:
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        """Set ``requires_grad`` in place and return self."""
+        """Set ``requires_grad`` in place and return self.
+
+        >>> symgrad.zeros(2).requires_grad_()
+        tensor([0., 0.], requires_grad=True)
+        """
         if requires_grad and self._value.dtype.kind != "f":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
@@ -406,12 +530,27 @@ class Tensor:
 
     @property
     def is_leaf(self) -> bool:
-        """True for tensors created by the user (or not requiring grad): no ``grad_fn``."""
+        """True for tensors created by the user (or not requiring grad): no ``grad_fn``.
+
+        >>> x = symgrad.ones(2, requires_grad=True)
+        >>> x.is_leaf, (x * 2).is_leaf
+        (True, False)
+        """
         return self.grad_fn is None
 
     @property
     def grad(self) -> Tensor | None:
-        """The gradient accumulated by backward (leaves, and non-leaves after retain_grad)."""
+        """The gradient accumulated by backward (leaves, and non-leaves after
+        :meth:`retain_grad`); None until then. It may be assigned a tensor of the same shape and
+        dtype, or None.
+
+        >>> x = symgrad.tensor([1.0, 2.0], requires_grad=True)
+        >>> print(x.grad)
+        None
+        >>> (x * x).sum().backward()
+        >>> x.grad
+        tensor([2., 4.])
+        """
         if self.grad_fn is not None and not self._retains_grad:
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
@@ -450,11 +589,27 @@ class Tensor:
 
     @property
     def retains_grad(self) -> bool:
-        """Whether this non-leaf keeps its ``.grad`` (see :meth:`retain_grad`)."""
+        """Whether this non-leaf keeps its ``.grad`` (see :meth:`retain_grad`).
+
+        >>> y = symgrad.ones(2, requires_grad=True) * 2
+        >>> y.retains_grad
+        False
+        >>> y.retain_grad()
+        >>> y.retains_grad
+        True
+        """
         return self._retains_grad
 
     def retain_grad(self) -> None:
-        """Make backward fill ``.grad`` of this non-leaf tensor too."""
+        """Make backward fill ``.grad`` of this non-leaf tensor too.
+
+        >>> x = symgrad.ones(2, requires_grad=True)
+        >>> y = x * 2
+        >>> y.retain_grad()
+        >>> (y * y).sum().backward()
+        >>> y.grad
+        tensor([4., 4.])
+        """
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self.grad_fn is None:
@@ -511,13 +666,24 @@ class Tensor:
 
         It shares the version counter: an in-place change through it to a value that backward
         needs is detected at backward.
+
+        >>> x = symgrad.ones(2, requires_grad=True)
+        >>> (x * 2).detach()
+        tensor([2., 2.])
         """
         out = _make(self._value)
         out._counter = counter_of(self)
         return out
 
     def detach_(self) -> Tensor:
-        """Detach this tensor from the graph in place: it becomes a leaf without grad."""
+        """Detach this tensor from the graph in place: it becomes a leaf without grad.
+
+        >>> y = symgrad.ones(2, requires_grad=True) * 2
+        >>> y.detach_()
+        tensor([2., 2.])
+        >>> y.is_leaf, y.requires_grad
+        (True, False)
+        """
         if self._base is not None and self._base._requires_grad:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self.grad_fn = None
@@ -529,18 +695,34 @@ class Tensor:
         """The same values and storage, outside the graph, with its own version counter.
 
         In-place changes through ``.data`` are not seen by autograd (unlike ``.detach()``).
+        Assigning a tensor to ``.data`` replaces the values, keeping the autograd state.
+
+        >>> x = symgrad.ones(2, requires_grad=True)
+        >>> x.data
+        tensor([1., 1.])
+        >>> x.data.mul_(3)
+        tensor([3., 3.])
+        >>> x
+        tensor([3., 3.], requires_grad=True)
         """
         return _make(self._value)
 
     @data.setter
     def data(self, value: Tensor) -> None:
         if not isinstance(value, Tensor):
-            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         self._value = value._value
 
     @property
     def volatile(self) -> bool:
-        """Removed in PyTorch 0.4: always False, with a warning."""
+        """Removed in PyTorch 0.4: always False, with a warning (setting it has no effect).
+
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     symgrad.ones(1).volatile
+        False
+        """
         warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
                       stacklevel=2)
         return False
@@ -565,13 +747,27 @@ class Tensor:
         """Accumulate the gradient of this tensor into the ``.grad`` of the graph's leaves.
 
         ``gradient`` is the vector v of the vector-Jacobian product vᵀJ and must have this
-        tensor's shape; it may be omitted only for a one-element tensor.
+        tensor's shape; it may be omitted only for a one-element tensor. See
+        :func:`symgrad.autograd.backward` for ``retain_graph``, ``create_graph`` and ``inputs``.
+
+        >>> x = symgrad.tensor([1.0, 2.0], requires_grad=True)
+        >>> (x ** 2).sum().backward()
+        >>> x.grad
+        tensor([2., 4.])
+        >>> (x * 3).backward(symgrad.tensor([1.0, 10.0]))
+        >>> x.grad
+        tensor([ 5., 34.])
         """
         _api.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # ------------------------------------------------------------------ conversion
     def numpy(self) -> np.ndarray:
-        """The values as an ndarray sharing storage (refused while requires_grad)."""
+        """The values as an ndarray sharing storage (refused while requires_grad: use
+        ``x.detach().numpy()``).
+
+        >>> symgrad.tensor([1.0, 2.0]).numpy()
+        array([1., 2.], dtype=float32)
+        """
         if self._requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
@@ -584,29 +780,57 @@ class Tensor:
         return value.copy() if copy else value
 
     def item(self) -> float | int | bool:
-        """The value of a one-element tensor as a Python number."""
+        """The value of a one-element tensor as a Python number.
+
+        >>> symgrad.tensor([2.5]).item()
+        2.5
+        """
         if self._value.size != 1:
             raise RuntimeError(f"a Tensor with {self._value.size} elements cannot be converted "
                                "to Scalar")
         return self._value.item()
 
     def tolist(self) -> Any:
-        """The values as (nested) Python lists."""
+        """The values as (nested) Python lists.
+
+        >>> symgrad.tensor([[1, 2], [3, 4]]).tolist()
+        [[1, 2], [3, 4]]
+        """
         return self._value.tolist()
 
     def clone(self) -> Tensor:
-        """A copy with its own storage that stays in the graph (``CloneBackward0``)."""
+        """A copy with its own storage that stays in the graph (``CloneBackward0``).
+
+        >>> x = symgrad.ones(2, requires_grad=True)
+        >>> x.clone()
+        tensor([1., 1.], grad_fn=<CloneBackward0>)
+        """
         return apply_op(ops.elementwise.clone, self)
 
     def contiguous(self) -> Tensor:
         """Self when its elements are in row-major order, else a row-major copy
-        (``CloneBackward0``), so that ``.contiguous().view(...)`` works as in PyTorch."""
+        (``CloneBackward0``), so that ``.contiguous().view(...)`` works as in PyTorch.
+
+        >>> x = symgrad.tensor([[1.0, 2.0], [3.0, 4.0]]).t()
+        >>> x.is_contiguous(), x.contiguous().is_contiguous()
+        (False, True)
+        >>> x.contiguous().view(4)
+        tensor([1., 3., 2., 4.])
+        """
         if self._value.flags.c_contiguous:
             return self
         return self.clone()
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
-        """Convert dtype (``x.to(symgrad.float64)``); the device may only be the CPU."""
+        """Convert dtype (``x.to(symgrad.float64)``, or to another tensor's dtype); the device
+        may only be the CPU. Returns self when nothing changes (unless ``copy=True``).
+
+        >>> x = symgrad.tensor([1.5, 2.5])
+        >>> x.to(symgrad.float64)
+        tensor([1.5000, 2.5000], dtype=symgrad.float64)
+        >>> x.to("cpu") is x
+        True
+        """
         target = kwargs.pop("dtype", None)
         copy = kwargs.pop("copy", False)
         for arg in (*args, kwargs.pop("device", None)):
@@ -631,7 +855,11 @@ class Tensor:
 
     def new_tensor(self, data: Any, *, dtype: dtypes.dtype | None = None, device: Any = None,
                    requires_grad: bool = False) -> Tensor:
-        """A new leaf holding ``data``, in this tensor's dtype unless ``dtype``."""
+        """A new leaf holding ``data``, in this tensor's dtype unless ``dtype``.
+
+        >>> symgrad.zeros(1, dtype=symgrad.float64).new_tensor([1, 2])
+        tensor([1., 2.], dtype=symgrad.float64)
+        """
         from symgrad.creation import tensor
 
         return tensor(data, dtype=dtype or self.dtype, device=device,
@@ -640,7 +868,12 @@ class Tensor:
     def new_full(self, size: Sequence[int], fill_value: Any, *,
                  dtype: dtypes.dtype | None = None, device: Any = None,
                  requires_grad: bool = False) -> Tensor:
-        """A new leaf of ``size`` filled with ``fill_value``, in this tensor's dtype."""
+        """A new leaf of ``size`` filled with ``fill_value``, in this tensor's dtype.
+
+        >>> symgrad.zeros(1).new_full((2, 2), 7.0)
+        tensor([[7., 7.],
+                [7., 7.]])
+        """
         from symgrad.creation import full
 
         return full(tuple(size), fill_value, dtype=dtype or self.dtype, device=device,
@@ -648,61 +881,123 @@ class Tensor:
 
     def new_ones(self, *size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
                  requires_grad: bool = False) -> Tensor:
-        """A new leaf of ones, in this tensor's dtype."""
+        """A new leaf of ones, in this tensor's dtype.
+
+        >>> symgrad.tensor([1, 2]).new_ones(3)
+        tensor([1, 1, 1])
+        """
         return self.new_full(_shape_arg(size), 1, dtype=dtype, device=device,
                              requires_grad=requires_grad)
 
     def new_zeros(self, *size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
                   requires_grad: bool = False) -> Tensor:
-        """A new leaf of zeros, in this tensor's dtype."""
+        """A new leaf of zeros, in this tensor's dtype.
+
+        >>> symgrad.tensor([1.0]).new_zeros(2, 2)
+        tensor([[0., 0.],
+                [0., 0.]])
+        """
         return self.new_full(_shape_arg(size), 0, dtype=dtype, device=device,
                              requires_grad=requires_grad)
 
-    new_empty = new_zeros
+    new_empty = _docs.alias(new_zeros, "new_empty", doc="""PyTorch's uninitialized new tensor:
+        here zero-filled, as :meth:`new_zeros`.
+
+        >>> symgrad.tensor([1.0]).new_empty(2)
+        tensor([0., 0.])
+        """)
 
     def cpu(self) -> Tensor:
-        """Self: tensors are always on the CPU."""
+        """Self: tensors are always on the CPU.
+
+        >>> x = symgrad.ones(2)
+        >>> x.cpu() is x
+        True
+        """
         return self
 
     def cuda(self, device: Any = None, non_blocking: bool = False, **kwargs: Any) -> Tensor:
-        """Refused: symgrad computes on the CPU only (PyTorch's AssertionError without CUDA)."""
+        """Refused: symgrad computes on the CPU only (PyTorch's AssertionError without CUDA).
+
+        >>> symgrad.ones(2).cuda()
+        Traceback (most recent call last):
+            ...
+        AssertionError: Torch not compiled with CUDA enabled (symgrad computes on the CPU only: ...)
+        """
         check_device("cuda" if device is None else device)
         raise AssertionError(f"Torch not compiled with CUDA enabled{_CPU_ONLY}")
 
     @property
     def is_sparse(self) -> bool:
-        """False: symgrad's tensors are dense (strided)."""
+        """False: symgrad's tensors are dense (strided).
+
+        >>> symgrad.ones(2).is_sparse
+        False
+        """
         return False
 
     def is_complex(self) -> bool:
-        """False: symgrad has no complex dtypes."""
+        """False: symgrad has no complex dtypes.
+
+        >>> symgrad.ones(2).is_complex()
+        False
+        """
         return False
 
     def to_sparse(self, *args: Any, **kwargs: Any) -> Tensor:
-        """Refused: symgrad has dense tensors only."""
+        """Refused: symgrad has dense tensors only.
+
+        >>> symgrad.ones(2).to_sparse()
+        Traceback (most recent call last):
+            ...
+        RuntimeError: symgrad does not support sparse layouts: its tensors are dense numpy arrays
+        """
         raise RuntimeError("symgrad does not support sparse layouts: its tensors are dense "
                            "numpy arrays")
 
     def type(self, dtype: dtypes.dtype | None = None) -> str | Tensor:
-        """The PyTorch type name (``'symgrad.FloatTensor'``), or a conversion to ``dtype``."""
+        """The PyTorch type name (``'symgrad.FloatTensor'``), or a conversion to ``dtype``.
+
+        >>> x = symgrad.ones(2)
+        >>> x.type()
+        'symgrad.FloatTensor'
+        >>> x.type(symgrad.int64)
+        tensor([1, 1])
+        """
         if dtype is None:
             return f"symgrad.{self.dtype._torch_name}Tensor"
         return self._cast(dtypes.as_dtype(dtype))
 
     def float(self) -> Tensor:
-        """Convert to float32."""
+        """Convert to float32 (self if it already is).
+
+        >>> symgrad.tensor([1, 2]).float()
+        tensor([1., 2.])
+        """
         return self._cast(dtypes.float32)
 
     def double(self) -> Tensor:
-        """Convert to float64."""
+        """Convert to float64.
+
+        >>> symgrad.tensor([1, 2]).double()
+        tensor([1., 2.], dtype=symgrad.float64)
+        """
         return self._cast(dtypes.float64)
 
     def long(self) -> Tensor:
-        """Convert to int64."""
+        """Convert to int64 (rounding toward zero).
+
+        >>> symgrad.tensor([1.7, -1.7]).long()
+        tensor([ 1, -1])
+        """
         return self._cast(dtypes.int64)
 
     def bool(self) -> Tensor:
-        """Convert to bool."""
+        """Convert to bool (nonzero is True).
+
+        >>> symgrad.tensor([0.0, 2.0]).bool()
+        tensor([False,  True])
+        """
         return self._cast(dtypes.bool_)
 
     # ------------------------------------------------------------------ Python protocols
@@ -796,43 +1091,101 @@ class Tensor:
             raise RuntimeError(_broadcast_error([self._value, other_value])) from None
 
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+        """Elementwise ``self == other`` with broadcasting, as a bool tensor (``Tensor.eq``); not
+        recorded for autograd.
+
+        >>> symgrad.tensor([1.0, 2.0]).eq(2.0)
+        tensor([False,  True])
+        """
         return self._compare(other, np.equal)
 
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+        """Elementwise ``self != other`` with broadcasting, as a bool tensor (``Tensor.ne``); not
+        recorded for autograd.
+
+        >>> symgrad.tensor([1.0, 2.0]).ne(2.0)
+        tensor([ True, False])
+        """
         return self._compare(other, np.not_equal)
 
     def __lt__(self, other: Any) -> Tensor:
+        """Elementwise ``self < other`` with broadcasting, as a bool tensor (``Tensor.lt``); not
+        recorded for autograd.
+
+        >>> symgrad.tensor([1.0, 2.0]).lt(2.0)
+        tensor([ True, False])
+        """
         return self._compare(other, np.less)
 
     def __le__(self, other: Any) -> Tensor:
+        """Elementwise ``self <= other`` with broadcasting, as a bool tensor (``Tensor.le``); not
+        recorded for autograd.
+
+        >>> symgrad.tensor([1.0, 2.0]).le(2.0)
+        tensor([True, True])
+        """
         return self._compare(other, np.less_equal)
 
     def __gt__(self, other: Any) -> Tensor:
+        """Elementwise ``self > other`` with broadcasting, as a bool tensor (``Tensor.gt``); not
+        recorded for autograd.
+
+        >>> symgrad.tensor([1.0, 2.0]).gt(1.0)
+        tensor([False,  True])
+        """
         return self._compare(other, np.greater)
 
     def __ge__(self, other: Any) -> Tensor:
+        """Elementwise ``self >= other`` with broadcasting, as a bool tensor (``Tensor.ge``); not
+        recorded for autograd.
+
+        >>> symgrad.tensor([1.0, 2.0]).ge(2.0)
+        tensor([False,  True])
+        """
         return self._compare(other, np.greater_equal)
 
     eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
 
     def all(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        """Whether all elements (or all along ``dim``) are true, as a bool tensor."""
+        """Whether all elements (or all along ``dim``) are true, as a bool tensor.
+
+        >>> x = symgrad.tensor([[True, False], [True, True]])
+        >>> x.all()
+        tensor(False)
+        >>> x.all(dim=1)
+        tensor([False,  True])
+        """
         axis = None if dim is None else _dim(dim, self._value.ndim)
         return _make(np.asarray(np.all(self._value, axis=axis, keepdims=keepdim)))
 
     def any(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        """Whether any element (or any along ``dim``) is true, as a bool tensor."""
+        """Whether any element (or any along ``dim``) is true, as a bool tensor.
+
+        >>> x = symgrad.tensor([[0.0, 0.0], [0.0, 1.0]])
+        >>> x.any()
+        tensor(True)
+        >>> x.any(dim=1)
+        tensor([False,  True])
+        """
         axis = None if dim is None else _dim(dim, self._value.ndim)
         return _make(np.asarray(np.any(self._value, axis=axis, keepdims=keepdim)))
 
     def equal(self, other: Tensor) -> bool:
-        """True when both tensors have the same shape and values."""
+        """True when both tensors have the same shape and values.
+
+        >>> symgrad.tensor([1.0, 2.0]).equal(symgrad.tensor([1.0, 2.0]))
+        True
+        """
         return self._value.shape == other._value.shape and bool(
             np.array_equal(self._value, other._value))
 
     def allclose(self, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8,
                  equal_nan: bool = False) -> bool:
-        """Whether all elements are close, as ``numpy.allclose``."""
+        """Whether all elements are close: ``|self - other| <= atol + rtol * |other|``.
+
+        >>> symgrad.tensor([1.0, 2.0]).allclose(symgrad.tensor([1.0, 2.000001]))
+        True
+        """
         return bool(np.allclose(self._value, _value_of(other), rtol=rtol, atol=atol,
                                 equal_nan=equal_nan))
 
@@ -854,7 +1207,12 @@ class Tensor:
     # Operators return NotImplemented for operands they do not take, so Python raises its own
     # "unsupported operand type(s)" TypeError, exactly as with PyTorch.
     def add(self, other: Any, *, alpha: float = 1) -> Tensor:
-        """``self + alpha * other`` with broadcasting (``AddBackward0``)."""
+        """``self + alpha * other`` with broadcasting (``AddBackward0``); ``other`` may be a number.
+
+        >>> x = symgrad.tensor([1.0, 2.0])
+        >>> x.add(symgrad.tensor([10.0, 20.0]), alpha=2)
+        tensor([21., 42.])
+        """
         other = _operand(other, strict=True)
         if alpha != 1:
             _check_alpha(self, other, alpha)
@@ -862,7 +1220,12 @@ class Tensor:
         return apply_op(ops.elementwise.add, self, other)
 
     def sub(self, other: Any, *, alpha: float = 1) -> Tensor:
-        """``self - alpha * other`` with broadcasting (``SubBackward0``)."""
+        """``self - alpha * other`` with broadcasting (``SubBackward0``); ``other`` may be a number.
+
+        >>> x = symgrad.tensor([1.0, 2.0])
+        >>> x.sub(symgrad.tensor([10.0, 20.0]), alpha=2)
+        tensor([-19., -38.])
+        """
         other = _operand(other, strict=True)
         _check_not_bool_sub(self, other)
         if alpha != 1:
@@ -871,15 +1234,31 @@ class Tensor:
         return apply_op(ops.elementwise.sub, self, other)
 
     def mul(self, other: Any) -> Tensor:
-        """Elementwise product with broadcasting (``MulBackward0``)."""
+        """Elementwise product with broadcasting (``MulBackward0``); ``other`` may be a number.
+
+        >>> x = symgrad.tensor([1.0, 2.0])
+        >>> x.mul(symgrad.tensor([3.0, 4.0]))
+        tensor([3., 8.])
+        """
         return apply_op(ops.elementwise.mul, self, _operand(other, strict=True))
 
     def div(self, other: Any) -> Tensor:
-        """True division with broadcasting (``DivBackward0``)."""
+        """True division with broadcasting (``DivBackward0``); integers divide to floats.
+
+        >>> x = symgrad.tensor([1.0, 3.0])
+        >>> x.div(2)
+        tensor([0.5000, 1.5000])
+        """
         return apply_op(ops.elementwise.div, self, _operand(other, strict=True))
 
     def pow(self, exponent: Any) -> Tensor:
-        """``self ** exponent`` for a tensor or Python number exponent."""
+        """``self ** exponent`` for a tensor or Python number exponent (``PowBackward0``, or
+        ``PowBackward1`` for a tensor exponent).
+
+        >>> x = symgrad.tensor([1.0, 2.0, 3.0])
+        >>> x.pow(2)
+        tensor([1., 4., 9.])
+        """
         if isinstance(exponent, Tensor):
             return apply_op(ops.elementwise.pow, self, exponent)
         return apply_op(ops.elementwise.pow_scalar, self, exponent=_scalar(exponent))
@@ -949,7 +1328,11 @@ class Tensor:
         return self.abs()
 
     def neg(self) -> Tensor:
-        """``-self`` (``NegBackward0``)."""
+        """``-self`` (``NegBackward0``); refused for bool tensors. Also ``symgrad.neg``.
+
+        >>> symgrad.neg(symgrad.tensor([1.0, -2.0]))
+        tensor([-1.,  2.])
+        """
         if self._value.dtype.kind == "b":
             raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
                                "you are trying to invert a mask, use the `~` or `logical_not()` "
@@ -957,61 +1340,122 @@ class Tensor:
         return apply_op(ops.elementwise.neg, self)
 
     def negative(self) -> Tensor:
-        """Alias of :meth:`neg`."""
+        """Alias of :meth:`neg`.
+
+        >>> symgrad.tensor([1.0, -2.0]).negative()
+        tensor([-1.,  2.])
+        """
         return self.neg()
 
     def reciprocal(self) -> Tensor:
-        """``1 / self`` (``ReciprocalBackward0``)."""
+        """``1 / self`` (``ReciprocalBackward0``).
+
+        >>> symgrad.reciprocal(symgrad.tensor([2.0, 4.0]))
+        tensor([0.5000, 0.2500])
+        """
         return apply_op(ops.elementwise.reciprocal, self)
 
     def square(self) -> Tensor:
-        """``self ** 2`` (``PowBackward0``, as in PyTorch)."""
+        """``self ** 2`` (``PowBackward0``, as in PyTorch).
+
+        >>> symgrad.square(symgrad.tensor([2.0, -3.0]))
+        tensor([4., 9.])
+        """
         return self.pow(2)
 
     def exp(self) -> Tensor:
-        """Elementwise e**x."""
+        """Elementwise ``e ** x`` (``ExpBackward0``).
+
+        >>> symgrad.exp(symgrad.tensor([0.0, 1.0]))
+        tensor([1.0000, 2.7183])
+        """
         return apply_op(ops.elementwise.exp, self)
 
     def log(self) -> Tensor:
-        """Elementwise natural logarithm."""
+        """Elementwise natural logarithm (``LogBackward0``); nan below 0, -inf at 0.
+
+        >>> symgrad.log(symgrad.tensor([1.0, 2.0]))
+        tensor([0.0000, 0.6931])
+        """
         return apply_op(ops.elementwise.log, self)
 
     def sqrt(self) -> Tensor:
-        """Elementwise square root."""
+        """Elementwise square root (``SqrtBackward0``).
+
+        >>> symgrad.sqrt(symgrad.tensor([4.0, 2.0]))
+        tensor([2.0000, 1.4142])
+        """
         return apply_op(ops.elementwise.sqrt, self)
 
     def sin(self) -> Tensor:
-        """Elementwise sine."""
+        """Elementwise sine (``SinBackward0``).
+
+        >>> symgrad.sin(symgrad.tensor([0.0, 1.0]))
+        tensor([0.0000, 0.8415])
+        """
         return apply_op(ops.elementwise.sin, self)
 
     def cos(self) -> Tensor:
-        """Elementwise cosine."""
+        """Elementwise cosine (``CosBackward0``).
+
+        >>> symgrad.cos(symgrad.tensor([0.0, 1.0]))
+        tensor([1.0000, 0.5403])
+        """
         return apply_op(ops.elementwise.cos, self)
 
     def tanh(self) -> Tensor:
-        """Elementwise hyperbolic tangent."""
+        """Elementwise hyperbolic tangent (``TanhBackward0``).
+
+        >>> symgrad.tanh(symgrad.tensor([0.0, 1.0]))
+        tensor([0.0000, 0.7616])
+        """
         return apply_op(ops.elementwise.tanh, self)
 
     def sigmoid(self) -> Tensor:
-        """Elementwise logistic function 1 / (1 + e**-x)."""
+        """Elementwise logistic function ``1 / (1 + e ** -x)`` (``SigmoidBackward0``).
+
+        >>> symgrad.sigmoid(symgrad.tensor([0.0, 2.0]))
+        tensor([0.5000, 0.8808])
+        """
         return apply_op(ops.elementwise.sigmoid, self)
 
     def relu(self) -> Tensor:
-        """Elementwise max(x, 0); the gradient at 0 is 0, as in PyTorch."""
+        """Elementwise ``max(x, 0)``; the gradient at 0 is 0, as in PyTorch (``ReluBackward0``).
+
+        >>> symgrad.relu(symgrad.tensor([-1.0, 0.0, 2.0]))
+        tensor([0., 0., 2.])
+        """
         return apply_op(ops.elementwise.relu, self)
 
     def abs(self) -> Tensor:
-        """Elementwise absolute value; the gradient at 0 is 0, as in PyTorch."""
+        """Elementwise absolute value; the gradient at 0 is 0, as in PyTorch (``AbsBackward0``).
+
+        >>> symgrad.abs(symgrad.tensor([-1.5, 2.0]))
+        tensor([1.5000, 2.0000])
+        """
         return apply_op(ops.elementwise.abs, self)
 
     def sign(self) -> Tensor:
-        """Elementwise sign (-1, 0 or 1); its gradient is zero."""
+        """Elementwise sign (-1, 0 or 1); its gradient is zero (``SignBackward0``).
+
+        >>> symgrad.sign(symgrad.tensor([-2.0, 0.0, 3.0]))
+        tensor([-1.,  0.,  1.])
+        """
         return apply_op(ops.elementwise.sign, self)
 
     # ------------------------------------------------------------------ reductions
     def sum(self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *,
             dtype: dtypes.dtype | None = None, axis: int | Sequence[int] | None = None) -> Tensor:
-        """Sum of all elements, or over ``dim`` (an int or a tuple), keeping dims if asked."""
+        """Sum of all elements (``SumBackward0``), or over ``dim`` (an int or a tuple), keeping the
+        summed dims with size 1 if ``keepdim`` (``SumBackward1``); bools and ints sum as int64.
+
+        >>> x = symgrad.tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> x.sum()
+        tensor(10.)
+        >>> symgrad.sum(x, dim=1, keepdim=True)
+        tensor([[3.],
+                [7.]])
+        """
         return self._reduce(ops.reduction.sum, "sum", axis if dim is None else dim, keepdim,
                             self._cast(dtype) if dtype is not None else self)
 
@@ -1030,7 +1474,15 @@ class Tensor:
     def mean(self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *,
              dtype: dtypes.dtype | None = None, axis: int | Sequence[int] | None = None
              ) -> Tensor:
-        """Mean of all elements, or over ``dim``; floating-point tensors only."""
+        """Mean of all elements, or over ``dim``; floating-point tensors only (``MeanBackward0`` /
+        ``MeanBackward1``).
+
+        >>> x = symgrad.tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> x.mean()
+        tensor(2.5000)
+        >>> symgrad.mean(x, dim=0)
+        tensor([2., 3.])
+        """
         source = self._cast(dtype) if dtype is not None else self
         if not source.is_floating_point():
             raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
@@ -1041,7 +1493,14 @@ class Tensor:
 
     # ------------------------------------------------------------------ linear algebra
     def matmul(self, other: Tensor) -> Tensor:
-        """Matrix product with numpy/PyTorch rank rules (1-D, 2-D, batched, broadcast)."""
+        """Matrix product with numpy/PyTorch rank rules (1-D, 2-D, batched, broadcast), also
+        written ``a @ b`` (``MmBackward0``, ``MvBackward0``, ``DotBackward0`` ... as PyTorch names
+        them).
+
+        >>> a = symgrad.tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> symgrad.matmul(a, symgrad.tensor([1.0, 1.0]))
+        tensor([3., 7.])
+        """
         if not isinstance(other, Tensor):
             raise TypeError(f"matmul(): argument 'other' must be Tensor, not "
                             f"{type(other).__name__}")
@@ -1059,21 +1518,36 @@ class Tensor:
         return apply_op(ops.linalg.matmul, self, other)
 
     def mm(self, other: Tensor) -> Tensor:
-        """Product of two 2-D matrices."""
+        """Product of two 2-D matrices.
+
+        >>> a = symgrad.tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> symgrad.mm(a, symgrad.eye(2))
+        tensor([[1., 2.],
+                [3., 4.]])
+        """
         for name, t in (("self", self), ("mat2", other)):
             if t.dim() != 2:
                 raise RuntimeError(f"{name} must be a matrix")
         return self.matmul(other)
 
     def mv(self, vec: Tensor) -> Tensor:
-        """Product of a 2-D matrix and a 1-D vector."""
+        """Product of a 2-D matrix and a 1-D vector.
+
+        >>> a = symgrad.tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> symgrad.mv(a, symgrad.tensor([1.0, -1.0]))
+        tensor([-1., -1.])
+        """
         if self.dim() != 2 or vec.dim() != 1:
             raise RuntimeError("vector + matrix @ vector expected, got "
                                f"1, {self.dim()}, {vec.dim()}")
         return self.matmul(vec)
 
     def dot(self, other: Tensor) -> Tensor:
-        """Inner product of two 1-D tensors."""
+        """Inner product of two 1-D tensors.
+
+        >>> symgrad.dot(symgrad.tensor([1.0, 2.0]), symgrad.tensor([3.0, 4.0]))
+        tensor(11.)
+        """
         if self.dim() != 1 or other.dim() != 1:
             raise RuntimeError("1D tensors expected, but got "
                                f"{self.dim()}D and {other.dim()}D tensors")
@@ -1081,13 +1555,25 @@ class Tensor:
 
     # ------------------------------------------------------------------ shape
     def reshape(self, *shape: Any) -> Tensor:
-        """The same elements in a new shape (one dim may be -1)."""
+        """The same elements in a new shape (one dim may be -1); a view when the layout allows.
+
+        >>> x = symgrad.arange(6.0)
+        >>> symgrad.reshape(x, (2, -1))
+        tensor([[0., 1., 2.],
+                [3., 4., 5.]])
+        """
         target = _infer_shape(_shape_arg(shape), self._value.size)
         return apply_op(ops.shape.reshape, self, shape=target)
 
     def view(self, *shape: Any) -> Tensor:
         """The same storage seen with a new shape; fails where a copy would be needed
-        (after a transpose, say), exactly where PyTorch's ``view`` fails."""
+        (after a transpose, say), exactly where PyTorch's ``view`` fails.
+
+        >>> symgrad.arange(6.0).view(3, 2)
+        tensor([[0., 1.],
+                [2., 3.],
+                [4., 5.]])
+        """
         if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
             raise NotImplementedError("view(dtype) is not supported by symgrad")
         target = _infer_shape(_shape_arg(shape), self._value.size)
@@ -1101,15 +1587,30 @@ class Tensor:
         return apply_op(ops.shape.reshape, self, shape=target)
 
     def reshape_as(self, other: Tensor) -> Tensor:
-        """Reshape to ``other``'s shape."""
+        """Reshape to ``other``'s shape.
+
+        >>> symgrad.arange(4.0).reshape_as(symgrad.zeros(2, 2))
+        tensor([[0., 1.],
+                [2., 3.]])
+        """
         return self.reshape(other.shape)
 
     def view_as(self, other: Tensor) -> Tensor:
-        """View with ``other``'s shape."""
+        """View with ``other``'s shape.
+
+        >>> symgrad.arange(4.0).view_as(symgrad.zeros(2, 2))
+        tensor([[0., 1.],
+                [2., 3.]])
+        """
         return self.reshape(other.shape)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-        """Merge dims ``start_dim..end_dim`` into one."""
+        """Merge dims ``start_dim .. end_dim`` into one.
+
+        >>> x = symgrad.zeros(2, 3, 4)
+        >>> x.flatten().shape, symgrad.flatten(x, 1).shape
+        (symgrad.Size([24]), symgrad.Size([2, 12]))
+        """
         shape = self._value.shape
         if not shape:
             return self.reshape(1)
@@ -1121,14 +1622,25 @@ class Tensor:
         return self.reshape(*shape[:start], -1, *shape[end + 1:])
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
-        """Swap two dims."""
+        """Swap dims ``dim0`` and ``dim1`` (a view, ``TransposeBackward0``).
+
+        >>> x = symgrad.tensor([[1.0, 2.0, 3.0]])
+        >>> symgrad.transpose(x, 0, 1)
+        tensor([[1.],
+                [2.],
+                [3.]])
+        """
         n = self._value.ndim
         return apply_op(ops.shape.transpose, self, dim0=_dim(dim0, n), dim1=_dim(dim1, n))
 
-    swapaxes = transpose
+    swapaxes = _docs.alias(transpose, "swapaxes")
 
     def permute(self, *dims: Any) -> Tensor:
-        """Reorder the dims."""
+        """Reorder the dims: dim ``i`` of the result is dim ``dims[i]`` of this tensor (a view).
+
+        >>> symgrad.zeros(2, 3, 4).permute(2, 0, 1).shape
+        symgrad.Size([4, 2, 3])
+        """
         order = tuple(_dim(d, self._value.ndim) for d in _shape_arg(dims))
         if len(order) == self._value.ndim and len(set(order)) != len(order):
             raise RuntimeError("permute(): duplicate dims are not allowed.")
@@ -1140,7 +1652,12 @@ class Tensor:
         return apply_op(ops.shape.permute, self, dims=order)
 
     def t(self) -> Tensor:
-        """Transpose a tensor of at most 2 dims."""
+        """Transpose a tensor of at most 2 dims (``TBackward0``).
+
+        >>> symgrad.tensor([[1.0, 2.0], [3.0, 4.0]]).t()
+        tensor([[1., 3.],
+                [2., 4.]])
+        """
         if self._value.ndim > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
                                f"{self._value.ndim}D")
@@ -1148,7 +1665,12 @@ class Tensor:
 
     @property
     def T(self) -> Tensor:  # noqa: N802 - PyTorch's name
-        """All dims reversed (``PermuteBackward0``)."""
+        """All dims reversed (``PermuteBackward0``; deprecated in PyTorch beyond 2 dims).
+
+        >>> symgrad.tensor([[1.0, 2.0]]).T
+        tensor([[1.],
+                [2.]])
+        """
         if self._value.ndim == 0:
             warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity "
                           "in these cases.", UserWarning, stacklevel=2)
@@ -1162,18 +1684,32 @@ class Tensor:
 
     @property
     def mT(self) -> Tensor:  # noqa: N802 - PyTorch's name
-        """The last two dims swapped."""
+        """The last two dims swapped (batches of matrices transposed).
+
+        >>> symgrad.zeros(5, 2, 3).mT.shape
+        symgrad.Size([5, 3, 2])
+        """
         if self._value.ndim < 2:
             raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
                                f"Got {self._value.ndim}-D tensor.")
         return self.transpose(-2, -1)
 
     def unsqueeze(self, dim: int) -> Tensor:
-        """Insert a dim of size 1 at ``dim``."""
+        """Insert a dim of size 1 at ``dim`` (negative counts from the end of the result).
+
+        >>> x = symgrad.tensor([1.0, 2.0])
+        >>> x.unsqueeze(0).shape, x.unsqueeze(-1).shape
+        (symgrad.Size([1, 2]), symgrad.Size([2, 1]))
+        """
         return apply_op(ops.shape.unsqueeze, self, dim=_dim(dim, self._value.ndim + 1))
 
     def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor:
-        """Remove dims of size 1 (all, or the given ones when they have size 1)."""
+        """Remove dims of size 1 (all, or those among ``dim`` that have size 1).
+
+        >>> x = symgrad.zeros(1, 2, 1)
+        >>> x.squeeze().shape, x.squeeze(0).shape
+        (symgrad.Size([2]), symgrad.Size([2, 1]))
+        """
         if dim is None:
             return apply_op(ops.shape.squeeze, self)
         dims = _dims(dim, self._value.ndim) if not isinstance(dim, Sequence) or dim else ()
@@ -1181,7 +1717,12 @@ class Tensor:
         return apply_op(ops.shape.squeeze, self, dim=dims)
 
     def expand(self, *sizes: Any) -> Tensor:
-        """Broadcast to a larger shape without copying (-1 keeps a size)."""
+        """Broadcast to a larger shape without copying (-1 keeps a size; ``ExpandBackward0``).
+
+        >>> symgrad.tensor([[1.0], [2.0]]).expand(-1, 3)
+        tensor([[1., 1., 1.],
+                [2., 2., 2.]])
+        """
         target = _shape_arg(sizes)
         shape = self._value.shape
         if len(target) < len(shape):
@@ -1192,11 +1733,21 @@ class Tensor:
         return apply_op(ops.shape.expand, self, shape=_expanded_shape(shape, target))
 
     def expand_as(self, other: Tensor) -> Tensor:
-        """Expand to ``other``'s shape."""
+        """Expand to ``other``'s shape.
+
+        >>> symgrad.tensor([1.0, 2.0]).expand_as(symgrad.zeros(2, 2))
+        tensor([[1., 2.],
+                [1., 2.]])
+        """
         return self.expand(other.shape)
 
     def broadcast_to(self, shape: Sequence[int]) -> Tensor:
-        """Same as :meth:`expand`."""
+        """Same as :meth:`expand`.
+
+        >>> symgrad.broadcast_to(symgrad.tensor([1.0, 2.0]), (2, 2))
+        tensor([[1., 2.],
+                [1., 2.]])
+        """
         return self.expand(tuple(shape))
 
     def __getitem__(self, key: Any) -> Tensor:
@@ -1233,6 +1784,7 @@ class Tensor:
             raise IndexError(str(error).replace("axis", "dimension")) from None
 
     # ------------------------------------------------------------------ in-place
+    @_docs.inplace_of(add)
     def add_(self, other: Any, *, alpha: float = 1) -> Tensor:
         """In-place ``self += alpha * other``."""
         other = _operand(other, strict=True)
@@ -1240,6 +1792,7 @@ class Tensor:
             return apply_inplace(ops.elementwise.add, self, other, alpha=alpha)
         return apply_inplace(ops.elementwise.add, self, other)
 
+    @_docs.inplace_of(sub)
     def sub_(self, other: Any, *, alpha: float = 1) -> Tensor:
         """In-place ``self -= alpha * other``."""
         _check_not_bool_sub(self, other)
@@ -1248,14 +1801,17 @@ class Tensor:
             return apply_inplace(ops.elementwise.sub, self, other, alpha=alpha)
         return apply_inplace(ops.elementwise.sub, self, other)
 
+    @_docs.inplace_of(mul)
     def mul_(self, other: Any) -> Tensor:
         """In-place ``self *= other``."""
         return apply_inplace(ops.elementwise.mul, self, _operand(other, strict=True))
 
+    @_docs.inplace_of(div)
     def div_(self, other: Any) -> Tensor:
         """In-place ``self /= other``."""
         return apply_inplace(ops.elementwise.div, self, _operand(other, strict=True))
 
+    @_docs.inplace_of(pow)
     def pow_(self, exponent: Any) -> Tensor:
         """In-place ``self **= exponent`` for a Python number exponent."""
         if isinstance(exponent, Tensor):
@@ -1263,15 +1819,33 @@ class Tensor:
         return apply_inplace(ops.elementwise.pow_scalar, self, exponent=_scalar(exponent))
 
     def zero_(self) -> Tensor:
-        """Fill with zeros in place."""
+        """Fill with zeros in place.
+
+        >>> x = symgrad.tensor([1.0, 2.0])
+        >>> x.zero_()
+        tensor([0., 0.])
+        >>> x
+        tensor([0., 0.])
+        """
         return apply_inplace(ops.elementwise.zero, self)
 
     def fill_(self, value: Any) -> Tensor:
-        """Fill with ``value`` in place."""
+        """Fill with ``value`` in place.
+
+        >>> x = symgrad.zeros(3)
+        >>> x.fill_(2.5)
+        tensor([2.5000, 2.5000, 2.5000])
+        """
         return apply_inplace(ops.elementwise.fill, self, value=_scalar(value))
 
     def copy_(self, src: Tensor) -> Tensor:
-        """Copy ``src``'s values (broadcast, converted) into self in place."""
+        """Copy ``src``'s values (broadcast, converted to this dtype) into self in place.
+
+        >>> x = symgrad.zeros(2, 2)
+        >>> x.copy_(symgrad.tensor([1, 2]))
+        tensor([[1., 2.],
+                [1., 2.]])
+        """
         if not isinstance(src, Tensor):
             raise TypeError("copy_(): argument 'other' (position 1) must be Tensor, not "
                             f"{type(src).__name__}")
@@ -1293,25 +1867,54 @@ class Tensor:
         return self
 
     def unsqueeze_(self, dim: int) -> Tensor:
-        """Insert a dim of size 1 in place."""
+        """In-place version of :meth:`unsqueeze`: insert a dim of size 1 at ``dim``.
+
+        >>> x = symgrad.tensor([1.0, 2.0])
+        >>> x.unsqueeze_(0)
+        tensor([[1., 2.]])
+        >>> x.shape
+        symgrad.Size([1, 2])
+        """
         return self._reshape_(ops.shape.unsqueeze, "UnsqueezeBackward1",
                               dim=_dim(dim, self._value.ndim + 1))
 
     def squeeze_(self, dim: int | None = None) -> Tensor:
-        """Remove dims of size 1 in place."""
+        """In-place version of :meth:`squeeze`: remove dims of size 1.
+
+        >>> x = symgrad.zeros(1, 2, 1)
+        >>> x.squeeze_().shape
+        symgrad.Size([2])
+        >>> x.shape
+        symgrad.Size([2])
+        """
         if dim is None:
             return self._reshape_(ops.shape.squeeze, "SqueezeBackward3")
         dims = tuple(d for d in _dims(dim, self._value.ndim) if self._value.shape[d] == 1)
         return self._reshape_(ops.shape.squeeze, "SqueezeBackward4", dim=dims)
 
     def transpose_(self, dim0: int, dim1: int) -> Tensor:
-        """Swap two dims in place."""
+        """In-place version of :meth:`transpose`: swap two dims.
+
+        >>> x = symgrad.zeros(2, 3)
+        >>> x.transpose_(0, 1).shape
+        symgrad.Size([3, 2])
+        >>> x.shape
+        symgrad.Size([3, 2])
+        """
         n = self._value.ndim
         return self._reshape_(ops.shape.transpose, "TransposeBackward1", dim0=_dim(dim0, n),
                               dim1=_dim(dim1, n))
 
     def t_(self) -> Tensor:
-        """Transpose a tensor of at most 2 dims in place."""
+        """In-place version of :meth:`t`: transpose a tensor of at most 2 dims.
+
+        >>> x = symgrad.tensor([[1.0, 2.0]])
+        >>> x.t_()
+        tensor([[1.],
+                [2.]])
+        >>> x.shape
+        symgrad.Size([2, 1])
+        """
         if self._value.ndim > 2:
             raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is "
                                f"{self._value.ndim}D")
@@ -1320,60 +1923,78 @@ class Tensor:
     def _unary_(self, op: ops.Op) -> Tensor:
         return apply_inplace(op, self)
 
+    @_docs.inplace_of(neg)
     def neg_(self) -> Tensor:
         """In-place ``-self``."""
         return self._unary_(ops.elementwise.neg)
 
+    @_docs.inplace_of(exp)
     def exp_(self) -> Tensor:
         """In-place exp."""
         return self._unary_(ops.elementwise.exp)
 
+    @_docs.inplace_of(log)
     def log_(self) -> Tensor:
         """In-place natural logarithm."""
         return self._unary_(ops.elementwise.log)
 
+    @_docs.inplace_of(sqrt)
     def sqrt_(self) -> Tensor:
         """In-place square root."""
         return self._unary_(ops.elementwise.sqrt)
 
+    @_docs.inplace_of(sin)
     def sin_(self) -> Tensor:
         """In-place sine."""
         return self._unary_(ops.elementwise.sin)
 
+    @_docs.inplace_of(cos)
     def cos_(self) -> Tensor:
         """In-place cosine."""
         return self._unary_(ops.elementwise.cos)
 
+    @_docs.inplace_of(tanh)
     def tanh_(self) -> Tensor:
         """In-place hyperbolic tangent."""
         return self._unary_(ops.elementwise.tanh)
 
+    @_docs.inplace_of(sigmoid)
     def sigmoid_(self) -> Tensor:
         """In-place logistic function."""
         return self._unary_(ops.elementwise.sigmoid)
 
+    @_docs.inplace_of(relu)
     def relu_(self) -> Tensor:
         """In-place max(x, 0)."""
         return self._unary_(ops.elementwise.relu)
 
+    @_docs.inplace_of(abs)
     def abs_(self) -> Tensor:
         """In-place absolute value."""
         return self._unary_(ops.elementwise.abs)
 
+    @_docs.inplace_of(sign)
     def sign_(self) -> Tensor:
         """In-place sign."""
         return self._unary_(ops.elementwise.sign)
 
+    @_docs.inplace_of(reciprocal)
     def reciprocal_(self) -> Tensor:
         """In-place ``1 / self``."""
         return self._unary_(ops.elementwise.reciprocal)
 
+    @_docs.inplace_of(square)
     def square_(self) -> Tensor:
         """In-place ``self ** 2``."""
         return self.pow_(2)
 
     def where(self, condition: Tensor, other: Any) -> Tensor:
-        """``self`` where ``condition`` holds, else ``other`` (see ``symgrad.where``)."""
+        """``self`` where ``condition`` holds, else ``other`` (see :func:`symgrad.where`).
+
+        >>> x = symgrad.tensor([-1.0, 2.0])
+        >>> x.where(x > 0, 0.0)
+        tensor([0., 2.])
+        """
         from symgrad import where
 
         return where(condition, self, other)

@@ -330,3 +330,11 @@ def test_name_keyword_and_attribute():
     assert t.ones(2, name="x").name == "x" and t.ones(2).name is None
     with pytest.raises(TypeError):
         w.name = 3
+
+
+@pytest.mark.parametrize("value", [None, [1.0, 2.0], 3.0])
+def test_setting_data_to_a_non_tensor_raises_pytorchs_type_error(value):
+    a = t.ones(2)
+    with pytest.raises(TypeError, match="^Variable data has to be a tensor, but got "):
+        a.data = value
+    assert a.tolist() == [1.0, 1.0]  # unchanged

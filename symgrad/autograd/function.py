@@ -55,10 +55,25 @@ class Slot:
 
 
 class FunctionCtx:
-    """The ``ctx`` passed to a Function's ``forward`` and ``backward``.
+    """The ``ctx`` passed to a Function's ``forward`` and ``backward`` (PyTorch's
+    ``torch.autograd.function.FunctionCtx``).
 
     Besides the methods below it takes any attribute (``ctx.k = k`` in forward, read back in
-    backward); ``y.grad_fn`` shows them too, as in PyTorch.
+    backward); ``y.grad_fn`` shows them too, as in PyTorch. ``ctx.needs_input_grad`` tells, per
+    forward argument, whether it needs a gradient.
+
+    >>> class Scale(symgrad.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x, k):
+    ...         ctx.k = k
+    ...         return x * k
+    ...     @staticmethod
+    ...     def backward(ctx, grad):
+    ...         return grad * ctx.k, None
+    >>> x = symgrad.ones(2, requires_grad=True)
+    >>> y = Scale.apply(x, 3.0)
+    >>> y.grad_fn.k, y.grad_fn.needs_input_grad
+    (3.0, (True, False))
     """
 
     def __init__(self) -> None:
@@ -73,7 +88,21 @@ class FunctionCtx:
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
         """Keep tensors (inputs, outputs or intermediates) for backward, where
-        ``ctx.saved_tensors`` returns them after checking they were not changed in place."""
+        ``ctx.saved_tensors`` returns them after checking they were not changed in place.
+
+        >>> class Cube(symgrad.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         ctx.save_for_backward(x)
+        ...         return x ** 3
+        ...     @staticmethod
+        ...     def backward(ctx, grad):
+        ...         x, = ctx.saved_tensors
+        ...         return 3 * x ** 2 * grad
+        >>> x = symgrad.tensor([1.0, 2.0], requires_grad=True)
+        >>> Cube.apply(x).sum().backward(); x.grad
+        tensor([ 3., 12.])
+        """
         for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, Tensor):
                 raise TypeError("save_for_backward can only save variables, but argument "
@@ -83,7 +112,23 @@ class FunctionCtx:
     @property
     def saved_tensors(self) -> tuple[Tensor | None, ...]:
         """The tensors given to ``save_for_backward``; raises PyTorch's error when one was
-        modified in place since, or when a backward without ``retain_graph`` freed them."""
+        modified in place since, or when a backward without ``retain_graph`` freed them.
+
+        >>> class Exp(symgrad.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         y = x.exp()
+        ...         ctx.save_for_backward(y)
+        ...         return y
+        ...     @staticmethod
+        ...     def backward(ctx, grad):
+        ...         y, = ctx.saved_tensors
+        ...         return grad * y
+        >>> x = symgrad.zeros(1, requires_grad=True)
+        >>> y = Exp.apply(x)
+        >>> y.grad_fn.saved_tensors
+        (tensor([1.], grad_fn=<ExpBackward>),)
+        """
         from symgrad.autograd import engine
 
         if self._saved is None:
@@ -110,17 +155,65 @@ class FunctionCtx:
 
     def mark_dirty(self, *tensors: Tensor) -> None:
         """Declare the inputs that forward modified in place (and returns): they become
-        outputs of this Function, their version bumped, as in PyTorch."""
+        outputs of this Function, their version bumped, as in PyTorch.
+
+        >>> class AddOne_(symgrad.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         x.add_(1)
+        ...         ctx.mark_dirty(x)
+        ...         return x
+        ...     @staticmethod
+        ...     def backward(ctx, grad):
+        ...         return grad
+        >>> a = symgrad.zeros(2, requires_grad=True)
+        >>> b = a * 2
+        >>> AddOne_.apply(b)
+        tensor([1., 1.], grad_fn=<AddOne_Backward>)
+        >>> b.sum().backward(); a.grad
+        tensor([2., 2.])
+        """
         self._dirty = tensors
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
         """Declare outputs that get no gradient (they do not require grad; backward receives
-        zeros for them, or None after ``set_materialize_grads(False)``)."""
+        zeros for them, or None after ``set_materialize_grads(False)``).
+
+        >>> class Sorted(symgrad.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         order = symgrad.tensor(x.detach().numpy().argsort())
+        ...         ctx.mark_non_differentiable(order)
+        ...         ctx.order = order
+        ...         return x[order], order
+        ...     @staticmethod
+        ...     def backward(ctx, grad, _):
+        ...         out = symgrad.zeros_like(grad)
+        ...         out[ctx.order] = grad
+        ...         return out
+        >>> values, order = Sorted.apply(symgrad.tensor([3.0, 1.0, 2.0], requires_grad=True))
+        >>> order, order.requires_grad
+        (tensor([1, 2, 0]), False)
+        """
         self._non_differentiable = tensors
 
     def set_materialize_grads(self, value: bool) -> None:
         """Whether backward receives zeros (True, the default) or None for outputs without a
-        gradient."""
+        gradient.
+
+        >>> class Both(symgrad.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         ctx.set_materialize_grads(False)
+        ...         return x * 1, x * 2
+        ...     @staticmethod
+        ...     def backward(ctx, g1, g2):
+        ...         return g1 if g2 is None else g1 + 2 * g2
+        >>> x = symgrad.ones(1, requires_grad=True)
+        >>> a, b = Both.apply(x)
+        >>> a.sum().backward(); x.grad
+        tensor([1.])
+        """
         self.materialize_grads = bool(value)
 
 
@@ -193,9 +286,13 @@ _output_op = Op("function_output", "FunctionOutputBackward", _select, (_select_v
 
 
 class Function:
-    """Base class of custom differentiable operations.
+    """Base class of custom differentiable operations (PyTorch's ``torch.autograd.Function``).
 
-    >>> class Square(Function):
+    Subclass it with static ``forward`` and ``backward`` methods and call it with
+    :meth:`apply`; the recorded node is named after the class (``SquareBackward``) and the
+    symbolic side lowers it through its forward.
+
+    >>> class Square(symgrad.autograd.Function):
     ...     @staticmethod
     ...     def forward(ctx, x):
     ...         ctx.save_for_backward(x)
@@ -231,19 +328,64 @@ class Function:
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
-        """Compute the outputs from the inputs (grad is disabled here)."""
+        """Compute the outputs from the inputs (grad is disabled here); override it as a
+        staticmethod taking ``ctx`` first (or not, with :meth:`setup_context`).
+
+        >>> class Double(symgrad.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         return x * 2
+        ...     @staticmethod
+        ...     def backward(ctx, grad):
+        ...         return grad * 2
+        >>> Double.apply(symgrad.tensor([1.0, 2.0], requires_grad=True))
+        tensor([2., 4.], grad_fn=<DoubleBackward>)
+        """
         raise NotImplementedError("You must implement the forward function for custom "
                                   "autograd.Function.")
 
     @staticmethod
     def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
         """PyTorch 2's alternative to a ``ctx`` argument of forward: fill ctx from the inputs
-        and the output (overridden, it makes ``forward`` take no ctx)."""
+        and the output (overridden, it makes ``forward`` take no ctx).
+
+        >>> class Sin(symgrad.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(x):
+        ...         return x.sin()
+        ...     @staticmethod
+        ...     def setup_context(ctx, inputs, output):
+        ...         x, = inputs
+        ...         ctx.save_for_backward(x)
+        ...     @staticmethod
+        ...     def backward(ctx, grad):
+        ...         x, = ctx.saved_tensors
+        ...         return grad * x.cos()
+        >>> x = symgrad.zeros(2, requires_grad=True)
+        >>> Sin.apply(x).sum().backward(); x.grad
+        tensor([1., 1.])
+        """
         raise NotImplementedError("setup_context is not implemented.")
 
     @staticmethod
     def backward(ctx: Any, *grad_outputs: Any) -> Any:
-        """One gradient (or None) per forward argument, from one per forward output."""
+        """One gradient (or None) per forward argument, from one per forward output (``vjp`` is
+        the same method).
+
+        >>> class Mul(symgrad.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, a, b):
+        ...         ctx.save_for_backward(a, b)
+        ...         return a * b
+        ...     @staticmethod
+        ...     def backward(ctx, grad):
+        ...         a, b = ctx.saved_tensors
+        ...         return grad * b, grad * a
+        >>> a = symgrad.tensor([2.0], requires_grad=True)
+        >>> b = symgrad.tensor([5.0], requires_grad=True)
+        >>> Mul.apply(a, b).backward(); a.grad, b.grad
+        (tensor([5.]), tensor([2.]))
+        """
         raise NotImplementedError("You must implement either the backward or vjp method for "
                                   "your custom autograd.Function to use it with backward mode "
                                   "AD.")
@@ -253,7 +395,25 @@ class Function:
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run ``forward`` on the arguments (tensors and anything else) and, when an input
-        tensor requires grad, record the call so that backward calls ``backward``."""
+        tensor requires grad, record the call so that backward calls ``backward``.
+
+        >>> class Clip(symgrad.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x, limit):
+        ...         ctx.save_for_backward(x)
+        ...         ctx.limit = limit
+        ...         return x.clamp(-limit, limit)
+        ...     @staticmethod
+        ...     def backward(ctx, grad):
+        ...         x, = ctx.saved_tensors
+        ...         return grad * (x.abs() <= ctx.limit), None
+        >>> x = symgrad.tensor([-3.0, 0.5, 3.0], requires_grad=True)
+        >>> y = Clip.apply(x, 1.0)
+        >>> y
+        tensor([-1.0000,  0.5000,  1.0000], grad_fn=<ClipBackward>)
+        >>> y.sum().backward(); x.grad
+        tensor([0., 1., 0.])
+        """
         setup = _overrides(cls, "setup_context")
         if setup:
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)

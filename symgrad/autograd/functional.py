@@ -183,7 +183,7 @@ def vjp(func: Callable[..., Tensors], inputs: Tensors, v: Tensors | None = None,
     """``(func(*inputs), vᵀ J)``: the vector-Jacobian product at ``inputs``.
 
     >>> x = symgrad.tensor([1.0, 2.0])
-    >>> vjp(lambda x: x ** 2, x, symgrad.ones(2))
+    >>> symgrad.autograd.functional.vjp(lambda x: x ** 2, x, symgrad.ones(2))
     (tensor([1., 4.]), tensor([2., 4.]))
     """
     with enable_grad():
@@ -206,7 +206,7 @@ def jvp(func: Callable[..., Tensors], inputs: Tensors, v: Tensors | None = None,
     double-backward trick).
 
     >>> x = symgrad.tensor([1.0, 2.0])
-    >>> jvp(lambda x: x ** 2, x, symgrad.ones(2))
+    >>> symgrad.autograd.functional.jvp(lambda x: x ** 2, x, symgrad.ones(2))
     (tensor([1., 4.]), tensor([2., 4.]))
     """
     with enable_grad():
@@ -247,7 +247,7 @@ def jacobian(func: Callable[..., Tensors], inputs: Tensors, create_graph: bool =
     the outputs are tuples). ``vectorize`` is ignored; ``strategy="forward-mode"`` gives the
     same values, computed in reverse mode.
 
-    >>> jacobian(lambda x: x ** 2, symgrad.tensor([1.0, 2.0]))
+    >>> symgrad.autograd.functional.jacobian(lambda x: x ** 2, symgrad.tensor([1.0, 2.0]))
     tensor([[2., 0.],
             [0., 4.]])
     """
@@ -298,7 +298,7 @@ def hessian(func: Callable[..., Tensor], inputs: Tensors, create_graph: bool = F
     """The Hessian of a function returning one element: for inputs ``i`` and ``j`` a tensor
     of shape ``inputs[i].shape + inputs[j].shape`` (a tuple of tuples when ``inputs`` is one).
 
-    >>> hessian(lambda x: (x ** 3).sum(), symgrad.tensor([1.0, 2.0]))
+    >>> symgrad.autograd.functional.hessian(lambda x: (x ** 3).sum(), symgrad.tensor([1.0, 2.0]))
     tensor([[ 6.,  0.],
             [ 0., 12.]])
     """
@@ -326,7 +326,8 @@ def vhp(func: Callable[..., Tensor], inputs: Tensors, v: Tensors | None = None,
         create_graph: bool = False, strict: bool = False) -> tuple[Tensor, Tensors]:
     """``(func(*inputs), vᵀ H)`` for a function returning one element.
 
-    >>> vhp(lambda x: (x ** 3).sum(), symgrad.tensor([1.0, 2.0]), symgrad.ones(2))
+    >>> f = lambda x: (x ** 3).sum()
+    >>> symgrad.autograd.functional.vhp(f, symgrad.tensor([1.0, 2.0]), symgrad.ones(2))
     (tensor(9.), tensor([ 6., 12.]))
     """
     return _hessian_product(func, inputs, v, create_graph, strict, "vhp")
@@ -337,7 +338,8 @@ def hvp(func: Callable[..., Tensor], inputs: Tensors, v: Tensors | None = None,
     """``(func(*inputs), H v)`` for a function returning one element (the double-backward
     trick; equal to ``vhp`` when the function is twice continuously differentiable).
 
-    >>> hvp(lambda x: (x ** 3).sum(), symgrad.tensor([1.0, 2.0]), symgrad.ones(2))
+    >>> f = lambda x: (x ** 3).sum()
+    >>> symgrad.autograd.functional.hvp(f, symgrad.tensor([1.0, 2.0]), symgrad.ones(2))
     (tensor(9.), tensor([ 6., 12.]))
     """
     return _hessian_product(func, inputs, v, create_graph, strict, "hvp")

@@ -19,7 +19,14 @@ _mode = _Mode()
 
 
 def is_grad_enabled() -> bool:
-    """Whether operations on tensors that require grad are recorded in this thread."""
+    """Whether operations on tensors that require grad are recorded in this thread.
+
+    >>> symgrad.is_grad_enabled()
+    True
+    >>> with symgrad.no_grad():
+    ...     symgrad.is_grad_enabled()
+    False
+    """
     return _mode.enabled
 
 
@@ -68,7 +75,15 @@ class no_grad(_GradModeContext):  # noqa: N801 - PyTorch's name
 
 
 class enable_grad(_GradModeContext):  # noqa: N801 - PyTorch's name
-    """Re-enable graph recording (inside ``no_grad``) for a block or a decorated function."""
+    """Re-enable graph recording (inside ``no_grad``) for a block or a decorated function.
+
+    >>> x = symgrad.ones(2, requires_grad=True)
+    >>> with symgrad.no_grad():
+    ...     with symgrad.enable_grad():
+    ...         y = x * 2
+    >>> y.requires_grad
+    True
+    """
 
     _target = True
 
@@ -106,7 +121,14 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801 - PyTorch's name
 
 class inference_mode(_GradModeContext):  # noqa: N801 - PyTorch's name
     """Like ``no_grad`` (symgrad has no separate inference tensors); ``inference_mode(False)``
-    leaves the mode as it is."""
+    leaves the mode as it is.
+
+    >>> x = symgrad.ones(2, requires_grad=True)
+    >>> with symgrad.inference_mode():
+    ...     y = x * 2
+    >>> y.requires_grad
+    False
+    """
 
     def __new__(cls, mode: Any = True) -> Any:
         self = object.__new__(cls)
@@ -141,5 +163,12 @@ class inference_mode(_GradModeContext):  # noqa: N801 - PyTorch's name
 
 
 def is_inference_mode_enabled() -> bool:
-    """Whether an ``inference_mode`` block is active in this thread."""
+    """Whether an ``inference_mode`` block is active in this thread.
+
+    >>> with symgrad.inference_mode():
+    ...     symgrad.is_inference_mode_enabled()
+    True
+    >>> symgrad.is_inference_mode_enabled()
+    False
+    """
     return _mode.inference

@@ -209,7 +209,7 @@ def gradcheck(
     False when ``raise_exception=False``.
 
     >>> x = symgrad.tensor([1.0, 2.0], dtype=symgrad.float64, requires_grad=True)
-    >>> gradcheck(lambda x: (x ** 3).sum(), (x,))
+    >>> symgrad.autograd.gradcheck(lambda x: (x ** 3).sum(), (x,))
     True
     """
     if not (check_forward_ad or check_backward_ad):
@@ -256,7 +256,7 @@ def gradgradcheck(
     the cotangents are random in [-1, 1).
 
     >>> x = symgrad.tensor([1.0, 2.0], dtype=symgrad.float64, requires_grad=True)
-    >>> gradgradcheck(lambda x: x ** 3, (x,))
+    >>> symgrad.autograd.gradgradcheck(lambda x: x ** 3, (x,))
     True
     """
     from symgrad.autograd.api import grad

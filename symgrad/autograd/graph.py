@@ -29,7 +29,15 @@ class Version:
 
 
 class RemovableHandle:
-    """Returned by ``register_hook``: ``handle.remove()`` unregisters the hook."""
+    """Returned by ``register_hook``: ``handle.remove()`` unregisters the hook (also a context
+    manager that removes it on exit).
+
+    >>> x = symgrad.ones(2, requires_grad=True)
+    >>> with x.register_hook(lambda g: g * 10):
+    ...     (x * 1).sum().backward()
+    >>> x.grad
+    tensor([10., 10.])
+    """
 
     _ids = itertools.count()
 
@@ -38,7 +46,14 @@ class RemovableHandle:
         self._hooks = hooks
 
     def remove(self) -> None:
-        """Unregister the hook (a second call does nothing)."""
+        """Unregister the hook (a second call does nothing).
+
+        >>> x = symgrad.ones(2, requires_grad=True)
+        >>> handle = x.register_hook(lambda g: g * 10)
+        >>> handle.remove()
+        >>> x.sum().backward(); x.grad
+        tensor([1., 1.])
+        """
         self._hooks.pop(self.id, None)
 
     def __enter__(self) -> RemovableHandle:
@@ -90,7 +105,16 @@ def _line_of(code: Any, lasti: int) -> int:
 
 
 class Node:
-    """A backward function: one recorded op application (``tensor.grad_fn``)."""
+    """A backward function: one recorded op application (``tensor.grad_fn``), PyTorch's
+    ``torch.autograd.graph.Node``. Its class name is PyTorch's node name.
+
+    >>> x = symgrad.ones(2, requires_grad=True)
+    >>> y = (x * 2).sum()
+    >>> y.grad_fn
+    <SumBackward0 object at 0x...>
+    >>> y.grad_fn.next_functions
+    ((<MulBackward0 object at 0x...>, 0),)
+    """
 
     # What every node sets lives in slots; what few nodes set overrides class-level defaults in
     # the instance __dict__, which Python allocates only when first written to.
@@ -150,13 +174,23 @@ class Node:
                 break
 
     def name(self) -> str:
-        """PyTorch's name of this node, e.g. ``'MulBackward0'``."""
+        """PyTorch's name of this node, e.g. ``'MulBackward0'``.
+
+        >>> (symgrad.ones(2, requires_grad=True) * 2).grad_fn.name()
+        'MulBackward0'
+        """
         return type(self).__name__
 
     @property
     def creation_site(self) -> tuple[str, int] | None:
         """Where the forward op that recorded this node was called: ``(filename, line)`` of the
-        first frame outside the symgrad package, or None if there was none."""
+        first frame outside the symgrad package, or None if there was none.
+
+        >>> x = symgrad.ones(2, requires_grad=True)
+        >>> filename, line = (x * 2).grad_fn.creation_site
+        >>> isinstance(filename, str) and isinstance(line, int)
+        True
+        """
         site = self.site
         if site is None:
             return None
@@ -170,6 +204,8 @@ class Node:
         >>> x = symgrad.ones(2, requires_grad=True)
         >>> (x * 2).grad_fn.created_at  # doctest: +SKIP
         '/home/me/script.py:2'
+        >>> isinstance((x * 2).grad_fn.created_at, str)
+        True
         """
         site = self.creation_site
         return None if site is None else f"{site[0]}:{site[1]}"
@@ -179,7 +215,13 @@ class Node:
         """A dict for the user's own annotations (as PyTorch's ``grad_fn.metadata``). In
         anomaly mode it holds the forward call's formatted stack under ``'traceback_'`` and,
         for a node created by a backward pass, the node whose backward made it under
-        ``'parent_'``."""
+        ``'parent_'``.
+
+        >>> y = symgrad.ones(2, requires_grad=True) * 2
+        >>> y.grad_fn.metadata["note"] = "scaling"
+        >>> y.grad_fn.metadata
+        {'note': 'scaling'}
+        """
         data = self.__dict__.get("_metadata")
         if data is None:
             data = self.__dict__["_metadata"] = {}
@@ -253,7 +295,14 @@ class Node:
 
     @property
     def next_functions(self) -> tuple[tuple[Node | AccumulateGrad | None, int], ...]:
-        """The nodes that receive this node's input gradients, as PyTorch lists them."""
+        """The nodes that receive this node's input gradients, as PyTorch lists them: pairs
+        ``(node, 0)``, with an :class:`AccumulateGrad` for a leaf and None for an input that
+        needs no gradient.
+
+        >>> x = symgrad.ones(2, requires_grad=True)
+        >>> (x * symgrad.ones(2)).grad_fn.next_functions
+        ((<AccumulateGrad object at 0x...>, 0), (None, 0))
+        """
         return tuple((_edge_function(target), 0)
                      for target, rule in zip(self.next, _rules(self.op, self.next),
                                              strict=True)
@@ -307,7 +356,16 @@ def leaf_hooks(tensor: Any) -> LeafHooks:
 
 
 class AccumulateGrad:
-    """The node that adds gradients into a leaf tensor's ``.grad``."""
+    """The node that adds gradients into a leaf tensor's ``.grad``; its ``variable`` is that
+    leaf.
+
+    >>> x = symgrad.ones(2, requires_grad=True)
+    >>> acc = (x * 2).grad_fn.next_functions[0][0]
+    >>> acc
+    <AccumulateGrad object at 0x...>
+    >>> acc.variable is x
+    True
+    """
 
     __slots__ = ("variable", "__weakref__")
 
@@ -318,16 +376,38 @@ class AccumulateGrad:
     creation_site = created_at = None  # no forward op
 
     def name(self) -> str:
-        """``'AccumulateGrad'``, as in PyTorch."""
-        return "AccumulateGrad"
+        """PyTorch's name of this node, ``'torch::autograd::AccumulateGrad'`` (its class is
+        ``AccumulateGrad``, as its repr shows).
+
+        >>> x = symgrad.ones(2, requires_grad=True)
+        >>> (x * 2).grad_fn.next_functions[0][0].name()
+        'torch::autograd::AccumulateGrad'
+        """
+        return "torch::autograd::AccumulateGrad"
 
     def register_prehook(self, hook: Callable[[tuple], tuple | None]) -> RemovableHandle:
         """Call ``hook(grad_outputs)`` before the gradient is accumulated (after the leaf's
-        tensor hooks); a returned tuple replaces it."""
+        tensor hooks); a returned tuple replaces it.
+
+        >>> x = symgrad.ones(2, requires_grad=True)
+        >>> y = x * 2
+        >>> acc = y.grad_fn.next_functions[0][0]
+        >>> _ = acc.register_prehook(lambda go: (go[0] + 1,))
+        >>> y.sum().backward(); x.grad
+        tensor([3., 3.])
+        """
         return _add_hook(leaf_hooks(self.variable).pre, hook)
 
     def register_hook(self, hook: Callable[[tuple, tuple], Any]) -> RemovableHandle:
-        """Call ``hook((), grad_outputs)`` after the gradient was accumulated into ``.grad``."""
+        """Call ``hook((), grad_outputs)`` after the gradient was accumulated into ``.grad``.
+
+        >>> x = symgrad.ones(2, requires_grad=True)
+        >>> y = x * 2
+        >>> acc = y.grad_fn.next_functions[0][0]
+        >>> _ = acc.register_hook(lambda gi, go: print(gi, go))
+        >>> y.sum().backward()
+        () (tensor([2., 2.]),)
+        """
         return _add_hook(leaf_hooks(self.variable).post, hook)
 
     def __repr__(self) -> str:

@@ -18,7 +18,7 @@ class Variable(metaclass=_VariableMeta):
     Since PyTorch 0.4 Variable and Tensor are one class; the result shares ``t``'s values and is
     a new leaf, exactly as ``torch.autograd.Variable`` behaves.
 
-    >>> type(Variable(symgrad.ones(3))) is symgrad.Tensor
+    >>> type(symgrad.autograd.Variable(symgrad.ones(3))) is symgrad.Tensor
     True
     """
 

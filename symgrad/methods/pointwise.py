@@ -58,7 +58,6 @@ def _pointwise(name: str, op: ops.Op, doc: str, aliases: tuple[str, ...] = (),
     function.__name__ = function.__qualname__ = name
     inplace.__name__ = inplace.__qualname__ = name + "_"
     function.__doc__ = doc
-    inplace.__doc__ = f"In-place :func:`{name}` (``x.{name}_()``)."
     example = example_ = None
     if unit_domain:
         example = lambda x: function(x / 10)  # noqa: E731

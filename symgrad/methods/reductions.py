@@ -41,7 +41,13 @@ def _return_type(name: str) -> type:
     return type(name, (base,), {
         "__slots__": (), "__repr__": __repr__, "__module__": __name__,
         "__qualname__": f"return_types.{name}",
-        "__doc__": f"What ``{name}(dim)`` returns: a tuple ``(values, indices)`` with names."})
+        "__doc__": f"""What ``{name}(dim)`` returns: a tuple ``(values, indices)`` with names
+    (PyTorch's ``torch.return_types.{name}``).
+
+    >>> values, indices = symgrad.tensor([[1.0, 3.0], [2.0, 0.0]]).{name}(dim=1)
+    >>> indices
+    tensor({[1, 0] if name == "max" else [0, 1]})
+    """})
 
 
 return_types = types.SimpleNamespace(max=_return_type("max"), min=_return_type("min"))

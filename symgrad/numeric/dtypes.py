@@ -6,7 +6,15 @@ import numpy as np
 
 
 class dtype:  # noqa: N801 - named like torch.dtype
-    """A tensor element type: ``symgrad.float32``, ``float64``, ``int64`` or ``bool``."""
+    """A tensor element type: ``symgrad.float32`` (alias ``float``), ``float64`` (``double``),
+    ``int64`` (``long``) or ``bool``, as PyTorch's ``torch.dtype``. Its ``is_floating_point``
+    attribute tells floating types apart.
+
+    >>> symgrad.float32, symgrad.float64.is_floating_point
+    (symgrad.float32, True)
+    >>> symgrad.tensor([1, 2], dtype=symgrad.float64)
+    tensor([1., 2.], dtype=symgrad.float64)
+    """
 
     __slots__ = ("name", "np_dtype", "is_floating_point", "_torch_name", "_cpp_name", "_category")
 
@@ -48,12 +56,22 @@ _default_float = float32
 
 
 def get_default_dtype() -> dtype:
-    """The dtype given to Python floats and float factories (float32 unless changed)."""
+    """The dtype given to Python floats and float factories (float32 unless changed).
+
+    >>> symgrad.get_default_dtype()
+    symgrad.float32
+    """
     return _default_float
 
 
 def set_default_dtype(d: dtype) -> None:
-    """Set the default floating-point dtype: ``symgrad.float32`` or ``symgrad.float64``."""
+    """Set the default floating-point dtype: ``symgrad.float32`` or ``symgrad.float64``.
+
+    >>> symgrad.set_default_dtype(symgrad.float64)
+    >>> symgrad.tensor([1.5]).dtype
+    symgrad.float64
+    >>> symgrad.set_default_dtype(symgrad.float32)
+    """
     global _default_float
     if not isinstance(d, dtype) or not d.is_floating_point:
         raise TypeError("only floating-point types are supported as the default type")

@@ -59,6 +59,13 @@ def set_printoptions(
     A ``profile`` ("default", "short" or "full") is applied first, then the
     explicit arguments. ``sci_mode`` is always overwritten (``None`` restores
     the automatic choice), and unknown profile names are ignored, as in torch.
+
+    >>> symgrad.set_printoptions(precision=2)
+    >>> symgrad.tensor([1.23456])
+    tensor([1.23])
+    >>> symgrad.set_printoptions(profile="default")
+    >>> symgrad.tensor([1.23456])
+    tensor([1.2346])
     """
     if profile is not None and profile in _PROFILES:
         for name, value in _PROFILES[profile].items():

@@ -1,0 +1,144 @@
+"""Docstrings derived from other docstrings: in-place variants and aliases.
+
+PyTorch documents ``x.acos_()`` as "In-place version of acos()" and ``arccos`` as "Alias for
+acos()". Here each such object gets its own docstring the same way, with an example built from
+the first example of the function it derives from: the call ``symgrad.acos(symgrad.tensor(...))``
+becomes ``x = symgrad.tensor(...)``, ``x.acos_()`` (then ``x``, to show it changed), or
+``symgrad.arccos(...)``. ``tests/test_docstrings.py`` runs the results like any other example; a
+base example that cannot be rewritten leaves the derived docstring without one, which that test
+reports.
+"""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import inspect
+import types
+from collections.abc import Callable
+from typing import Any
+
+_MODULES = ("symgrad", "t", "F")  # example calls on these are function spellings
+
+
+def _prompted(source: str) -> str:
+    """``source`` as doctest input lines (``>>>`` then ``...``)."""
+    first, *rest = source.rstrip("\n").split("\n")
+    return "".join([f">>> {first}\n", *(f"... {line}\n" for line in rest)])
+
+
+def _first_call(doc: str | None, attr: str) -> tuple[list[str], ast.Call, str, str] | None:
+    """The first example of ``doc`` that prints something, if it calls ``attr``
+    (``symgrad.acos(...)``, ``x.add(...)``, ``symgrad.cat(...).shape``): the sources before it,
+    that call, the example's source and its expected output."""
+    setup = []
+    for example in doctest.DocTestParser().get_examples(doc or ""):
+        if not example.want:
+            setup.append(example.source)
+            continue
+        source = example.source.strip()
+        try:
+            tree = ast.parse(source, mode="eval")
+        except SyntaxError:
+            return None
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr == attr:
+                return setup, node, source, example.want
+        return None
+    return None
+
+
+def _role(method: bool) -> str:
+    return ":meth:" if method else ":func:"
+
+
+def _inplace_example(base: Callable[..., Any], name: str, method: bool) -> str | None:
+    """``base``'s first example rewritten to call the in-place ``name`` on a tensor that does not
+    require grad, then to show that tensor."""
+    found = _first_call(base.__doc__, base.__name__)
+    if found is None:
+        return None
+    setup, call, source, want = found
+    if ast.get_source_segment(source, call) != source or "grad_fn" in want:
+        return None
+    args = [ast.get_source_segment(source, a) for a in (*call.args, *call.keywords)]
+    receiver = call.func.value
+    if isinstance(receiver, ast.Name) and receiver.id in _MODULES:
+        if not call.args:
+            return None
+        module, first, rest = receiver.id, args[0], args[1:]
+    else:
+        module, first, rest = None, ast.get_source_segment(source, receiver), args
+    lines = [_prompted(s) for s in setup]
+    target = first if first.isidentifier() else "x"
+    if target != first:
+        lines.append(_prompted(f"{target} = {first}"))
+    if method:
+        lines.append(_prompted(f"{target}.{name}({', '.join(rest)})"))
+    elif module is not None:
+        lines.append(_prompted(f"{module}.{name}({', '.join([target, *rest])})"))
+    else:
+        return None
+    lines.append(want)
+    if want.startswith("tensor("):
+        lines += [_prompted(target), want]
+    return "".join(lines)
+
+
+def inplace_of(base: Callable[..., Any], *, method: bool = True
+               ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: give the in-place variant an example derived from ``base``'s (and, if it has
+    no docstring, "In-place version of ``base``"); a docstring that has an example is kept."""
+
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        document_inplace(fn, base, method=method)
+        return fn
+
+    return decorate
+
+
+def document_inplace(fn: Callable[..., Any], base: Callable[..., Any], *,
+                     method: bool = True) -> None:
+    """Set the docstring of ``fn``, the in-place variant of ``base`` (see :func:`inplace_of`)."""
+    if ">>>" in (fn.__doc__ or ""):
+        return
+    summary = inspect.cleandoc(fn.__doc__ or
+                               f"In-place version of {_role(method)}`{base.__name__}`.")
+    example = _inplace_example(base, fn.__name__, method)
+    fn.__doc__ = summary if example is None else f"{summary}\n\n{example}"
+
+
+def _alias_example(base: Callable[..., Any], name: str) -> str | None:
+    """``base``'s first example with the call renamed to ``name``."""
+    found = _first_call(base.__doc__, base.__name__)
+    if found is None or "\n" in found[2]:
+        return None
+    setup, call, source, want = found
+    end = call.func.end_col_offset
+    renamed = source[:end - len(base.__name__)] + name + source[end:]
+    return "".join([*(_prompted(s) for s in setup), _prompted(renamed), want])
+
+
+def alias(fn: Callable[..., Any], name: str, *, method: bool = True,
+          doc: str | None = None) -> Callable[..., Any]:
+    """A copy of function ``fn`` named ``name``, documented as its alias (or with ``doc``).
+
+    The copy shares ``fn``'s code and attributes but has its own name and docstring, so that
+    the API reference shows ``arccos`` as "Alias of acos" with an ``arccos`` example.
+    """
+    copy = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__,
+                              fn.__closure__)
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    copy.__dict__.update(fn.__dict__)
+    copy.__annotations__ = fn.__annotations__
+    copy.__module__ = fn.__module__
+    owner = fn.__qualname__.rpartition(".")[0]
+    copy.__qualname__ = f"{owner}.{name}" if owner else name
+    if doc is None:
+        example = _alias_example(fn, name)
+        doc = f"Alias of {_role(method)}`{fn.__name__}`."
+        if example is not None:
+            doc = f"{doc}\n\n{example}"
+    copy.__doc__ = doc
+    return copy
