@@ -5,6 +5,7 @@ Write ``import symgrad as t`` and use it as you would use PyTorch's autograd.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from symgrad import _docs, autograd, cuda, linalg, methods, nn, ops, symbolic, viz
@@ -51,6 +52,10 @@ from symgrad.numeric.dtypes import (
 )
 from symgrad.numeric.printing import set_printoptions
 from symgrad.tensor import Size, Tensor, _operand, device
+
+# numpy warns where PyTorch silently computes inf or nan (log(0), 0/0, exp overflow, 0 * inf in
+# a backward rule); silence that in symgrad's own code only: the user's numpy calls still warn
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"symgrad\.")
 
 float = float32  # noqa: A001 - PyTorch's alias
 double = float64

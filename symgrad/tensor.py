@@ -148,6 +148,13 @@ def _make(value: np.ndarray, grad_fn: Node | None = None, requires_grad: bool = 
     return t
 
 
+def _from_graph(operand: Any) -> bool:
+    """Whether ``operand`` is a graph value or a mask computed from one (see
+    ``Tensor._recipe``)."""
+    return isinstance(operand, Tensor) and (operand._requires_grad or operand.grad_fn is not None
+                                            or operand._recipe is not None)
+
+
 def counter_of(t: Tensor) -> Version:
     """``t``'s version counter, created on first use."""
     counter = t._counter
@@ -305,6 +312,11 @@ class Tensor:
     _multi_output: tuple[str, int] | None = None  # a piece of split/chunk/unbind: (op, index)
     _accumulator: Any = None  # weak reference to this leaf's AccumulateGrad
     _leaf_hooks: Any = None  # graph.LeafHooks: AccumulateGrad and post-accumulate hooks
+    # a bool tensor compared from graph values (x > 0, and & | ~ of such masks): the numpy
+    # function and its operands as ((tensor or number, its grad_fn then), ...), so that
+    # lowering writes the mask as the condition it is (where -> Piecewise), not as the
+    # constant it was at this point; autograd never reads it
+    _recipe: tuple[str, tuple] | None = None
 
     __array_priority__ = 1000  # numpy defers to Tensor's reflected operators
 
@@ -1086,9 +1098,13 @@ class Tensor:
         else:
             return NotImplemented
         try:
-            return _make(np.asarray(fn(self._value, other_value)))
+            out = _make(np.asarray(fn(self._value, other_value)))
         except ValueError:
             raise RuntimeError(_broadcast_error([self._value, other_value])) from None
+        if _from_graph(self) or _from_graph(other):
+            out._recipe = (fn.__name__, ((self, self.grad_fn),
+                                         (other, getattr(other, "grad_fn", None))))
+        return out
 
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
         """Elementwise ``self == other`` with broadcasting, as a bool tensor (``Tensor.eq``); not
@@ -1192,7 +1208,10 @@ class Tensor:
     def __invert__(self) -> Tensor:
         if self._value.dtype.kind not in "biu":
             raise TypeError("bitwise_not is only supported for integer and boolean tensors")
-        return _make(np.invert(self._value))
+        out = _make(np.invert(self._value))
+        if self._recipe is not None:
+            out._recipe = ("invert", ((self, None),))
+        return out
 
     def __and__(self, other: Any) -> Tensor:
         return self._compare(other, np.bitwise_and)

@@ -6,6 +6,7 @@ The harness itself is tested on small pages written to a temporary directory.
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -35,6 +36,41 @@ def test_docs_have_pages():
 def test_page(page):
     problems = docs_exec.check_page(page)
     assert not problems, "\n\n".join(problems)
+
+
+# --- the source document's behaviours are taught in tutorials 1-4 ------------------------
+
+# the source document's behaviours: a copy of the project's ../shared/SEED.md, kept in the
+# repository so that a fresh clone can run this test
+SEED = REPO / "tests" / "data" / "SEED.md"
+SEED_TUTORIALS = sorted((REPO / "docs" / "tutorials").glob("0[1-4]-*.md"))
+
+
+def _seed_rows() -> list[str]:
+    assert SEED.is_file(), f"{SEED} (the source document's behaviours) is missing"
+    return re.findall(r"^\|\s*(S\d+)\s*\|", SEED.read_text(encoding="utf-8"), re.MULTILINE)
+
+
+def test_every_seed_row_is_demonstrated_in_tutorials_1_to_4():
+    rows = _seed_rows()
+    assert rows[0] == "S1" and len(rows) == len(set(rows)) >= 14, rows
+    assert [p.name[:2] for p in SEED_TUTORIALS] == ["01", "02", "03", "04"]
+    # a marker line <!-- S7 --> directly above (blank lines allowed) the python block showing it
+    shown = {}
+    for page in SEED_TUTORIALS:
+        lines = page.read_text(encoding="utf-8").splitlines(keepends=True)
+        code_starts = {f.start for f in docs_exec.parse_fences(lines) if f.kind == "python"}
+        for i, line in enumerate(lines):
+            m = re.fullmatch(r"<!--\s*(S\d+)\s*-->\s*", line)
+            if m:
+                j = i + 1
+                while j < len(lines) and not lines[j].strip():
+                    j += 1
+                assert j in code_starts, f"{page.name}:{i + 1}: {m[1]} marks no python block"
+                shown.setdefault(m[1], []).append(page.name)
+    missing = [r for r in rows if r not in shown]
+    assert not missing, f"rows of SEED.md not demonstrated in tutorials 1-4: {missing}"
+    assert not set(shown) - set(rows), f"markers of no SEED.md row: {set(shown) - set(rows)}"
 
 
 # --- the harness -------------------------------------------------------------------------

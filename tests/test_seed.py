@@ -19,6 +19,10 @@ def test_s1_variable_is_a_thin_legacy_wrapper_returning_tensor():
     np.testing.assert_array_equal(v.numpy(), [1.0, 1.0, 1.0])
     assert v.requires_grad is False  # as torch.autograd.Variable(a)
     assert Variable(t.ones(2), requires_grad=True).requires_grad is True
+    # it shares a's numbers and version counter (torch 2.13: a._version is 1 after this)
+    b = t.ones(2)
+    Variable(b).add_(1)
+    assert b.tolist() == [2.0, 2.0] and b._version == 1
 
 
 def test_s2_volatile_was_removed_and_stays_false():

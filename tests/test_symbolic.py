@@ -364,8 +364,52 @@ def test_exact_mode_accepts_a_right_custom_backward_that_computes_in_floats():
 
 
 def test_a_nan_gradient_from_right_rules_points_to_explain():
-    p = t.tensor([0.0, 2.0], dtype=t.float64, requires_grad=True)
+    # sqrt(-1) is nan in the masked branch: 0 * nan = nan, where sympy's Piecewise gives 0
+    p = t.tensor([-1.0, 2.0], dtype=t.float64, requires_grad=True)
     with np.errstate(divide="ignore", invalid="ignore"):
-        y = t.where(p > 0, p.log(), 0.0).sum()
+        y = t.where(p > 0, p.sqrt(), 0.0).sum()
         with pytest.raises(symbolic.GradientMismatch, match=r"explain\(output, p\)"):
             symbolic.check(y)
+
+
+# --------------------------------------------------------------------------- masks
+def test_a_mask_compared_from_graph_values_lowers_to_its_condition():
+    x = t.tensor([2.0, -3.0], dtype=t.float64, requires_grad=True)
+    y = t.where(x > 0, x * x, -x)
+    X0, X1 = _sym("x_0"), _sym("x_1")
+    expected = [sympy.Piecewise((X0**2, X0 > 0), (-X0, True)),
+                sympy.Piecewise((X1**2, X1 > 0), (-X1, True))]
+    assert list(symbolic.lower(y).expr) == expected
+    # so the compiled function takes the other branch at other points, as eager does
+    f = symbolic.compile(y.sum(), x)
+    for point in ([-1.5, 0.5], [3.0, 4.0], [-2.0, -0.25]):
+        z = t.tensor(point, dtype=t.float64, requires_grad=True)
+        eager = t.where(z > 0, z * z, -z).sum()
+        (g,) = t.autograd.grad(eager, z)
+        value, (grad,) = f(np.array(point))
+        assert value == pytest.approx(eager.item()) and grad == pytest.approx(g.numpy())
+
+
+def test_masks_combine_and_may_come_from_other_tensors():
+    x = t.tensor([2.0, 0.25, 3.5], dtype=t.float64, requires_grad=True)
+    w = t.tensor([1.0, -1.0, 1.0], dtype=t.float64, requires_grad=True)
+    y = (x * 2).masked_fill((w < 0) | ~(x.sin() > 0), 0.0).sum()
+    X = [_sym(f"x_{i}") for i in range(3)]
+    W = [_sym(f"w_{i}") for i in range(3)]
+    expected = sum(sympy.Piecewise((0, (W[i] < 0) | ~(sympy.sin(X[i]) > 0)), (2 * X[i], True))
+                   for i in range(3))
+    assert sympy.simplify(symbolic.lower(y).expr[()] - expected) == 0
+    # w only decides the mask: no gradient path, as autograd.grad says
+    with pytest.raises(RuntimeError, match="^The differentiated Tensor at index 0 appears to "
+                                           "not have been used in the graph"):
+        symbolic.grad(y, w)
+    report = symbolic.check(y)
+    assert [r.name for r in report.inputs] == ["x"]
+
+
+def test_a_where_switch_is_reported_as_a_kink_with_both_sides():
+    x = t.tensor([0.0, 1.0], dtype=t.float64, requires_grad=True)
+    y = t.where(x > 0, x * x, -x).sum()
+    (kink,) = symbolic.check(y).kinks
+    # left of 0 the output is -x, right of it x**2; the numeric gradient takes the -x branch
+    assert (kink.input, kink.left, kink.right, kink.convention) == ("x_0", -1, 0, -1)

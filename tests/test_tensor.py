@@ -338,3 +338,25 @@ def test_setting_data_to_a_non_tensor_raises_pytorchs_type_error(value):
     with pytest.raises(TypeError, match="^Variable data has to be a tensor, but got "):
         a.data = value
     assert a.tolist() == [1.0, 1.0]  # unchanged
+
+
+def test_inf_and_nan_are_computed_silently_as_in_pytorch():
+    # numpy warns on log(0), 0/0 and overflow; PyTorch does not, and neither does symgrad,
+    # while the user's own numpy calls keep warning (the filter covers symgrad's modules only)
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, symgrad as t\n"
+        "x = t.tensor([0.0, -1.0, 1000.0], requires_grad=True)\n"
+        "y = t.where(x > 0, x.log(), 0.0) + x.sqrt() + x / 0 + x.exp()\n"
+        "y.sum().backward()\n"
+        "try:\n"
+        "    np.log(np.zeros(1))\n"
+        "except RuntimeWarning:\n"
+        "    print('user warns')\n"
+    )
+    result = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", code],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "user warns" and result.stderr == ""

@@ -33,6 +33,7 @@ def markdown_docstring(text: str) -> str:
                 block.append(lines[i][len(indent):] if lines[i].startswith(indent)
                              else lines[i].strip())
                 i += 1
+            block = ["" if b.strip() == "<BLANKLINE>" else b for b in block]  # doctest's marker
             out += [f"{indent}```pycon", *(f"{indent}{b}" for b in block), f"{indent}```"]
             continue
         if line.rstrip().endswith("::") and not line.strip().startswith((">>>", "-")):

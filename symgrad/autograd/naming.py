@@ -11,15 +11,18 @@ here imports sympy.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from symgrad.autograd.graph import Node, user_frame
 from symgrad.tensor import Tensor
 
 
-def topological(root: Node) -> list[Node]:
+def topological(root: Node, also: Callable[[Node], Iterable[Node]] | None = None
+                ) -> list[Node]:
     """The nodes reachable from ``root`` through :attr:`Node.next`, each after all nodes that
     feed it, in a fixed order (a depth-first walk taking inputs in order; iterative).
+    ``also(node)`` gives further nodes that feed ``node`` (lowering: those behind its masks).
 
     >>> x = symgrad.ones(2, requires_grad=True)
     >>> [n.name() for n in symgrad.autograd.naming.topological((x.exp() * 2).sum().grad_fn)]
@@ -39,8 +42,11 @@ def topological(root: Node) -> list[Node]:
             continue
         state[node] = False
         stack.append((node, True))
-        for edge in reversed(node.next):
-            if isinstance(edge, Node) and edge not in state:
+        feeds = [e for e in node.next if isinstance(e, Node)]
+        if also is not None:
+            feeds += also(node)
+        for edge in reversed(feeds):
+            if edge not in state:
                 stack.append((edge, False))
     return order
 

@@ -30,6 +30,4 @@ class Variable(metaclass=_VariableMeta):
 
             warnings.warn("volatile was removed and now has no effect. Use `with "
                           "symgrad.no_grad():` instead.", UserWarning, stacklevel=2)
-        out = data.detach()
-        out._counter = None  # its own counter, not the source's
-        return out.requires_grad_(requires_grad)
+        return data.detach().requires_grad_(requires_grad)  # shares data's version counter

@@ -194,14 +194,19 @@ def _inputs(lowered: Lowered, inputs: Tensor | Sequence[Tensor] | None,
         if not x.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
         found = [s for s in lowered.sources if s.tensor is x]
-        if found:
+        if found and found[0].requires_grad:
             sources.append(found[0])
-        elif allow_unused:
+        elif allow_unused:  # zero gradient: unused, or used only in a mask (x > 0)
+            if found:
+                sources.append(found[0])
+                continue
             name, shape = x.name or f"unused{k}", x._value.shape
             sources.append(Source(x, name, symbol_array(_symbol_names(name, shape), shape),
                                   _exact(x._value, x), True))
         else:
-            sources.append(lowered.source_of(x))  # raises autograd.grad's error
+            raise RuntimeError(f"The differentiated Tensor at index {k} appears to not have "
+                               "been used in the graph. Set allow_unused=True if this is the "
+                               "desired behavior.")
     return sources
 
 

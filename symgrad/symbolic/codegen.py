@@ -13,6 +13,7 @@ import inspect
 import itertools
 import keyword
 import re
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,8 +23,12 @@ from sympy.printing.numpy import NumPyPrinter
 
 from symgrad.symbolic.calculus import _inputs, grad
 from symgrad.symbolic.lowering import Lowered, lower
-from symgrad.symbolic.printing import dag_cse, fresh_base
+from symgrad.symbolic.printing import _nodes, dag_cse, fresh_base
 from symgrad.tensor import Tensor
+
+# ops whose recorded node holds which elements they picked, chosen from the values when
+# recording (the first largest, the tied extremes): lowered, they read those elements only
+_SELECTIONS = frozenset({"max", "min", "amax", "amin", "max_dim", "min_dim"})
 
 # names the generated code must not rebind: numpy's namespace (lambdify's), Python's own
 _RESERVED = frozenset(dir(np)) | frozenset(keyword.kwlist) | frozenset(dir(builtins))
@@ -199,6 +204,7 @@ def compile(output: Tensor | Lowered,  # noqa: A001 - the issue's name
     """
     lowered = output if isinstance(output, Lowered) else lower(output)
     sources = _inputs(lowered, inputs)
+    _warn_frozen_selections(lowered, sources)
     gradients = grad(lowered, [s.tensor for s in sources], gradient)
     chosen = {id(s) for s in sources}
     replace: dict[Any, Any] = {}
@@ -222,6 +228,7 @@ def compile(output: Tensor | Lowered,  # noqa: A001 - the issue's name
     elements = [*lowered.inlined.reshape(-1)]
     for g in gradients:
         elements.extend(g._elements())
+    elements = _fold_branches(elements)
 
     def cse(exprs: Sequence[Any]) -> tuple[list[tuple[Any, Any]], list[Any]]:
         definitions, reduced = dag_cse(exprs, fresh, replace)
@@ -234,6 +241,56 @@ def compile(output: Tensor | Lowered,  # noqa: A001 - the issue's name
                               use_imps=False)
     return CompiledGradient(function, tuple(a.name for a in args),
                             tuple(tuple(s.symbols.shape) for s in sources), lowered.shape)
+
+
+def _fold_branches(exprs: Sequence[Any]) -> list[Any]:
+    """``exprs`` with each product that has a ``Piecewise`` factor written as a ``Piecewise``
+    of products (over the DAG, each node once).
+
+    numpy evaluates every branch (``select``): a gradient ``Piecewise((1, x > 0), (0, True)) /
+    sqrt(x)`` (the masked branch of a where) is ``0 * nan`` at ``x < 0``, where the exact
+    value, and that of ``Piecewise((1/sqrt(x), x > 0), (0, True))``, is 0."""
+    order, _, _ = _nodes(exprs)
+    value: dict[Any, Any] = {}
+    for node in order:
+        args = [value[a] if a.args else a for a in node.args]
+        value[node] = _folded(args) if node.func is sympy.Mul else node.func(*args)
+    return [value[e] if isinstance(e, sympy.Basic) and e.args else e for e in exprs]
+
+
+def _folded(factors: list[Any]) -> Any:
+    for k, factor in enumerate(factors):
+        if isinstance(factor, sympy.Piecewise):
+            rest = factors[:k] + factors[k + 1:]
+            return sympy.Piecewise(*[(_folded([e, *rest]), c) for e, c in factor.args])
+    return sympy.Mul(*factors)
+
+
+def _warn_frozen_selections(lowered: Lowered, sources: Sequence[Any]) -> None:
+    """Warn when a max/min reduction of a value that depends on the inputs is in the graph:
+    its lowering reads the elements it picked while recording, so the compiled function keeps
+    reading them at points where others are the extreme."""
+    chosen = {id(s.tensor) for s in sources}
+    depends: set[int] = set()
+    frozen = []
+    for step in lowered.steps:
+        node = step.node
+        if not any(id(edge) in chosen or id(edge) in depends for edge in node.next
+                   if edge is not None):
+            continue
+        depends.add(id(node))
+        params = node.params or {}
+        if node.op.name in _SELECTIONS or (node.op.name == "vector_norm"
+                                           and params.get("key") is not None):
+            where = node.created_at
+            frozen.append(step.name + (f" created at {where}" if where else ""))
+    if frozen:
+        warnings.warn(
+            "compile(): the output takes a max or min that picks its elements from the input "
+            f"values ({', '.join(frozen)}); the compiled function keeps the elements picked "
+            "when the graph was recorded, so its value and gradient are wrong where another "
+            "element is the extreme. Use maximum/minimum/clamp (decided at every call), or "
+            "compile again at each point.", UserWarning, stacklevel=3)
 
 
 __all__ = ["CompiledGradient", "compile"]

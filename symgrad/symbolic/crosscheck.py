@@ -232,7 +232,8 @@ def _tally(report: Any, index: tuple[int, ...], exact_value: Any, numeric: float
 
     Where sympy's value is undefined (nan, zoo) the element is listed as undefined, not
     compared; a difference at a non-differentiable point (``near_kink``) is listed, not a
-    mismatch.
+    mismatch, unless the numeric value is nan or infinite where sympy's is finite (a kink
+    excuses a convention, not a nan).
     """
     value = _as_float(exact_value)
     if not math.isfinite(value):
@@ -243,7 +244,7 @@ def _tally(report: Any, index: tuple[int, ...], exact_value: Any, numeric: float
             return True
     error = abs(numeric - value)
     if not error <= atol + rtol * abs(value):  # also catches a nan
-        if near_kink:
+        if near_kink and math.isfinite(numeric):
             report.at_kinks.append((index, str(_tidy(exact_value)), numeric))
             return True
         return False
@@ -324,16 +325,32 @@ def _kinks(lowered: Lowered, point: _Point, chain: Chain) -> tuple[list[Kink], s
             switches = _switches(definition)
             if not any(point.is_zero(s) for s in switches):
                 continue
-            for u in sorted(definition.free_symbols & chain_active, key=str):
-                if not any(u in s.free_symbols for s in switches if point.is_zero(s)):
-                    continue
-                left, right, convention = _one_sided(definition, u, point)
-                kinks.append(Kink(step.name, _site(step.node), _index(k, step.out.shape),
-                                  str(u) if not str(u).startswith("_t") else "its input",
-                                  left, right, convention))
+            at_zero = [s for s in switches if point.is_zero(s)]
             inlined = lowered.inlined_step(step).reshape(-1)[k]
+            valued = _without_conditions(definition).free_symbols
+            for u in sorted(definition.free_symbols & chain_active, key=str):
+                if not any(u in s.free_symbols for s in at_zero):
+                    continue
+                if u in valued:
+                    function, variables = definition, [u]
+                else:  # only a mask's condition holds u (where(x > 0, ...)): the jump is
+                    # between the branches, so take the output's sides along the leaves
+                    function = inlined
+                    variables = sorted(chain.inline(u).free_symbols & leaf_symbols, key=str)
+                for v in variables:
+                    left, right, convention = _one_sided(function, v, point)
+                    kinks.append(Kink(step.name, _site(step.node), _index(k, step.out.shape),
+                                      str(v) if not str(v).startswith("_t") else "its input",
+                                      left, right, convention))
             affected |= inlined.free_symbols & leaf_symbols
     return kinks, affected
+
+
+def _without_conditions(expr: Any) -> Any:
+    """``expr`` with each Piecewise replaced by the sum of its branches' values: the symbols
+    it depends on other than through a condition."""
+    return expr.replace(sympy.Piecewise,
+                        lambda *pairs: sympy.Add(*[pair[0] for pair in pairs]))
 
 
 def _switches(expr: Any) -> list[Any]:

@@ -26,7 +26,7 @@ import sympy
 import symgrad
 from symgrad.autograd.api import _seed_gradients
 from symgrad.autograd.graph import Node, _rules
-from symgrad.autograd.naming import topological
+from symgrad.autograd.naming import caller_names, topological
 from symgrad.numeric import namespace as numeric_xp
 from symgrad.symbolic.calculus import Chain, _inputs, as_gradient, seeds
 from symgrad.symbolic.crosscheck import (
@@ -255,6 +255,8 @@ _FIXES = {
                         "normalize, x / x.norm().clamp_min(eps) (as torch's F.normalize does).",
     "pow at 0": "a power below 1 has an infinite slope at 0: add an epsilon, (x + eps) ** p, "
                 "or use t.linalg.vector_norm for p-norms.",
+    "no degrees of freedom": "reduce over more elements than the correction, or pass "
+                            "correction=0 (the population variance) for a single element.",
     "asin at ±1": "clamp into the open interval: x.clamp(-1 + eps, 1 - eps).asin().",
     "acos at ±1": "clamp into the open interval: x.clamp(-1 + eps, 1 - eps).acos().",
     "overflow": "keep the values in range: t.logsumexp(x, dim) instead of x.exp().sum().log(), "
@@ -334,6 +336,15 @@ class _Culprit:
             if exponent is not None and ((at(0) == 0) & (np.asarray(exponent) < 1)).any():
                 return "pow at 0", "the derivative of x**p, p*x**(p - 1), is infinite at x = 0 " \
                                    "for p < 1"
+        if name in ("VarBackward0", "StdBackward0"):
+            params = self.node.params or {}
+            shape, dim = np.shape(self.node.values[0]), params.get("dim")
+            count = math.prod(shape[d] for d in (range(len(shape)) if dim is None else dim))
+            if count - params.get("correction", 1) <= 0:
+                return "no degrees of freedom", (
+                    f"the divisor of {name[:3].lower()}(), the number of elements minus the "
+                    f"correction, is {count} - {params.get('correction', 1)} <= 0: its value "
+                    "and derivative are inf there, or nan where every deviation is 0")
         if name in ("AsinBackward0", "AcosBackward0") and (np.abs(at(0)) == 1).any():
             function = name[:4].lower()
             return f"{function} at ±1", (f"the derivative of {function}(x), "
@@ -452,11 +463,18 @@ def _diagnose(lowered: Lowered, run: _Run, culprit: _Culprit
         if singular and singular[0] in _FIXES:
             fix += "\nor " + _FIXES[singular[0]]
         return _MASKED if masked else "0*inf", detail, masked_by, fix
+    if singular is None and np.isnan(culprit.output_at()).any():
+        # finite inputs, nan output, no known singular point: std of one element (0/0) ...
+        return ("nan in forward", f"The forward of {culprit.name} is nan there though its "
+                f"inputs are not: {_origin(lowered, run, np.isnan)}.", None,
+                _FIXES["nan in forward"])
     if singular is not None:
         cause, why = singular
         j = 1 if cause == "division by zero" else 0
         what = "denominator" if j else "input"
         detail = f"{why[0].upper()}{why[1:]}; the {what} there is {_values(culprit.at(j))}."
+        if cause == "no degrees of freedom":
+            detail = f"{why[0].upper()}{why[1:]}."
         if cause == "division by zero" and np.isnan(culprit.output_at()).any():
             detail += " The forward value is nan there too (0/0)."
         return cause, detail, None, _FIXES[cause]
@@ -469,10 +487,20 @@ def _diagnose(lowered: Lowered, run: _Run, culprit: _Culprit
 
 
 def _exact(lowered: Lowered, source: Source, elements: list[tuple[int, ...]],
-           root_seeds: dict[Any, Any]) -> tuple[list[Any], list[tuple[Any, Any] | None]]:
+           root_seeds: dict[Any, Any], root_seed: np.ndarray
+           ) -> tuple[list[Any], list[tuple[Any, Any] | None]]:
     """sympy's derivative at the first :data:`MAX_EXACT` elements, with one-sided limits where
-    it is undefined."""
+    it is undefined; nan where the forward (an element ``root_seed`` weighs) is nan."""
     point = _Point(lowered)
+    # a node whose forward sympy folded to the constant nan (std of one element) has
+    # derivative 0 to sympy: undefined, where the output it reaches is nan
+    folded = any(e is sympy.nan for step in lowered.steps
+                 for e in np.asarray(step.definition).reshape(-1))
+    if folded and any(point.value(f) is sympy.nan for f, v in
+                      zip(np.asarray(lowered.root).reshape(-1), root_seed.reshape(-1),
+                          strict=True) if v != 0):
+        count = min(len(elements), MAX_EXACT)
+        return [sympy.nan] * count, [None] * count
     adjoint = Chain(lowered).reverse(root_seeds, point.value)
     symbols = source.symbols
     exact, sides = [], []
@@ -513,10 +541,12 @@ def _limits(total: Any, u: Any, point: _Point) -> tuple[Any, Any] | None:
 # --- the entry point -------------------------------------------------------------------------
 
 
-def _describe(lowered: Lowered, gradient: Tensor | None) -> str:
-    """The output as its lowered formula when short (a where with a constant mask shows the
-    branch it takes), else by its node."""
+def _describe(lowered: Lowered, gradient: Tensor | None, name: str | None = None) -> str:
+    """The output by its name (``name=`` or the caller's variable), else as its lowered
+    formula when short, else by its node."""
     root = lowered.root
+    if name is not None:
+        return f"vᵀ·{name}" if gradient is not None and np.ndim(root) else name
     if np.ndim(root) == 0:
         text = str(lowered.inlined[()])
         if len(text) <= 60:
@@ -559,7 +589,7 @@ def explain(output: Tensor, input: Tensor | Sequence[Tensor] | None = None,  # n
     root_seeds = seeds(lowered, gradient)  # checks output and gradient as backward does
     sources = _inputs(lowered, input, allow_unused=True)
     run = _run(lowered, sources, gradient)
-    described = _describe(lowered, gradient)
+    described = _describe(lowered, gradient, output.name or caller_names().get(id(output)))
     bad = [(src, leaf, g) for src, leaf, g in zip(sources, run.leaves, run.gradients,
                                                   strict=True) if not _finite(g)]
     if not bad:
@@ -586,7 +616,8 @@ def explain(output: Tensor, input: Tensor | Sequence[Tensor] | None = None,  # n
         result.cause, result.detail, result.masked_by, result.fix = _diagnose(
             lowered, run, culprit)
     if _finite(run.root_seed):  # (with a nan in v, vᵀJ is nan: nothing to compare)
-        result.exact, result.one_sided = _exact(lowered, source, elements, root_seeds)
+        result.exact, result.one_sided = _exact(lowered, source, elements, root_seeds,
+                                                run.root_seed)
     return result
 
 

@@ -348,7 +348,7 @@ class _Lowering:
                 root = sx.asarray(_exact(output._value, output))
             return Lowered(output, self.sources, steps, root, self.constants)
         local: dict[Node, Step] = {}
-        for index, node in enumerate(topological(root_node)):
+        for index, node in enumerate(topological(root_node, _mask_nodes)):
             step = self._step(node, index, local)
             local[node] = step
             steps.append(step)
@@ -357,6 +357,7 @@ class _Lowering:
     def _source(self, tensor: Tensor, value: Any, requires_grad: bool) -> Source:
         known = self.by_tensor.get(id(tensor))
         if known is not None:
+            known.requires_grad |= requires_grad  # met in a mask first, then differentiated
             return known
         shape = tuple(np.shape(value))
         name = self.names(tensor, "x" if requires_grad else "c")
@@ -373,11 +374,10 @@ class _Lowering:
                 local_args.append(local[edge].out)
             elif isinstance(edge, Tensor):  # a leaf that requires grad
                 local_args.append(self._source(edge, value, True).symbols)
-            elif isinstance(raw, Tensor) and raw.dtype.is_floating_point \
-                    and self.constants == "symbols":
-                local_args.append(self._source(raw, value, False).symbols)
-            else:  # a constant tensor or a Python number operand
-                local_args.append(exact_operand(raw, value))
+            elif isinstance(raw, Tensor) and raw._recipe is not None:
+                local_args.append(self._condition(raw._recipe, local))
+            else:
+                local_args.append(self._constant(raw, value))
         definition = symbolic_forward(node.op, local_args, exact_params(node))
         out = np.empty(definition.shape, dtype=object)
         flat_out, flat_def = out.reshape(-1), definition.reshape(-1)
@@ -387,6 +387,60 @@ class _Lowering:
             else:
                 flat_out[k] = sympy.Symbol(f"_t{index}_{k}", real=True)
         return Step(node, local_args, definition, out.view(sx.Expressions))
+
+    def _constant(self, raw: Any, value: Any) -> Any:
+        """A constant tensor or a Python number operand: exact, or symbols with
+        ``constants="symbols"``."""
+        if isinstance(raw, Tensor) and raw.dtype.is_floating_point \
+                and self.constants == "symbols":
+            return self._source(raw, value, False).symbols
+        return exact_operand(raw, value)
+
+    def _condition(self, recipe: tuple[str, tuple], local: dict[Node, Step]) -> Any:
+        """A mask compared from graph values (``Tensor._recipe``) as sympy relations."""
+        name, operands = recipe
+        args = []
+        for operand, node in operands:
+            if isinstance(operand, Tensor) and operand._recipe is not None:
+                args.append(self._condition(operand._recipe, local))
+            elif node is not None:
+                args.append(local[node].out)
+            elif isinstance(operand, Tensor) and operand.requires_grad:
+                # a leaf seen only here has a zero gradient: a symbol, but no input of the chain
+                args.append(self._source(operand, operand._value, False).symbols)
+            else:
+                args.append(self._constant(operand, getattr(operand, "_value", operand)))
+        return _RELATIONS[name](*args)
+
+
+# the numpy functions of Tensor._recipe, on sympy expressions
+_RELATIONS = {
+    "equal": lambda a, b: sx.asarray(a) == b,
+    "not_equal": lambda a, b: sx.asarray(a) != b,
+    "less": lambda a, b: sx.asarray(a) < b,
+    "less_equal": lambda a, b: sx.asarray(a) <= b,
+    "greater": lambda a, b: sx.asarray(a) > b,
+    "greater_equal": lambda a, b: sx.asarray(a) >= b,
+    "bitwise_and": lambda a, b: sx.asarray(a) & b,
+    "bitwise_or": lambda a, b: sx.asarray(a) | b,
+    "bitwise_xor": lambda a, b: sx.asarray(a) ^ b,
+    "invert": lambda a: ~sx.asarray(a),
+}
+
+
+def _mask_nodes(node: Node) -> list[Node]:
+    """The nodes behind the masks among ``node``'s inputs (lowering replays them too)."""
+    found: list[Node] = []
+    pending = [raw._recipe for raw in node.inputs
+               if isinstance(raw, Tensor) and raw._recipe is not None]
+    while pending:
+        _, operands = pending.pop()
+        for operand, producer in operands:
+            if isinstance(operand, Tensor) and operand._recipe is not None:
+                pending.append(operand._recipe)
+            elif producer is not None:
+                found.append(producer)
+    return found
 
 
 def symbolic_forward(op: Any, args: Sequence[Any], params: dict[str, Any]) -> sx.Expressions:

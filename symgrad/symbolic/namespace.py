@@ -56,6 +56,9 @@ class Expressions(np.ndarray):
     def __or__(self, other: Any) -> Expressions:
         return _elementwise2(sympy.Or, self, other)
 
+    def __xor__(self, other: Any) -> Expressions:
+        return _elementwise2(sympy.Xor, self, other)
+
     def __invert__(self) -> Expressions:
         return _map(sympy.Not, self)
 
