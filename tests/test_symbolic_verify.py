@@ -177,3 +177,27 @@ def test_explain_keeps_the_elementwise_exact_derivative_next_to_a_nan_element():
         e = symbolic.explain((x / y).sum(), [x, y])
     a, b = sympy.symbols("a b", real=True)
     assert e.exact == [sympy.diff(a / b, a).subs(b, 0)] * 2
+
+
+def test_compiled_gradient_is_exact_zero_in_a_branch_not_taken():
+    # regression: numpy evaluates every branch of a Piecewise, so the gradient of sqrt(relu(x))
+    # compiled to select(x > 0, 1, 0) / sqrt(relu(x)): 0 * inf = nan for x <= 0, where the
+    # derivative (finite differences, and PyTorch's backward) is 0
+    x = t.tensor([1.0, 2.0], dtype=t.float64, requires_grad=True)
+    f = symbolic.compile(x.relu().sqrt().sum(), x)
+    points = np.array([-1.0, 4.0])
+    value, (g,) = f(points)
+    (fd,) = _fd(lambda a: np.sqrt(np.maximum(a, 0)).sum(), [points])
+    assert value == 2.0
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-9)
+    assert f(np.array([0.0, 0.0]))[1][0].tolist() == [0.0, 0.0]  # as PyTorch's relu backward
+
+
+def test_compiled_where_takes_the_branch_at_every_call_with_an_exact_gradient():
+    x = t.tensor([1.0, -2.0], dtype=t.float64, requires_grad=True)
+    with np.errstate(invalid="ignore"):  # sqrt(-2) in the branch not taken
+        f = symbolic.compile(t.where(x > 0, x.sqrt(), x * x).sum(), x)
+    points = np.array([[-1.0, 4.0], [-3.0, 0.25]])
+    value, (g,) = f(points)
+    np.testing.assert_allclose(value, [1.0 + 2.0, 9.0 + 0.5])
+    np.testing.assert_allclose(g, [[-2.0, 0.25], [-6.0, 1.0]])  # 2x, and 1 / (2 sqrt(x))

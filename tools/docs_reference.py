@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import re
 import sys
 import textwrap
 import types
@@ -110,6 +111,10 @@ def _resolve(node: ast.AST, namespace: dict) -> object:
     if isinstance(node, ast.Name):
         return namespace.get(node.id)
     if isinstance(node, ast.Attribute):
+        if isinstance(node.value, ast.Name) and node.value.id == "self":
+            # a Tensor method calling its own private helper (self._cast)
+            return getattr(symgrad.Tensor, node.attr, None) if node.attr.startswith("_") \
+                else None
         base = _resolve(node.value, namespace)
         if isinstance(base, types.ModuleType):
             return getattr(base, node.attr, None)
@@ -147,6 +152,10 @@ def _show_spelling(spelling: str) -> str:
 
 # --- tables --------------------------------------------------------------------------------
 
+# ops that only gradients of gradients record: the differentiable namespace applies them
+_DOUBLE_BACKWARD = frozenset(re.findall(
+    r"ops\.\w+\.(\w+)", (SOURCES / "autograd" / "differentiable.py").read_text(encoding="utf-8")))
+
 def _kink_points(op: Op) -> list[float]:
     points = sorted({k for s in op.samples for k in s.kinks})
     return points
@@ -173,7 +182,8 @@ def coverage_table() -> str:
             "| --- | --- | --- | --- | --- | --- |"]
     for name in sorted(REGISTRY):
         op = REGISTRY[name]
-        shown = ", ".join(_show_spelling(s) for s in spellings[name]) or "(internal)"
+        shown = ", ".join(_show_spelling(s) for s in spellings[name]) or (
+            "(double backward)" if name in _DOUBLE_BACKWARD else "(internal)")
         vjp = "joint" if op.joint_vjp is not None else "per input"
         rule = "explicit `lower`" if op.lower is not None else "forward replayed"
         kinks = _points(_kink_points(op))

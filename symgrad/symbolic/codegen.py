@@ -23,7 +23,7 @@ from sympy.printing.numpy import NumPyPrinter
 
 from symgrad.symbolic.calculus import _inputs, grad
 from symgrad.symbolic.lowering import Lowered, lower
-from symgrad.symbolic.printing import _nodes, dag_cse, fresh_base
+from symgrad.symbolic.printing import dag_cse, fresh_base, postorder
 from symgrad.tensor import Tensor
 
 # ops whose recorded node holds which elements they picked, chosen from the values when
@@ -59,6 +59,10 @@ class _Printer(NumPyPrinter):
         # (which NumPyPrinter avoids by writing t**(-1.0)) cannot arise: 1/t reads better
         return self._hprint_Pow(expr, rational=rational,
                                 sqrt=self._module_format(self._module + ".sqrt"))
+
+    def _print_ComplexInfinity(self, expr: Any) -> str:
+        # 1/0 folded by sympy (in a branch that select evaluates but may not take): undefined
+        return self._module_format(self._module + ".nan")
 
     def parenthesize(self, item: Any, level: int, strict: bool = False) -> str:
         if isinstance(item, sympy.Rational) and item > 0:  # a float needs no parentheses
@@ -245,25 +249,38 @@ def compile(output: Tensor | Lowered,  # noqa: A001 - the issue's name
 
 def _fold_branches(exprs: Sequence[Any]) -> list[Any]:
     """``exprs`` with each product that has a ``Piecewise`` factor written as a ``Piecewise``
-    of products (over the DAG, each node once).
+    of products.
 
     numpy evaluates every branch (``select``): a gradient ``Piecewise((1, x > 0), (0, True)) /
     sqrt(x)`` (the masked branch of a where) is ``0 * nan`` at ``x < 0``, where the exact
-    value, and that of ``Piecewise((1/sqrt(x), x > 0), (0, True))``, is 0."""
-    order, _, _ = _nodes(exprs)
-    value: dict[Any, Any] = {}
-    for node in order:
-        args = [value[a] if a.args else a for a in node.args]
-        value[node] = _folded(args) if node.func is sympy.Mul else node.func(*args)
-    return [value[e] if isinstance(e, sympy.Basic) and e.args else e for e in exprs]
+    value, and that of ``Piecewise((1/sqrt(x), x > 0), (0, True))``, is 0. Only the nodes
+    above such a product are rebuilt, unevaluated (sympy's evaluation of a deep DAG written
+    out is exponential); :func:`~symgrad.symbolic.printing.dag_cse` evaluates them in names.
+    """
+    value: dict[int, Any] = {}
+    for node in postorder(exprs):
+        args = [value.get(id(a), a) for a in node.args]
+        if node.func is sympy.Mul and any(isinstance(a, sympy.Piecewise) for a in args):
+            value[id(node)] = _folded(args)
+        elif any(new is not old for new, old in zip(args, node.args, strict=True)):
+            if isinstance(node, sympy.functions.elementary.piecewise.ExprCondPair):
+                # its constructor rewrites a condition holding a Piecewise (slow): skipped
+                value[id(node)] = sympy.Basic.__new__(type(node), *args)
+                continue
+            try:
+                value[id(node)] = node.func(*args, evaluate=False)
+            except TypeError:  # a function without the keyword
+                value[id(node)] = node.func(*args)
+    return [value.get(id(e), e) for e in exprs]
 
 
 def _folded(factors: list[Any]) -> Any:
     for k, factor in enumerate(factors):
         if isinstance(factor, sympy.Piecewise):
             rest = factors[:k] + factors[k + 1:]
-            return sympy.Piecewise(*[(_folded([e, *rest]), c) for e, c in factor.args])
-    return sympy.Mul(*factors)
+            return sympy.Piecewise(*[(e if e == 0 else _folded([e, *rest]), c)
+                                     for e, c in factor.args], evaluate=False)
+    return sympy.Mul(*factors, evaluate=False)  # evaluated, a Pow of a Piecewise distributes
 
 
 def _warn_frozen_selections(lowered: Lowered, sources: Sequence[Any]) -> None:

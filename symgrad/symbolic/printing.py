@@ -29,19 +29,19 @@ _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 _EXPANDED_LIMIT = 400
 
 
-def _nodes(roots: Iterable[Any]) -> tuple[list[Any], dict[Any, int], set[Any]]:
-    """The DAG under ``roots``: its non-atomic nodes, each once (by structure) and after its
-    arguments; for each, how many distinct parents use it (a root counts as one use); and the
-    atoms.
+def postorder(roots: Iterable[Any]) -> list[Any]:
+    """The non-atomic nodes under ``roots``, each Python object once, after its arguments
+    (iterative: no recursion into a deep expression).
 
-    The walk is by identity first, so each Python object is visited once, and hashes are taken
-    children first (sympy caches them), so no step recurses into a deep expression.
+    >>> from symgrad.symbolic.printing import postorder
+    >>> x = sympy.Symbol("x")
+    >>> postorder([sympy.sin(x) + 1])
+    [sin(x), sin(x) + 1]
     """
-    roots = [r for r in roots if isinstance(r, sympy.Basic)]
     by_identity: list[Any] = []
     seen: set[int] = set()
     for root in roots:
-        if id(root) in seen or not root.args:
+        if not isinstance(root, sympy.Basic) or id(root) in seen or not root.args:
             continue
         seen.add(id(root))
         stack = [(root, iter(root.args))]
@@ -55,11 +55,23 @@ def _nodes(roots: Iterable[Any]) -> tuple[list[Any], dict[Any, int], set[Any]]:
             else:
                 stack.pop()
                 by_identity.append(node)
+    return by_identity
+
+
+def _nodes(roots: Iterable[Any]) -> tuple[list[Any], dict[Any, int], set[Any]]:
+    """The DAG under ``roots``: its non-atomic nodes, each once (by structure) and after its
+    arguments; for each, how many distinct parents use it (a root counts as one use); and the
+    atoms.
+
+    The walk is by identity first, so each Python object is visited once, and hashes are taken
+    children first (sympy caches them), so no step recurses into a deep expression.
+    """
+    roots = [r for r in roots if isinstance(r, sympy.Basic)]
     order: list[Any] = []
     known: set[Any] = set()
     uses: dict[Any, int] = defaultdict(int)
     atoms: set[Any] = set()
-    for node in by_identity:
+    for node in postorder(roots):
         if node in known:
             continue
         known.add(node)
@@ -309,4 +321,4 @@ def formula(values: Any) -> Formula:
     return Formula(values.reshape(-1).tolist(), values.shape)
 
 
-__all__ = ["Formula", "dag_cse", "evaluate", "formula", "fresh_base"]
+__all__ = ["Formula", "dag_cse", "evaluate", "formula", "fresh_base", "postorder"]
