@@ -413,3 +413,26 @@ def test_a_where_switch_is_reported_as_a_kink_with_both_sides():
     (kink,) = symbolic.check(y).kinks
     # left of 0 the output is -x, right of it x**2; the numeric gradient takes the -x branch
     assert (kink.input, kink.left, kink.right, kink.convention) == ("x_0", -1, 0, -1)
+
+
+def test_leaf_symbols_are_distinct_even_when_names_collide():
+    # the elements of a vector a are a_0, a_1: a 0-d leaf called a_0 gets another symbol
+    a = t.tensor([1.0, 2.0], dtype=t.float64, requires_grad=True)
+    a_0 = t.tensor(3.0, dtype=t.float64, requires_grad=True)
+    y = (a * a_0).sum()
+    lowered = symbolic.lower(y)
+    symbols = [s for arr in lowered.symbols.values() for s in arr]
+    assert len(set(symbols)) == 3
+    ga, g0 = symbolic.grad(y, [a, a_0])
+    y.backward()
+    values = lowered.values
+    assert [float(e.subs(values)) for e in ga] == a.grad.tolist() == [3.0, 3.0]
+    assert float(g0[()].subs(values)) == a_0.grad.item() == 3.0
+
+
+def test_an_output_without_graph_gets_autograd_grads_error():
+    a = t.tensor(1.0, requires_grad=True)
+    for call in (lambda: symbolic.grad(t.tensor(1.0), a),
+                 lambda: symbolic.compile(t.tensor(1.0), a)):
+        with pytest.raises(RuntimeError, match="^element 0 of tensors does not require grad"):
+            call()

@@ -201,3 +201,20 @@ def test_compiled_where_takes_the_branch_at_every_call_with_an_exact_gradient():
     value, (g,) = f(points)
     np.testing.assert_allclose(value, [1.0 + 2.0, 9.0 + 0.5])
     np.testing.assert_allclose(g, [[-2.0, 0.25], [-6.0, 1.0]])  # 2x, and 1 / (2 sqrt(x))
+
+
+def test_nested_piecewise_conditions_stay_cheap():
+    # a relu of a relu puts a Piecewise inside a condition; sympy's Piecewise constructor
+    # rewrites such conditions by set simplification, exponential in the nesting (12 layers
+    # took hours); the graph is built without it, and grad and compile agree with backward
+    x = t.tensor(0.3, dtype=t.float64, requires_grad=True)
+    h = x
+    for _ in range(12):
+        h = (h * h).sin().relu() + h
+    (g,) = symbolic.grad(h, x)
+    f = symbolic.compile(h, x)
+    (eager,) = t.autograd.grad(h, x)
+    value, (compiled,) = f(0.3)
+    assert value == pytest.approx(h.item()) and compiled == pytest.approx(eager.item())
+    assert len(g.text(compact=True)) < 5000  # printable in size linear in the layers
+    symbolic.check(h)  # sympy's derivative at the point, evaluated along the DAG

@@ -184,6 +184,9 @@ def _inputs(lowered: Lowered, inputs: Tensor | Sequence[Tensor] | None,
     """The sources of ``inputs`` (default: every leaf that requires grad). An input the
     graph does not use is an error, as in ``autograd.grad``, unless ``allow_unused``: it then
     gets symbols of its own, on which nothing depends (a zero gradient)."""
+    if not lowered.output.requires_grad:
+        raise RuntimeError("element 0 of tensors does not require grad and does not have a "
+                           "grad_fn")
     if inputs is None:
         return [s for s in lowered.sources if s.requires_grad]
     tensors = [inputs] if isinstance(inputs, Tensor) else list(inputs)

@@ -19,10 +19,11 @@ from typing import Any
 
 import numpy as np
 import sympy
+from sympy.functions.elementary.piecewise import ExprCondPair
 from sympy.printing.numpy import NumPyPrinter
 
 from symgrad.symbolic.calculus import _inputs, grad
-from symgrad.symbolic.lowering import Lowered, lower
+from symgrad.symbolic.lowering import Lowered, _unevaluated, lower
 from symgrad.symbolic.printing import dag_cse, fresh_base, postorder
 from symgrad.tensor import Tensor
 
@@ -263,14 +264,7 @@ def _fold_branches(exprs: Sequence[Any]) -> list[Any]:
         if node.func is sympy.Mul and any(isinstance(a, sympy.Piecewise) for a in args):
             value[id(node)] = _folded(args)
         elif any(new is not old for new, old in zip(args, node.args, strict=True)):
-            if isinstance(node, sympy.functions.elementary.piecewise.ExprCondPair):
-                # its constructor rewrites a condition holding a Piecewise (slow): skipped
-                value[id(node)] = sympy.Basic.__new__(type(node), *args)
-                continue
-            try:
-                value[id(node)] = node.func(*args, evaluate=False)
-            except TypeError:  # a function without the keyword
-                value[id(node)] = node.func(*args)
+            value[id(node)] = _unevaluated(node, args)
     return [value.get(id(e), e) for e in exprs]
 
 
@@ -278,8 +272,9 @@ def _folded(factors: list[Any]) -> Any:
     for k, factor in enumerate(factors):
         if isinstance(factor, sympy.Piecewise):
             rest = factors[:k] + factors[k + 1:]
-            return sympy.Piecewise(*[(e if e == 0 else _folded([e, *rest]), c)
-                                     for e, c in factor.args], evaluate=False)
+            pairs = [sympy.Basic.__new__(ExprCondPair, e if e == 0 else _folded([e, *rest]), c)
+                     for e, c in factor.args]
+            return _unevaluated(factor, pairs)
     return sympy.Mul(*factors, evaluate=False)  # evaluated, a Pow of a Piecewise distributes
 
 

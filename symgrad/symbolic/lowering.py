@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import sympy
+from sympy.functions.elementary.piecewise import ExprCondPair
 
 from symgrad.autograd.graph import Node
 from symgrad.autograd.naming import TensorNames, caller_names, topological
@@ -254,6 +255,10 @@ class Lowered:
 
 
 def _unevaluated(node: Any, args: list[Any]) -> Any:
+    if isinstance(node, sympy.Piecewise | ExprCondPair):
+        # their constructors rewrite conditions that hold a Piecewise (a relu of a relu) by
+        # set simplification, exponential in the nesting, even with evaluate=False
+        return sympy.Basic.__new__(node.func, *args)
     try:
         return node.func(*args, evaluate=False)
     except TypeError:  # a function without the keyword
@@ -336,6 +341,7 @@ class _Lowering:
         self.names = TensorNames(names)
         self.sources: list[Source] = []
         self.by_tensor: dict[int, Source] = {}
+        self.symbol_names: set[str] = set()  # every source's element symbols: all distinct
 
     def run(self) -> Lowered:
         output = self.output
@@ -361,8 +367,13 @@ class _Lowering:
             return known
         shape = tuple(np.shape(value))
         name = self.names(tensor, "x" if requires_grad else "c")
-        src = Source(tensor, name, symbol_array(_symbol_names(name, shape), shape),
-                     _exact(value, tensor), requires_grad)
+        names = _symbol_names(name, shape)
+        while self.symbol_names.intersection(names):  # a 0-d leaf a_0 beside a vector a
+            name += "'"
+            names = _symbol_names(name, shape)
+        self.symbol_names.update(names)
+        src = Source(tensor, name, symbol_array(names, shape), _exact(value, tensor),
+                     requires_grad)
         self.sources.append(src)
         self.by_tensor[id(tensor)] = src
         return src
