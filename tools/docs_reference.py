@@ -315,7 +315,7 @@ def _static_home(obj: object) -> str | None:
 
 def _render(obj: object, heading: str, level: int) -> str:
     """A function documented by hand: heading, signature and docstring, as Python shows them."""
-    from griffe_docstrings import markdown_docstring
+    from docstring_markdown import markdown_docstring
 
     try:
         signature = f"{obj.__name__}{inspect.signature(obj)}"

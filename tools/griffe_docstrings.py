@@ -1,63 +1,17 @@
-"""griffe extension: symgrad's reST-ish docstrings, made readable as the Markdown mkdocstrings
-renders, without changing them in the code.
-
-- ``:func:`lower``` (any Sphinx role) becomes the code span ``lower``;
-- doctest examples (a ``>>>`` line up to the next blank line) become ``pycon`` code blocks;
-- ``Name::`` followed by an indented block (reST's literal block) becomes a code block.
-``double backticks`` are already a Markdown code span.
-"""
+"""griffe extension: symgrad's docstrings rewritten as Markdown
+(:func:`docstring_markdown.markdown_docstring`) as mkdocstrings loads them."""
 
 from __future__ import annotations
 
-import re
+import sys
+from pathlib import Path
 from typing import Any
 
 from griffe import Extension, Object
 
-ROLE = re.compile(r":(?:[a-z]+:)?[a-z]+:`~?([^`]+)`")
-
-
-def markdown_docstring(text: str) -> str:
-    """The docstring ``text`` rewritten as Markdown (see the module docstring)."""
-    text = ROLE.sub(r"``\1``", text)
-    out: list[str] = []
-    lines = text.split("\n")
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        stripped = line.lstrip()
-        if stripped.startswith(">>>"):
-            indent = line[: len(line) - len(stripped)]
-            block = []
-            while i < len(lines) and lines[i].strip():
-                block.append(lines[i][len(indent):] if lines[i].startswith(indent)
-                             else lines[i].strip())
-                i += 1
-            block = ["" if b.strip() == "<BLANKLINE>" else b for b in block]  # doctest's marker
-            out += [f"{indent}```pycon", *(f"{indent}{b}" for b in block), f"{indent}```"]
-            continue
-        if line.rstrip().endswith("::") and not line.strip().startswith((">>>", "-")):
-            out.append(line.rstrip()[:-1])  # "Usage::" reads "Usage:"
-            j = i + 1
-            while j < len(lines) and not lines[j].strip():
-                j += 1
-            base = len(line) - len(stripped)
-            block = []
-            while j < len(lines) and (not lines[j].strip()
-                                      or len(lines[j]) - len(lines[j].lstrip()) > base):
-                block.append(lines[j])
-                j += 1
-            while block and not block[-1].strip():
-                block.pop()
-            if block:
-                inner = min(len(b) - len(b.lstrip()) for b in block if b.strip())
-                out += ["", " " * base + "```python",
-                        *(" " * base + b[inner:] for b in block), " " * base + "```", ""]
-                i = j
-                continue
-        out.append(line)
-        i += 1
-    return "\n".join(out)
+# griffe loads this file by path, without tools/ on sys.path
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from docstring_markdown import markdown_docstring  # noqa: E402
 
 
 class SymgradDocstrings(Extension):
