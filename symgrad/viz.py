@@ -36,18 +36,26 @@ import numpy as np
 
 from symgrad.autograd.function import _output_op
 from symgrad.autograd.graph import AccumulateGrad, Node
-from symgrad.autograd.naming import TensorNames, caller_names, topological
+from symgrad.autograd.naming import (
+    TensorNames,
+    caller_names,
+    mask_operands,
+    mask_producers,
+    topological,
+)
 from symgrad.tensor import Tensor
 
 __all__ = ["dot", "mermaid"]
 
 DIRECTIONS = ("TB", "BT", "LR", "RL")
+_BOXES = ("op", "mask")  # drawn as boxes; leaves and constants as rounded pills
 
 # kind -> (fill, stroke, extra Mermaid style, extra DOT attributes)
 _STYLES = {
     "op": ("#f3f4f6", "#6b7280", "", ""),
     "leaf": ("#dbeafe", "#2563eb", "", ""),
     "constant": ("#ffffff", "#9ca3af", ",stroke-dasharray:4 2", ', style="filled,dashed"'),
+    "mask": ("#fef3c7", "#b45309", ",stroke-dasharray:4 2", ', style="filled,dashed"'),
     "output": ("#d9f99d", "#4d7c0f", ",stroke-width:2px", ", penwidth=2"),
 }
 
@@ -110,7 +118,7 @@ def mermaid(output: Tensor, backward: bool = False, *, direction: str = "TB",
     lines = [f"flowchart {direction}"]
     for k, (kind, label) in enumerate(zip(picture.kinds, picture.labels, strict=True)):
         text = "<br>".join(_mermaid_text(line) for line in label)
-        shape = f'["{text}"]' if kind == "op" else f'(["{text}"])'
+        shape = f'["{text}"]' if kind in _BOXES else f'(["{text}"])'
         lines.append(f"    n{k}{shape}:::{_style_of(picture, k)}")
     lines += [f"    n{a} --> n{b}" for a, b in picture.edges]
     for kind in _used_styles(picture):
@@ -140,7 +148,7 @@ def dot(output: Tensor, backward: bool = False, *, direction: str = "TB",
     for k, (kind, label) in enumerate(zip(picture.kinds, picture.labels, strict=True)):
         text = "\\n".join(_dot_text(line) for line in label)
         fill, stroke, _, extra = _STYLES[_style_of(picture, k)]
-        shape = "" if kind == "op" else ", shape=ellipse"
+        shape = "" if kind in _BOXES else ", shape=ellipse"
         lines.append(f'    n{k} [label="{text}"{shape}, fillcolor="{fill}", color="{stroke}"'
                      f"{extra}]")
     lines += [f"    n{a} -> n{b}" for a, b in picture.edges]
@@ -174,12 +182,14 @@ def _draw(output: Any, backward: bool, direction: str, show_attrs: bool, caller:
 
 def _forward(picture: _Picture, names: TensorNames, output: Tensor, show_attrs: bool) -> None:
     root = output.grad_fn
-    order = topological(root)
+    order = topological(root, mask_producers)
     # each node's output tensor, as its consumers hold it: its shape, and its variable's name
     # (only when that tensor's grad_fn is still this node, i.e. no in-place op changed it)
     held: dict[Node, Tensor] = {root: output}
     for node in order:
-        for edge, raw in zip(node.next, node.inputs, strict=True):
+        uses = list(zip(node.next, node.inputs, strict=True))
+        uses += [(producer, operand) for operand, producer in mask_operands(node)]
+        for edge, raw in uses:
             if isinstance(edge, Node):
                 known = held.get(edge)
                 if known is None or (known.grad_fn is not edge and raw.grad_fn is edge):
@@ -191,6 +201,8 @@ def _forward(picture: _Picture, names: TensorNames, output: Tensor, show_attrs: 
                 sources.append(picture.ids[("node", id(edge))])
             elif isinstance(edge, Tensor):  # a leaf that requires grad
                 sources.append(_leaf(picture, names, edge))
+            elif isinstance(raw, Tensor) and raw._recipe is not None:
+                sources.append(_mask(picture, names, raw))
             elif isinstance(raw, Tensor):
                 sources.append(_constant(picture, names, raw))
         tensor = held[node]
@@ -242,6 +254,40 @@ def _accumulator(picture: _Picture, names: TensorNames, tensor: Tensor) -> int:
     if key in picture.ids:
         return picture.ids[key]
     return picture.box(key, "leaf", ["AccumulateGrad", f"{names(tensor, 'x')} {_shape(tensor)}"])
+
+
+# the numpy functions of Tensor._recipe as PyTorch spells them
+_MASK_OPS = {"equal": "eq", "not_equal": "ne", "less": "lt", "less_equal": "le",
+             "greater": "gt", "greater_equal": "ge", "bitwise_and": "and", "bitwise_or": "or",
+             "bitwise_xor": "xor", "invert": "not"}
+
+
+def _mask(picture: _Picture, names: TensorNames, tensor: Tensor) -> int:
+    """A mask compared from graph values: a dashed box for the comparison, fed by its
+    operands (it records no gradient; lowering reads it as a condition)."""
+    key = ("mask", id(tensor))
+    if key in picture.ids:
+        return picture.ids[key]
+    function, operands = tensor._recipe
+    sources, args = [], []
+    for operand, producer in operands:
+        if not isinstance(operand, Tensor):
+            args.append(_format(operand))
+            continue
+        args.append("·")
+        if operand._recipe is not None:
+            sources.append(_mask(picture, names, operand))
+        elif producer is not None:
+            sources.append(picture.ids[("node", id(producer))])
+        elif operand.requires_grad:
+            sources.append(_leaf(picture, names, operand))
+        else:
+            sources.append(_constant(picture, names, operand))
+    call = _MASK_OPS[function]
+    label = f"{call}({', '.join(args)})" if any(a != "·" for a in args) else call
+    box = picture.box(key, "mask", [label, _shape(tensor)])
+    picture.edges += [(source, box) for source in sources]
+    return box
 
 
 def _constant(picture: _Picture, names: TensorNames, tensor: Tensor) -> int:

@@ -358,13 +358,39 @@ def test_escaping():
 
 def test_where_condition_is_a_constant_forward_and_absent_backward():
     x = t.tensor([-1.0, 2.0], requires_grad=True)
-    y = t.where(x > 0, x, 0.0)
+    y = t.where(t.tensor([True, False]), x, 0.0)
     nodes, edges = parse_mermaid(viz.mermaid(y))
     assert [(label[0], cls) for label, cls in nodes.values()] == [
         ("const", "constant"), ("x", "leaf"), ("y = where(·, ·, 0.0)", "output")]
     assert len(edges) == 2
     nodes, edges = parse_mermaid(viz.mermaid(y, backward=True))
     assert len(nodes) == 2 and edges == [("n0", "n1")]
+
+
+def test_a_mask_compared_from_graph_values_is_drawn_with_its_operands():
+    # x > 0 records no gradient, but lowering reads it as the condition x > 0: the forward
+    # picture shows where it comes from (a dashed mask box); the backward one has no such node
+    x = t.tensor([-1.0, 2.0], requires_grad=True)
+    w = t.tensor([1.0, 1.0], requires_grad=True)  # a graph value too, used only in the mask
+    m = (x.exp() > 1) & ~(w < 0)
+    y = t.where(m, x, 0.0)
+    nodes, edges = parse_mermaid(viz.mermaid(y))
+    labels = {key: (label[0], cls) for key, (label, cls) in nodes.items()}
+    by_label = {label: key for key, (label, _) in labels.items()}
+    assert labels[by_label["gt(·, 1)"]][1] == "mask"
+    assert (by_label["exp"], by_label["gt(·, 1)"]) in edges
+    assert (by_label["w"], by_label["lt(·, 0)"]) in edges
+    assert (by_label["lt(·, 0)"], by_label["not"]) in edges
+    assert {(by_label["gt(·, 1)"], by_label["and"]), (by_label["not"], by_label["and"]),
+            (by_label["and"], by_label["y = where(·, ·, 0.0)"])} <= set(edges)
+    # the exp node feeds only the mask, and appears once
+    assert sum(label == "exp" for label, _ in labels.values()) == 1
+    nodes, edges = parse_mermaid(viz.mermaid(y, backward=True))
+    assert [label[0] for label, _ in nodes.values()] == ["AccumulateGrad", "WhereBackward0"]
+    # a mask of constants is a constant
+    c = t.where(~(t.tensor([1.0, -1.0]) < 0), x, 0.0)
+    nodes, _ = parse_mermaid(viz.mermaid(c))
+    assert [cls for _, cls in nodes.values()].count("constant") == 1
 
 
 def test_same_text_after_backward_and_on_every_call():

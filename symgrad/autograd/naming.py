@@ -51,6 +51,41 @@ def topological(root: Node, also: Callable[[Node], Iterable[Node]] | None = None
     return order
 
 
+def mask_operands(node: Node) -> list[tuple[Tensor, Node]]:
+    """``(operand, its grad_fn then)`` for the graph values behind the masks among ``node``'s
+    inputs: a bool tensor compared from graph values remembers its operands
+    (``Tensor._recipe``), and lowering and the pictures show how it was computed.
+
+    >>> x = symgrad.ones(2, requires_grad=True)
+    >>> y = symgrad.where(x.exp() > 2, x, 0.0)
+    >>> [n.name() for _, n in symgrad.autograd.naming.mask_operands(y.grad_fn)]
+    ['ExpBackward0']
+    """
+    found: list[tuple[Tensor, Node]] = []
+    pending = [raw._recipe for raw in node.inputs
+               if isinstance(raw, Tensor) and raw._recipe is not None]
+    while pending:
+        _, operands = pending.pop()
+        for operand, producer in operands:
+            if isinstance(operand, Tensor) and operand._recipe is not None:
+                pending.append(operand._recipe)
+            elif producer is not None:
+                found.append((operand, producer))
+    return found
+
+
+def mask_producers(node: Node) -> list[Node]:
+    """The nodes of :func:`mask_operands`: they feed ``node`` too (``topological``'s
+    ``also``).
+
+    >>> x = symgrad.ones(2, requires_grad=True)
+    >>> y = symgrad.where(x.exp() > 2, x, 0.0)
+    >>> [n.name() for n in symgrad.autograd.naming.mask_producers(y.grad_fn)]
+    ['ExpBackward0']
+    """
+    return [producer for _, producer in mask_operands(node)]
+
+
 def caller_names() -> dict[int, str]:
     """Variable names of the tensors in the first calling frame outside symgrad: id -> name.
 

@@ -25,7 +25,7 @@ import sympy
 from sympy.functions.elementary.piecewise import ExprCondPair
 
 from symgrad.autograd.graph import Node
-from symgrad.autograd.naming import TensorNames, caller_names, topological
+from symgrad.autograd.naming import TensorNames, caller_names, mask_producers, topological
 from symgrad.symbolic import namespace as sx
 from symgrad.symbolic.printing import Formula, formula
 from symgrad.tensor import Tensor
@@ -354,7 +354,7 @@ class _Lowering:
                 root = sx.asarray(_exact(output._value, output))
             return Lowered(output, self.sources, steps, root, self.constants)
         local: dict[Node, Step] = {}
-        for index, node in enumerate(topological(root_node, _mask_nodes)):
+        for index, node in enumerate(topological(root_node, mask_producers)):
             step = self._step(node, index, local)
             local[node] = step
             steps.append(step)
@@ -437,21 +437,6 @@ _RELATIONS = {
     "bitwise_xor": lambda a, b: sx.asarray(a) ^ b,
     "invert": lambda a: ~sx.asarray(a),
 }
-
-
-def _mask_nodes(node: Node) -> list[Node]:
-    """The nodes behind the masks among ``node``'s inputs (lowering replays them too)."""
-    found: list[Node] = []
-    pending = [raw._recipe for raw in node.inputs
-               if isinstance(raw, Tensor) and raw._recipe is not None]
-    while pending:
-        _, operands = pending.pop()
-        for operand, producer in operands:
-            if isinstance(operand, Tensor) and operand._recipe is not None:
-                pending.append(operand._recipe)
-            elif producer is not None:
-                found.append(producer)
-    return found
 
 
 def symbolic_forward(op: Any, args: Sequence[Any], params: dict[str, Any]) -> sx.Expressions:
