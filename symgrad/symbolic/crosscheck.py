@@ -113,13 +113,19 @@ class InputReport:
         count = len(self.checked)
         what = (f"{count} of {total} elements (sampled)" if self.sampled
                 else f"{count} element{'' if count == 1 else 's'}")
-        text = (f"{self.name}: {what}, max abs error {self.max_abs_error:.3g}, "
-                f"max rel error {self.max_rel_error:.3g}")
-        for index, symbolic, numeric in self.undefined:
-            text += f"\n    undefined at {index}: sympy {symbolic}, numeric {numeric}"
-        for index, symbolic, numeric in self.at_kinks:
-            text += f"\n    at a kink at {index}: sympy {symbolic}, numeric {numeric}"
-        return text
+        return (f"{self.name}: {what}, max abs error {self.max_abs_error:.3g}, "
+                f"max rel error {self.max_rel_error:.3g}{_special_points(self)}")
+
+
+def _special_points(report: Any) -> str:
+    """The lines of a report (:class:`InputReport` or a Hessian block) for the elements not
+    compared: undefined points and kinks."""
+    text = ""
+    for index, symbolic, numeric in report.undefined:
+        text += f"\n    undefined at {index}: sympy {symbolic}, numeric {numeric}"
+    for index, symbolic, numeric in report.at_kinks:
+        text += f"\n    at a kink at {index}: sympy {symbolic}, numeric {numeric}"
+    return text
 
 
 @dataclass

@@ -36,6 +36,7 @@ from symgrad.symbolic.crosscheck import (
     _replay,
     _rerun,
     _site,
+    _special_points,
     _sympy_vjp,
     _tally,
     node_vjp_error,
@@ -91,13 +92,10 @@ class HessianBlock:
     at_kinks: list[tuple[tuple[int, ...], str, float]] = field(default_factory=list)
 
     def __str__(self) -> str:
-        text = (f"({self.rows}, {self.columns}): {self.checked} elements, max abs error "
-                f"{self.max_abs_error:.3g}, max rel error {self.max_rel_error:.3g}")
-        for index, symbolic, numeric in self.undefined:
-            text += f"\n    undefined at {index}: sympy {symbolic}, numeric {numeric}"
-        for index, symbolic, numeric in self.at_kinks:
-            text += f"\n    at a kink at {index}: sympy {symbolic}, numeric {numeric}"
-        return text
+        count = self.checked
+        return (f"({self.rows}, {self.columns}): {count} element{'' if count == 1 else 's'}, "
+                f"max abs error {self.max_abs_error:.3g}, max rel error "
+                f"{self.max_rel_error:.3g}{_special_points(self)}")
 
 
 @dataclass
