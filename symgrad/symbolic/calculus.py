@@ -142,10 +142,11 @@ def _sum(terms: list[Any]) -> Any:
     evaluated sum would splice in the terms of an adjoint that is itself a sum, so a deep
     chain's adjoints would repeat ever longer sums instead of sharing one (see
     :mod:`symgrad.symbolic.printing`)."""
-    if len(terms) == 1:
-        return terms[0]
     if all(term.is_number for term in terms):
         return sympy.Add(*terms)
+    terms = [term for term in terms if term != 0]  # an adjoint term that is exactly 0
+    if len(terms) == 1:
+        return terms[0]
     return sympy.Add(*terms, evaluate=False)
 
 
