@@ -436,3 +436,10 @@ def test_an_output_without_graph_gets_autograd_grads_error():
                  lambda: symbolic.compile(t.tensor(1.0), a)):
         with pytest.raises(RuntimeError, match="^element 0 of tensors does not require grad"):
             call()
+
+
+def test_an_array_gradient_keeps_the_outputs_dtype():
+    # a float64 output's v given as a numpy array is read in float64, not the default float32
+    a = t.tensor([1.0, 2.0, 3.0], dtype=t.float64, requires_grad=True)
+    (g,) = symbolic.grad(a * 2.0, a, gradient=np.array([0.123456789012345, -1.3, 2.0]))
+    assert list(g) == [sympy.Rational("0.24691357802469"), sympy.Rational(-13, 5), 4]

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import sympy
 
+import symgrad
 from symgrad.autograd.api import _seed_gradients
 from symgrad.symbolic.lowering import (
     Lowered,
@@ -215,10 +216,11 @@ def _inputs(lowered: Lowered, inputs: Tensor | Sequence[Tensor] | None,
 
 
 def as_gradient(output: Tensor, gradient: Any) -> Tensor | None:
-    """``gradient`` (None, a Tensor or array-like) as backward takes it: a Tensor, or None."""
+    """``gradient`` (None, a Tensor or array-like) as backward takes it: a Tensor (of the
+    output's dtype when array-like), or None."""
     if gradient is None or isinstance(gradient, Tensor):
         return gradient
-    return Tensor(np.asarray(gradient, dtype=output._value.dtype))
+    return symgrad.tensor(np.asarray(gradient), dtype=output.dtype)
 
 
 def seeds(lowered: Lowered, gradient: Any) -> dict[Any, Any]:

@@ -61,6 +61,29 @@ class _Printer(NumPyPrinter):
         return self._hprint_Pow(expr, rational=rational,
                                 sqrt=self._module_format(self._module + ".sqrt"))
 
+    def _print_And(self, expr: Any) -> str:
+        return self._fold("logical_and", expr.args)
+
+    def _print_Or(self, expr: Any) -> str:
+        return self._fold("logical_or", expr.args)
+
+    def _fold(self, name: str, args: Sequence[Any]) -> str:
+        # NumPyPrinter writes logical_and.reduce((p, q)), which stacks p and q into one array
+        # and so fails when inputs with different batch dimensions (or a batched one and an
+        # unbatched one) meet in a condition; nested binary calls broadcast them
+        function = self._module_format(f"{self._module}.{name}")
+        text = self._print(args[0])
+        for arg in args[1:]:
+            text = f"{function}({text}, {self._print(arg)})"
+        return text
+
+    def _print_ITE(self, expr: Any) -> str:
+        # sympy writes a condition on a Piecewise (a where of a where) as an ITE; NumPyPrinter
+        # prints it as select(..., default=nan), a float array that select then rejects as a
+        # condition (its simplify_logic, which removes the ITE, gives up above 8 variables)
+        where = self._module_format(self._module + ".where")
+        return f"{where}({', '.join(self._print(a) for a in expr.args)})"
+
     def _print_ComplexInfinity(self, expr: Any) -> str:
         # 1/0 folded by sympy (in a branch that select evaluates but may not take): undefined
         return self._module_format(self._module + ".nan")
