@@ -264,17 +264,19 @@ def _numeric_gradients(lowered: Lowered, sources: list[Source],
                        gradient: Tensor | None) -> list[np.ndarray]:
     """The engine's gradients, leaving every ``.grad`` untouched: on the recorded graph, or on
     a replay of it when a backward has already freed it."""
-    output = lowered.output
-    tensors = [s.tensor for s in sources]
-    if not any(step.node.freed for step in lowered.steps):
-        grads = symgrad.autograd.grad(output, tensors, grad_outputs=gradient,
-                                      retain_graph=True, allow_unused=True)
-    else:
-        output, tensors = _replay(lowered, sources)
-        grads = symgrad.autograd.grad(output, tensors, grad_outputs=gradient,
-                                      allow_unused=True)
+    output, tensors = live_graph(lowered, sources)
+    grads = symgrad.autograd.grad(output, tensors, grad_outputs=gradient, retain_graph=True,
+                                  allow_unused=True)
     return [np.zeros(src.symbols.shape) if g is None else g.numpy().astype(np.float64)
             for src, g in zip(sources, grads, strict=True)]
+
+
+def live_graph(lowered: Lowered, sources: list[Source]) -> tuple[Tensor, list[Tensor]]:
+    """The output and the ``sources``' tensors of a graph that backward can run through: the
+    recorded one, or a replay of it (:func:`_replay`) when a backward has already freed it."""
+    if any(step.node.freed for step in lowered.steps):
+        return _replay(lowered, sources)
+    return lowered.output, [s.tensor for s in sources]
 
 
 def _replay(lowered: Lowered, sources: list[Source]) -> tuple[Tensor, list[Tensor]]:
@@ -523,9 +525,7 @@ def _mismatch_message(lowered: Lowered, failures: list, rtol: float, atol: float
     for step in lowered.steps:
         verdict = node_vjp_error(step)
         if verdict is not None:
-            where = f" created at {_site(step.node)}" if _site(step.node) else ""
-            lines.append(f"first node whose VJP disagrees with sympy: {step.name}{where}: "
-                         f"{verdict}")
+            lines.append(culprit_line(step, "VJP", verdict))
             break
     else:
         if not math.isfinite(float(numeric)):
@@ -538,6 +538,13 @@ def _mismatch_message(lowered: Lowered, failures: list, rtol: float, atol: float
             lines.append("every node's VJP agrees with sympy on its own: the graph's wiring "
                          "(edges, broadcasting, accumulation) is at fault")
     return "\n".join(lines)
+
+
+def culprit_line(step: Step, rule: str, verdict: str) -> str:
+    """The line of a mismatch message that names the first node whose ``rule`` (its VJP, its
+    double backward) disagrees with sympy, and where it was created."""
+    where = f" created at {_site(step.node)}" if _site(step.node) else ""
+    return f"first node whose {rule} disagrees with sympy: {step.name}{where}: {verdict}"
 
 
 # --- one node against sympy ----------------------------------------------------------------

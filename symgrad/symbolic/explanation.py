@@ -35,8 +35,8 @@ from symgrad.symbolic.crosscheck import (
     _numeric_vjp,
     _one_sided,
     _Point,
-    _replay,
     _tidy,
+    live_graph,
 )
 from symgrad.symbolic.lowering import Lowered, Source, lower
 from symgrad.tensor import Tensor
@@ -159,29 +159,20 @@ class _Run:
 def _run(lowered: Lowered, sources: list[Source], gradient: Tensor | None) -> _Run:
     """The engine's gradients, recording every node on the way; the graph is left as it was
     (retained, or replayed when a backward has already freed it)."""
+    output, leaves = live_graph(lowered, sources)
     nodes = [step.node for step in lowered.steps]
-    output, leaves = lowered.output, [s.tensor for s in sources]
-    if any(node.freed for node in nodes):
-        output, leaves = _replay(lowered, sources)
-        nodes = topological(output.grad_fn)  # the replay's nodes, in the same order
+    if output is not lowered.output:  # replayed: the replay's nodes, in the same order
+        nodes = topological(output.grad_fn)
     records: dict[Node, _Record] = {}
-    handles, before = [], []
+    handles = []
     try:
         for node in nodes:
-            state = vars(node)
-            before.append((node, "post_hooks" in state, "special" in state))
             handles.append(node.register_hook(_recorder(node, records)))
         grads = symgrad.autograd.grad(output, leaves, grad_outputs=gradient,
                                       retain_graph=True, allow_unused=True)
     finally:
         for handle in handles:
             handle.remove()
-        # registering a hook marks a node for the engine's slow path: undo that too
-        for node, had_hooks, had_special in before:
-            if not had_hooks:
-                vars(node).pop("post_hooks", None)
-            if not had_special:
-                vars(node).pop("special", None)
     consumers: dict[int, list[tuple[Node, int]]] = {}
     for node in nodes:
         for i, target in enumerate(node.next):

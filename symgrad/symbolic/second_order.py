@@ -33,12 +33,12 @@ from symgrad.symbolic.crosscheck import (
     _kinks,
     _Point,
     _probe,
-    _replay,
     _rerun,
-    _site,
     _special_points,
     _sympy_vjp,
     _tally,
+    culprit_line,
+    live_graph,
     node_vjp_error,
 )
 from symgrad.symbolic.lowering import (
@@ -213,9 +213,7 @@ class _SecondDerivatives:
 def _numeric_hessian(lowered: Lowered, sources: list[Source],
                      gradient: Tensor | None) -> np.ndarray:
     """The Jacobian of the engine's ``create_graph`` gradient, rows = gradient elements."""
-    output, tensors = lowered.output, [s.tensor for s in sources]
-    if any(step.node.freed for step in lowered.steps):
-        output, tensors = _replay(lowered, sources)
+    output, tensors = live_graph(lowered, sources)
     sizes = [t._value.size for t in tensors]
     offsets = np.cumsum([0, *sizes])
     hessian = np.zeros((offsets[-1], offsets[-1]))
@@ -345,9 +343,7 @@ def _mismatch_message(lowered: Lowered, label: str, failures: list, rtol: float,
         if verdict is None:
             verdict, kind = node_hessian_error(step), "double backward"
         if verdict is not None:
-            where = f" created at {_site(step.node)}" if _site(step.node) else ""
-            lines.append(f"first node whose {kind} disagrees with sympy: {step.name}{where}: "
-                         f"{verdict}")
+            lines.append(culprit_line(step, kind, verdict))
             return "\n".join(lines), step.name
     lines.append("every node's VJP and double backward agree with sympy on their own: the "
                  "graph's wiring (edges, broadcasting, accumulation) is at fault")
