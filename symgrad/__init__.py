@@ -8,7 +8,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from symgrad import _docs, autograd, cuda, linalg, methods, nn, ops, symbolic, viz
+from symgrad import _docs, autograd, cuda, linalg, nn, ops, symbolic, torch_api, viz
 from symgrad.autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from symgrad.autograd.grad_mode import (
     enable_grad,
@@ -40,7 +40,7 @@ from symgrad.creation import (
     zeros_like,
 )
 from symgrad.dispatch import apply_op as _apply_op
-from symgrad.methods.reductions import return_types
+from symgrad.torch_api.reductions import return_types
 from symgrad.numeric.dtypes import bool_ as bool  # noqa: A001 - PyTorch's name
 from symgrad.numeric.dtypes import (
     dtype,
@@ -214,12 +214,12 @@ allclose = Tensor.allclose
 
 
 def _install_functions() -> None:
-    """Re-export the function spellings of ``symgrad.methods`` (``symgrad.tan`` ...)."""
+    """Re-export the function spellings of ``symgrad.torch_api`` (``symgrad.tan`` ...)."""
     namespace = globals()
-    clash = sorted(name for name in methods.FUNCTIONS if name in namespace)
+    clash = sorted(name for name in torch_api.FUNCTIONS if name in namespace)
     if clash:
-        raise ImportError(f"symgrad.methods redefines {clash}")
-    namespace.update(methods.FUNCTIONS)
+        raise ImportError(f"symgrad.torch_api redefines {clash}")
+    namespace.update(torch_api.FUNCTIONS)
 
 
 _install_functions()

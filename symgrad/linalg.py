@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from symgrad.methods.reductions import vector_norm
+from symgrad.torch_api.reductions import vector_norm
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import symgrad as t
-from symgrad import methods, ops
+from symgrad import ops, torch_api
 from symgrad.dispatch import apply_op
 from symgrad.ops import REGISTRY, Sample
 from symgrad.tensor import Tensor
@@ -158,8 +158,8 @@ def test_registry_is_complete():
 
 
 # Every public Tensor method: the op it records, or why it records none.
-COMPOSITE = methods.COMPOSITE
-NO_GRAPH = methods.NO_GRAPH
+COMPOSITE = torch_api.COMPOSITE
+NO_GRAPH = torch_api.NO_GRAPH
 ATTRIBUTE = "attribute or autograd state"
 METHOD_OPS = {
     "add": "add", "sub": "sub", "mul": "mul", "div": "div", "pow": "pow_scalar",
@@ -229,8 +229,8 @@ def _public_tensor_names():
     return sorted(n for n in dir(Tensor) if not n.startswith("_"))
 
 
-# the methods of symgrad.methods declare what they record (and how to call them) themselves
-for _name, _fn in methods.METHODS.items():
+# the methods of symgrad.torch_api declare what they record (and how to call them) themselves
+for _name, _fn in torch_api.METHODS.items():
     METHOD_OPS[_name] = _fn.records
     if _fn.inplace:
         INPLACE_CALLS[_name] = _fn.example or operator.methodcaller(_name)

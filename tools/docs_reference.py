@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 import symgrad
-from symgrad import methods
+from symgrad import torch_api
 from symgrad.ops import REGISTRY, Op
 
 SOURCES = Path(symgrad.__file__).resolve().parent
@@ -382,16 +382,16 @@ def api_markdown(module_name: str, exclude: tuple[str, ...] = ()) -> str:
 
 
 def tensor_methods_markdown() -> str:
-    """mkdocstrings directives for the Tensor methods that ``symgrad.methods`` installs (static
+    """mkdocstrings directives for the Tensor methods that ``symgrad.torch_api`` installs (static
     analysis of ``symgrad/tensor.py`` cannot see them): one entry per function, headed by the
     method name(s) it is installed under."""
     names: dict[str, list[str]] = {}
-    for name, fn in methods.METHODS.items():
+    for name, fn in torch_api.METHODS.items():
         names.setdefault(_home(fn), []).append(name)
     blocks = []
     for home, spellings in sorted(names.items(), key=lambda item: min(item[1])):
         shown = " / ".join(f"Tensor.{n}" for n in sorted(spellings))
-        fn = methods.METHODS[min(spellings)]
+        fn = torch_api.METHODS[min(spellings)]
         if _static_home(fn) is None:
             blocks.append(_render(fn, shown, 3))
             continue

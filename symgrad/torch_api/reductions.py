@@ -1,4 +1,4 @@
-"""PyTorch spellings of the reductions beyond sum and mean (see symgrad.methods): prod, max/min
+"""PyTorch spellings of the reductions beyond sum and mean (see symgrad.torch_api): prod, max/min
 (with indices), amax/amin, argmax/argmin, var/std, norm, logsumexp, cumsum/cumprod.
 
 Selections find their indices here, numerically (the first extreme of each slice, nan counting
@@ -23,7 +23,7 @@ from symgrad import ops
 from symgrad.autograd.grad_mode import is_grad_enabled
 from symgrad.autograd.graph import node_class
 from symgrad.dispatch import apply_inplace, apply_op
-from symgrad.methods import NO_GRAPH, torch_api
+from symgrad.torch_api import NO_GRAPH, torch_api
 from symgrad.numeric import dtypes
 from symgrad.ops.reduction import gather_key
 from symgrad.tensor import Tensor, _dim, _dims, _make
