@@ -40,7 +40,6 @@ from symgrad.creation import (
     zeros_like,
 )
 from symgrad.dispatch import apply_op as _apply_op
-from symgrad.torch_api.reductions import return_types
 from symgrad.numeric.dtypes import bool_ as bool  # noqa: A001 - PyTorch's name
 from symgrad.numeric.dtypes import (
     dtype,
@@ -52,6 +51,7 @@ from symgrad.numeric.dtypes import (
 )
 from symgrad.numeric.printing import set_printoptions
 from symgrad.tensor import Size, Tensor, _operand, device
+from symgrad.torch_api.reductions import return_types
 
 # numpy warns where PyTorch silently computes inf or nan (log(0), 0/0, exp overflow, 0 * inf in
 # a backward rule); silence that in symgrad's own code only: the user's numpy calls still warn

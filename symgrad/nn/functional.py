@@ -7,6 +7,19 @@ here; the losses live in ``symgrad.nn.losses``.
 
 from __future__ import annotations
 
+from symgrad.nn.losses import (  # noqa: F401 - the losses
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    mse_loss,
+    nll_loss,
+    smooth_l1_loss,
+)
+from symgrad.numeric.dtypes import dtype as _dtype
+from symgrad.tensor import Tensor as _Tensor
 from symgrad.torch_api.pointwise import (  # noqa: F401 - the pointwise activations
     elu,
     elu_,
@@ -25,19 +38,6 @@ from symgrad.torch_api.pointwise import (  # noqa: F401 - the pointwise activati
 )
 from symgrad.torch_api.shaping import pad  # noqa: F401 - constant padding
 from symgrad.torch_api.softmax import implicit_dim as _implicit_dim
-from symgrad.nn.losses import (  # noqa: F401 - the losses
-    binary_cross_entropy,
-    binary_cross_entropy_with_logits,
-    cross_entropy,
-    huber_loss,
-    kl_div,
-    l1_loss,
-    mse_loss,
-    nll_loss,
-    smooth_l1_loss,
-)
-from symgrad.numeric.dtypes import dtype as _dtype
-from symgrad.tensor import Tensor as _Tensor
 
 
 def softmax(input: _Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa: A002

@@ -12,8 +12,8 @@ from typing import Any
 
 from symgrad import ops
 from symgrad.dispatch import apply_inplace, apply_op
-from symgrad.torch_api import COMPOSITE, NO_GRAPH, torch_api  # noqa: F401
 from symgrad.tensor import Tensor, _scalar
+from symgrad.torch_api import COMPOSITE, NO_GRAPH, torch_api  # noqa: F401
 
 _ew = ops.elementwise
 

@@ -23,10 +23,10 @@ from symgrad import ops
 from symgrad.autograd.grad_mode import is_grad_enabled
 from symgrad.autograd.graph import node_class
 from symgrad.dispatch import apply_inplace, apply_op
-from symgrad.torch_api import NO_GRAPH, torch_api
 from symgrad.numeric import dtypes
 from symgrad.ops.reduction import gather_key
 from symgrad.tensor import Tensor, _dim, _dims, _make
+from symgrad.torch_api import NO_GRAPH, torch_api
 
 _REQUIRED: Any = object()  # marks a required argument PyTorch names in its own error
 

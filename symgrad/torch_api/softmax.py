@@ -10,9 +10,9 @@ import warnings
 
 from symgrad import ops
 from symgrad.dispatch import apply_op
-from symgrad.torch_api import torch_api
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim
+from symgrad.torch_api import torch_api
 
 _REQUIRED = object()  # marks an omitted dim: PyTorch's own message, not Python's
 
