@@ -101,6 +101,7 @@ from symgrad.torch_api import (  # noqa: E402,F401
     arithmetic,
     autograd,
     comparison,
+    conv,
     conversion,
     pointwise,
     products,
