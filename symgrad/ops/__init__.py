@@ -10,5 +10,5 @@ registry test picks up automatically.
 
 from __future__ import annotations
 
-from symgrad.ops import elementwise, linalg, nn, reduction, shape  # noqa: F401 - fill REGISTRY
+from symgrad.ops import conv, elementwise, linalg, nn, reduction, shape  # noqa: F401 - fill REGISTRY
 from symgrad.ops.record import REGISTRY, Op, Sample, register  # noqa: F401 - the record types

@@ -17,6 +17,7 @@ from symgrad.torch_api import (  # noqa: F401
     arithmetic,
     autograd,
     comparison,
+    conv,
     conversion,
     pointwise,
     products,
