@@ -90,6 +90,7 @@ def on_files(files: Files, config) -> Files:
 GENERATORS = {
     "ops-coverage": lambda arg: docs_reference.coverage_table(),
     "conventions": lambda arg: docs_reference.conventions_table(),
+    "convention-rules": lambda arg: docs_reference.convention_rules_table(),
     "ties": lambda arg: docs_reference.ties_table(),
     "api": lambda arg: docs_reference.api_markdown(arg),
     "tensor-methods": lambda arg: docs_reference.tensor_methods_markdown(),
