@@ -19,7 +19,7 @@ from symgrad.tensor import Tensor
 EPS = 1e-6
 
 CASES = [
-    pytest.param(op, sample, id=f"{name}-{i}")
+    pytest.param(op, sample, id=f"{name}-sample{i}")
     for name, op in sorted(REGISTRY.items())
     for i, sample in enumerate(op.samples)
 ]
