@@ -155,9 +155,9 @@ def _show_spelling(spelling: str) -> str:
 
 # --- tables --------------------------------------------------------------------------------
 
-# ops that only gradients of gradients record: the differentiable namespace applies them
+# ops that only gradients of gradients record: the Tensor namespace applies them
 _DOUBLE_BACKWARD = frozenset(re.findall(
-    r"ops\.\w+\.(\w+)", (SOURCES / "autograd" / "differentiable.py").read_text(encoding="utf-8")))
+    r"ops\.\w+\.(\w+)", (SOURCES / "autograd" / "tensor_namespace.py").read_text(encoding="utf-8")))
 
 def _kink_points(op: Op) -> list[float]:
     points = sorted({k for s in op.samples for k in s.kinks})

@@ -26,11 +26,12 @@ from typing import Any
 
 import numpy as np
 
-from symgrad.autograd import anomaly, differentiable
+from symgrad.autograd import anomaly
+from symgrad.autograd import tensor_namespace as differentiable
 from symgrad.autograd.grad_mode import _mode
 from symgrad.autograd.graph import Node, _rules, runs_custom_backward
 from symgrad.dispatch import _edge
-from symgrad.numeric import namespace as numeric_xp
+from symgrad.numeric import numpy_namespace as numeric_xp
 from symgrad.tensor import Tensor, _make, _torch_size, counter_of
 
 FREED_GRAPH = (

@@ -22,8 +22,8 @@ import sympy
 from symgrad import creation
 from symgrad.autograd import api, grad_mode
 from symgrad.autograd.graph import Node
-from symgrad.numeric import namespace as numeric_xp
-from symgrad.symbolic import namespace as sx
+from symgrad.numeric import numpy_namespace as numeric_xp
+from symgrad.symbolic import sympy_namespace as sx
 from symgrad.symbolic.calculus import (
     Chain,
     _inputs,

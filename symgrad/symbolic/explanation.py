@@ -27,7 +27,7 @@ from symgrad.autograd import api
 from symgrad.autograd.api import _seed_gradients
 from symgrad.autograd.graph import Node, _rules
 from symgrad.autograd.naming import caller_names, topological
-from symgrad.numeric import namespace as numeric_xp
+from symgrad.numeric import numpy_namespace as numeric_xp
 from symgrad.ops.record import Op, Singularity
 from symgrad.symbolic.calculus import Chain, _inputs, as_gradient, seeds
 from symgrad.symbolic.crosscheck import (
