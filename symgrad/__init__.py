@@ -136,24 +136,8 @@ def mul(input: Any, other: Any) -> Tensor:  # noqa: A002
     return input.mul(other) if isinstance(input, Tensor) else other.mul(input)
 
 
-def div(input: Any, other: Any) -> Tensor:  # noqa: A002
-    """True division; either may be a Python number (``DivBackward0``). Aliases ``divide`` and
-    ``true_divide``.
-
-    >>> symgrad.div(symgrad.tensor([1.0, 3.0]), 2)
-    tensor([0.5000, 1.5000])
-    >>> symgrad.div(1.0, symgrad.tensor([2.0, 4.0]))
-    tensor([0.5000, 0.2500])
-    """
-    if isinstance(input, Tensor):
-        return input.div(other)
-    return _apply_op(ops.elementwise.div, _operand(input, strict=True), other)
-
-
 subtract = _docs.alias(sub, "subtract", method=False)
 multiply = _docs.alias(mul, "multiply", method=False)
-divide = _docs.alias(div, "divide", method=False)
-true_divide = _docs.alias(div, "true_divide", method=False)
 
 
 def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001,A002 - PyTorch's name

@@ -1205,23 +1205,6 @@ class Tensor:
         return bool(np.allclose(self._value, _value_of(other), rtol=rtol, atol=atol,
                                 equal_nan=equal_nan))
 
-    def __invert__(self) -> Tensor:
-        if self._value.dtype.kind not in "biu":
-            raise TypeError("bitwise_not is only supported for integer and boolean tensors")
-        out = _make(np.invert(self._value))
-        if self._recipe is not None:
-            out._recipe = ("invert", ((self, None),))
-        return out
-
-    def __and__(self, other: Any) -> Tensor:
-        return self._compare(other, np.bitwise_and)
-
-    def __or__(self, other: Any) -> Tensor:
-        return self._compare(other, np.bitwise_or)
-
-    def __xor__(self, other: Any) -> Tensor:
-        return self._compare(other, np.bitwise_xor)
-
     # ------------------------------------------------------------------ arithmetic
     # Operators return NotImplemented for operands they do not take, so Python raises its own
     # "unsupported operand type(s)" TypeError, exactly as with PyTorch.
@@ -1260,15 +1243,6 @@ class Tensor:
         tensor([3., 8.])
         """
         return apply_op(ops.elementwise.mul, self, _operand(other, strict=True))
-
-    def div(self, other: Any) -> Tensor:
-        """True division with broadcasting (``DivBackward0``); integers divide to floats.
-
-        >>> x = symgrad.tensor([1.0, 3.0])
-        >>> x.div(2)
-        tensor([0.5000, 1.5000])
-        """
-        return apply_op(ops.elementwise.div, self, _operand(other, strict=True))
 
     def pow(self, exponent: Any) -> Tensor:
         """``self ** exponent`` for a tensor or Python number exponent (``PowBackward0``, or
@@ -1824,11 +1798,6 @@ class Tensor:
     def mul_(self, other: Any) -> Tensor:
         """In-place ``self *= other``."""
         return apply_inplace(ops.elementwise.mul, self, _operand(other, strict=True))
-
-    @_docs.inplace_of(div)
-    def div_(self, other: Any) -> Tensor:
-        """In-place ``self /= other``."""
-        return apply_inplace(ops.elementwise.div, self, _operand(other, strict=True))
 
     @_docs.inplace_of(pow)
     def pow_(self, exponent: Any) -> Tensor:

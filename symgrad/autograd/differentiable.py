@@ -84,6 +84,14 @@ log2, log10, exp2, erf = _unary(_ew.log2), _unary(_ew.log10), _unary(_ew.exp2), 
 floor, ceil, trunc, rint = _unary(_ew.floor), _unary(_ew.ceil), _unary(_ew.trunc), _unary(_ew.round)
 
 
+def div_rounded(a: Any, b: Any, mode: str) -> Tensor:
+    return apply_op(ops.elementwise.div_rounded, _t(a), _t(b), rounding_mode=mode)
+
+
+def isfinite(a: Tensor) -> Tensor:
+    return _make(np.isfinite(a._value))
+
+
 def softplus(a: Tensor) -> Tensor:
     return apply_op(ops.elementwise.softplus, a, beta=1, threshold=math.inf)
 

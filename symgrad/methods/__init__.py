@@ -78,4 +78,10 @@ def _out_of_place(fn: Callable[..., Any]) -> Callable[..., Any] | None:
 
 
 # the family modules install themselves on import
-from symgrad.methods import pointwise, reductions, shaping, softmax  # noqa: E402,F401
+from symgrad.methods import (  # noqa: E402,F401
+    arithmetic,
+    pointwise,
+    reductions,
+    shaping,
+    softmax,
+)

@@ -171,6 +171,9 @@ log2 = _unary(lambda x: sympy.log(x) / sympy.log(2))
 log10 = _unary(lambda x: sympy.log(x) / sympy.log(10))
 exp2 = _unary(lambda x: sympy.Integer(2) ** x)
 softplus = _unary(lambda x: sympy.log(1 + sympy.exp(x)))
+arcsinh = _unary(sympy.asinh)
+arccosh = _unary(sympy.acosh)
+arctanh = _unary(sympy.atanh)
 pi = sympy.pi
 
 
@@ -232,6 +235,27 @@ floor = _unary(_Floor)
 ceil = _unary(_Ceiling)
 rint = _unary(_Rint)
 trunc = _unary(_Trunc)
+
+
+def div_rounded(a: Any, b: Any, mode: str) -> Expressions:
+    """``a / b`` rounded down (``mode="floor"``) or toward zero (``"trunc"``)."""
+    q = asarray(a) / asarray(b)
+    return floor(q) if mode == "floor" else trunc(q)
+
+
+def logaddexp(a: Any, b: Any) -> Expressions:
+    return _elementwise2(lambda x, y: sympy.log(sympy.exp(x) + sympy.exp(y)), a, b)
+
+
+def logaddexp2(a: Any, b: Any) -> Expressions:
+    two = sympy.Integer(2)
+    return _elementwise2(lambda x, y: sympy.log(two ** x + two ** y) / sympy.log(two), a, b)
+
+
+def isfinite(a: Any) -> Expressions:
+    """Elementwise finiteness: true for an expression sympy cannot prove infinite or nan."""
+    return _map(lambda x: sympy.false if x.is_finite is False or x is sympy.nan else sympy.true,
+                a)
 
 
 def scalar_log(c: Any) -> Any:
