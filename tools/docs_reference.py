@@ -267,6 +267,14 @@ TIES: tuple[tuple[str, Callable], ...] = (
     ("linalg.vector_norm(x, inf)", lambda x: symgrad.linalg.vector_norm(x, float("inf"))),
     ("symgrad.maximum(x, c)", lambda x: symgrad.maximum(x, symgrad.tensor(_C))),
     ("symgrad.minimum(x, c)", lambda x: symgrad.minimum(x, symgrad.tensor(_C))),
+    ("x.median()", lambda x: x.median()),
+    ("x.median(dim=0).values", lambda x: x.median(dim=0).values),
+    ("x.kthvalue(2).values", lambda x: x.kthvalue(2).values),
+    ("x.mode().values", lambda x: x.mode().values),
+    ("x.topk(1).values", lambda x: x.topk(1).values),
+    ("x.sort().values", lambda x: x.sort().values),
+    ("x.cummax(0).values", lambda x: x.cummax(0).values),
+    ("x.cummin(0).values", lambda x: x.cummin(0).values),
 )
 
 

@@ -92,6 +92,33 @@ def isfinite(a: Tensor) -> Tensor:
     return _make(np.isfinite(a._value))
 
 
+arcsinh, arccosh, arctanh = _unary(_ew.asinh), _unary(_ew.acosh), _unary(_ew.atanh)
+
+
+def copysign(a: Any, b: Any) -> Tensor:
+    return apply_op(ops.elementwise.copysign, _t(a), _t(b))
+
+
+def remainder(a: Any, b: Any) -> Tensor:
+    return apply_op(ops.elementwise.remainder, _t(a), _t(b))
+
+
+def fmod(a: Any, b: Any) -> Tensor:
+    return apply_op(ops.elementwise.fmod, _t(a), _t(b))
+
+
+def logaddexp(a: Any, b: Any) -> Tensor:
+    return apply_op(ops.elementwise.logaddexp, _t(a), _t(b))
+
+
+def logaddexp2(a: Any, b: Any) -> Tensor:
+    return apply_op(ops.elementwise.logaddexp2, _t(a), _t(b))
+
+
+def nan_to_num(a: Tensor, nan: float, posinf: float | None, neginf: float | None) -> Tensor:
+    return apply_op(ops.elementwise.nan_to_num, a, nan=nan, posinf=posinf, neginf=neginf)
+
+
 def softplus(a: Tensor) -> Tensor:
     return apply_op(ops.elementwise.softplus, a, beta=1, threshold=math.inf)
 
@@ -168,6 +195,10 @@ def logsumexp(a: Tensor, axis: Sequence[int], keepdims: bool = False) -> Tensor:
 
 def cumsum(a: Tensor, axis: int) -> Tensor:
     return apply_op(ops.reduction.cumsum, _t(a), dim=axis)
+
+
+def logcumsumexp(a: Tensor, axis: int) -> Tensor:
+    return apply_op(ops.reduction.logcumsumexp, a, dim=axis)
 
 
 def cumprod(a: Tensor, axis: int) -> Tensor:

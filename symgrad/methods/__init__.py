@@ -84,4 +84,5 @@ from symgrad.methods import (  # noqa: E402,F401
     reductions,
     shaping,
     softmax,
+    sorting,
 )

@@ -284,6 +284,13 @@ def cumsum(a: np.ndarray, axis: int) -> np.ndarray:
     return a.cumsum(axis) if a.ndim else a.copy()
 
 
+def logcumsumexp(a: np.ndarray, axis: int) -> np.ndarray:
+    """``log(cumsum(exp(a)))`` along ``axis``, without overflow."""
+    if not a.ndim:
+        return a.copy()
+    return np.logaddexp.accumulate(a, axis=axis)
+
+
 def cumprod(a: np.ndarray, axis: int) -> np.ndarray:
     """``numpy.cumprod`` (bools and ints as int64); a 0-d ``a`` is copied."""
     return a.cumprod(axis) if a.ndim else a.copy()

@@ -243,6 +243,28 @@ def div_rounded(a: Any, b: Any, mode: str) -> Expressions:
     return floor(q) if mode == "floor" else trunc(q)
 
 
+def copysign(a: Any, b: Any) -> Expressions:
+    """``|a|`` with the sign of ``b`` (negative where ``b < 0``)."""
+    return where(asarray(b) < 0, -abs(a), abs(a))
+
+
+def remainder(a: Any, b: Any) -> Expressions:
+    """``a - b * floor(a / b)``: the sign of ``b``."""
+    a, b = asarray(a), asarray(b)
+    return a - b * floor(a / b)
+
+
+def fmod(a: Any, b: Any) -> Expressions:
+    """``a - b * trunc(a / b)``: the sign of ``a``."""
+    a, b = asarray(a), asarray(b)
+    return a - b * trunc(a / b)
+
+
+def nan_to_num(a: Any, nan: Any, posinf: Any, neginf: Any) -> Expressions:
+    """``a`` itself: symbols stand for finite numbers."""
+    return asarray(a)
+
+
 def logaddexp(a: Any, b: Any) -> Expressions:
     return _elementwise2(lambda x, y: sympy.log(sympy.exp(x) + sympy.exp(y)), a, b)
 
@@ -402,6 +424,10 @@ def cumsum(a: Any, axis: int) -> Expressions:
     """Running sums along ``axis``, each one flat ``Add``."""
     a = asarray(a)
     return _along(a, axis, lambda row, i: sympy.Add(*row[:i + 1])) if a.ndim else a.copy()
+
+
+def logcumsumexp(a: Any, axis: int) -> Expressions:
+    return log(cumsum(exp(a), axis))
 
 
 def cumprod(a: Any, axis: int) -> Expressions:
