@@ -80,7 +80,9 @@ def _out_of_place(fn: Callable[..., Any]) -> Callable[..., Any] | None:
 # the family modules install themselves on import
 from symgrad.methods import (  # noqa: E402,F401
     arithmetic,
+    arranging,
     pointwise,
+    products,
     reductions,
     shaping,
     softmax,

@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from symgrad.ops import Op, Sample, register
+from symgrad.ops.shape import _take_op
 
 SAMPLES = (
     Sample(((3,),)),
@@ -392,46 +393,37 @@ def _picked_sample(shape, dim, positions):
     return Sample((shape,), {"key": _take_along_key(shape, dim, positions)})
 
 
-def _picked_op(name, node_name, samples):
-    return register(Op(
-        name, node_name,
-        forward=lambda xp, a, key: a[key],
-        vjp=(lambda xp, g, ans, a, key: xp.index_backward(g, a.shape, key),),
-        samples=samples,
-    ))
-
-
-sort = _picked_op("sort", "SortBackward0", (
+sort = _take_op("sort", "SortBackward0", (
     _picked_sample((4,), 0, [2, 0, 3, 1]),
     _picked_sample((2, 3), 1, [[2, 1, 0], [0, 2, 1]]),
     _picked_sample((3, 2), 0, [[1, 2], [0, 0], [2, 1]]),
     _picked_sample((), 0, ()),
 ))
-topk = _picked_op("topk", "TopkBackward0", (
+topk = _take_op("topk", "TopkBackward0", (
     _picked_sample((4,), 0, [3, 1]),
     _picked_sample((2, 3), 1, [[2], [0]]),
     _picked_sample((3, 2), 0, [[1, 0], [2, 1]]),
 ))
-kthvalue = _picked_op("kthvalue", "KthvalueBackward0", (
+kthvalue = _take_op("kthvalue", "KthvalueBackward0", (
     _picked_sample((4,), 0, [2]),
     _picked_sample((2, 3), 1, [[1], [2]]),
 ))
-median_dim = _picked_op("median_dim", "MedianBackward1", (
+median_dim = _take_op("median_dim", "MedianBackward1", (
     _picked_sample((3,), 0, [1]),
     _picked_sample((2, 3), 1, [[0], [2]]),
 ))
-nanmedian_dim = _picked_op("nanmedian_dim", "NanmedianBackward1", (
+nanmedian_dim = _take_op("nanmedian_dim", "NanmedianBackward1", (
     _picked_sample((2, 3), 1, [[2], [1]]),
 ))
-mode = _picked_op("mode", "ModeBackward0", (
+mode = _take_op("mode", "ModeBackward0", (
     _picked_sample((2, 3), 1, [[2], [0]]),
     _picked_sample((3, 2), 0, [[1, 2]]),
 ))
-cummax = _picked_op("cummax", "CummaxBackward0", (
+cummax = _take_op("cummax", "CummaxBackward0", (
     _picked_sample((4,), 0, [0, 0, 2, 2]),
     _picked_sample((2, 3), 1, [[0, 1, 1], [0, 0, 0]]),
 ))
-cummin = _picked_op("cummin", "CumminBackward0", (
+cummin = _take_op("cummin", "CumminBackward0", (
     _picked_sample((4,), 0, [0, 1, 1, 3]),
     _picked_sample((3, 2), 0, [[0, 0], [1, 0], [1, 2]]),
 ))

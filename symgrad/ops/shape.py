@@ -343,3 +343,42 @@ constant_pad = register(Op(
              Sample(((2, 3),), {"pad": ((0, 0), (-1, 2)), "value": 1.5}),
              Sample(((2, 3, 4),), {"pad": ((1, 0), (-1, -1), (2, -3)), "value": 0.0})),
 ))
+
+
+# ---------------------------------------------------------------- rot90, unfold, masked_select
+def _rot90(xp, a, k, dims):
+    """``a`` turned ``k`` quarter turns from ``dims[0]`` toward ``dims[1]`` (numpy's rot90)."""
+    k %= 4
+    d0, d1 = dims
+    if k == 1:
+        return xp.swapaxes(xp.flip(a, (d1,)), d0, d1)
+    if k == 2:
+        return xp.flip(a, (d0, d1))
+    if k == 3:
+        return xp.flip(xp.swapaxes(a, d0, d1), (d1,))
+    return xp.flip(a, ())  # a copy
+
+
+rot90 = register(Op(
+    "rot90", "Rot90Backward0",
+    forward=_rot90,
+    vjp=(lambda xp, g, ans, a, k, dims: _rot90(xp, g, -k, dims),),
+    samples=(Sample(((2, 3),), {"k": 1, "dims": (0, 1)}),
+             Sample(((2, 3, 2),), {"k": 2, "dims": (2, 0)}),
+             Sample(((2, 3),), {"k": -1, "dims": (0, 1)}),
+             Sample(((3, 2),), {"k": 4, "dims": (1, 0)})),
+))
+
+# Tensor.unfold: the windows of one dim, read as a[key] (the methods layer builds the key)
+unfold = _take_op("unfold", "UnfoldBackward0", (
+    Sample(((5,),), {"key": (np.array([[0, 1], [2, 3]]),)}),
+    Sample(((2, 4),), {"key": (np.arange(2).reshape(2, 1, 1),
+                               np.array([[0, 1, 2], [1, 2, 3]]).reshape(1, 2, 3))}),
+))
+
+# masked_select: the elements where the (broadcast) mask is true, as integer indices into the
+# input (repeated where the input broadcasts)
+masked_select = _take_op("masked_select", "MaskedSelectBackward0", (
+    Sample(((2, 3),), {"key": (np.array([0, 1, 1]), np.array([2, 0, 2]))}),
+    Sample(((3,),), {"key": (np.array([0, 2, 0, 1]),)}),
+))
