@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from symgrad import ops
+from symgrad import creation, ops
 from symgrad.dispatch import apply_op
 from symgrad.methods import NO_GRAPH, torch_api
 from symgrad.methods.reductions import _records, _return_type, return_types
@@ -704,3 +704,15 @@ def _topk_positions(row: np.ndarray, k: int, largest: bool, sort: bool) -> list[
         if sort:
             _std_sort(queue, 0, k - 1, comp)
     return [i for _, i in queue[:k]]
+
+
+@torch_api(NO_GRAPH, function=False, example=lambda x: x.multinomial(2))
+def multinomial(self: Tensor, num_samples: int, replacement: bool = False, *,
+                generator: Any = None) -> Tensor:
+    """:func:`symgrad.multinomial` of this tensor's rows.
+
+    >>> symgrad.tensor([[0.0, 1.0], [1.0, 0.0]]).multinomial(1)
+    tensor([[1],
+            [0]])
+    """
+    return creation.multinomial(self, num_samples, replacement, generator=generator)
