@@ -168,3 +168,92 @@ def test_view_dtype():
     assert bits.tolist() == t.tensor([2.0, 3.0], dtype=t.float64).view(t.int64).tolist()
     assert bits._version == y._version
     assert not t.ones(2, requires_grad=True).view(t.float32).requires_grad
+
+
+def test_index_add_and_index_copy():
+    x = t.zeros(3, 2)
+    src = t.arange(1.0, 7.0).reshape(3, 2)
+    idx = t.tensor([0, 2, 0])
+    assert x.index_add(0, idx, src).tolist() == [[6, 8], [0, 0], [3, 4]]
+    assert x.index_add(0, idx, src, alpha=2).tolist() == [[12, 16], [0, 0], [6, 8]]
+    assert x.index_add(1, t.tensor([1, 1]), src).tolist() == [[0, 3], [0, 7], [0, 11]]
+    with pytest.raises(RuntimeError, match="^index 3 is out of bounds for dimension 0 with "
+                                           "size 3"):
+        x.index_add(0, t.tensor([0, 3, 0]), src)
+    with pytest.raises(RuntimeError, match=r"^index_add_\(\): Expected dtype int32/int64 for "
+                                           "index but got: Float"):
+        x.index_add(0, idx.float(), src)
+    with pytest.raises(RuntimeError, match=r"^index_add_\(\): Number of indices \(3\) should be "
+                                           r"equal to source.size\(dim\): \(2\), for dim: 0"):
+        x.index_add(0, idx, src[:2])
+    assert x.index_copy(0, t.tensor([2, 0, 1]), src).tolist() == [[3, 4], [5, 6], [1, 2]]
+    assert x.index_copy(0, t.tensor([2, 0]), src[:2]).tolist() == [[3, 4], [0, 0], [1, 2]]
+    b = t.zeros(3, 2, requires_grad=True)
+    s = t.ones(3, 2, requires_grad=True)
+    y = b.index_add(0, idx, s, alpha=3)
+    assert y.grad_fn.name() == "IndexAddBackward0"
+    y.backward(t.arange(6.0).reshape(3, 2))
+    assert b.grad.tolist() == [[0, 1], [2, 3], [4, 5]]
+    assert s.grad.tolist() == [[0, 3], [12, 15], [0, 3]]
+    b.grad = s.grad = None
+    y = b.index_copy(0, t.tensor([2, 0]), s[:2])
+    assert y.grad_fn.name() == "IndexCopyBackward0"
+    y.backward(t.arange(6.0).reshape(3, 2))
+    assert b.grad.tolist() == [[0, 0], [2, 3], [0, 0]]
+    assert s.grad.tolist() == [[4, 5], [0, 1], [0, 0]]
+
+
+REDUCED = {  # base [1, 2, 3, 4], src [1 .. 6] at [0, 1, 0, 1, 2, 1], per include_self
+    ("sum", True): [5, 14, 8, 4], ("sum", False): [4, 12, 5, 4],
+    ("prod", True): [3, 96, 15, 4], ("prod", False): [3, 48, 5, 4],
+    ("mean", True): [5 / 3, 3.5, 4, 4], ("mean", False): [2, 4, 5, 4],
+    ("amax", True): [3, 6, 5, 4], ("amax", False): [3, 6, 5, 4],
+    ("amin", True): [1, 2, 3, 4], ("amin", False): [1, 2, 5, 4],
+}
+GRADS = {  # base [1, 5, 3, 4], src [1, 2, 3, 5, 5, 6], backward of [1, 2, 3, 4]
+    ("sum", True): ([1, 2, 3, 4], [1, 2, 1, 2, 3, 2]),
+    ("sum", False): ([0, 0, 0, 4], [1, 2, 1, 2, 3, 2]),
+    ("prod", True): ([3, 120, 15, 4], [3, 300, 1, 120, 9, 100]),
+    ("prod", False): ([0, 0, 0, 4], [3, 60, 1, 24, 3, 20]),
+    ("mean", True): ([1 / 3, 0.5, 1.5, 4], [1 / 3, 0.5, 1 / 3, 0.5, 1.5, 0.5]),
+    ("mean", False): ([0, 0, 0, 4], [0.5, 2 / 3, 0.5, 2 / 3, 3, 2 / 3]),
+    ("amax", True): ([0, 0, 0, 4], [0, 0, 1, 0, 3, 2]),
+    ("amax", False): ([0, 0, 0, 4], [0, 0, 1, 0, 3, 2]),
+    ("amin", True): ([0.5, 0, 3, 4], [0.5, 2, 0, 0, 0, 0]),
+    ("amin", False): ([0, 0, 0, 4], [0.5, 2, 0, 0, 3, 0]),  # PyTorch counts the input's tie
+}
+
+
+@pytest.mark.parametrize(("reduce", "include_self"), sorted(REDUCED))
+def test_scatter_reduce(reduce, include_self):
+    index = t.tensor([0, 1, 0, 1, 2, 1])
+    base = t.tensor([1.0, 2, 3, 4])
+    out = base.scatter_reduce(0, index, t.arange(1.0, 7.0), reduce, include_self=include_self)
+    assert out.tolist() == pytest.approx(REDUCED[reduce, include_self])
+    b = t.tensor([1.0, 5, 3, 4], requires_grad=True)
+    s = t.tensor([1.0, 2, 3, 5, 5, 6], requires_grad=True)
+    y = b.scatter_reduce(0, index, s, reduce, include_self=include_self)
+    assert y.grad_fn.name() == "ScatterReduceBackward0"
+    y.backward(t.tensor([1.0, 2, 3, 4]))
+    grad_self, grad_src = GRADS[reduce, include_self]
+    assert b.grad.tolist() == pytest.approx(grad_self)
+    assert s.grad.tolist() == pytest.approx(grad_src)
+
+
+def test_scatter_with_reduce_is_not_differentiable():
+    added = t.zeros(2, 3).scatter(1, t.tensor([[0, 0], [1, 2]]), 1.0, reduce="add")
+    assert added.tolist() == [[2, 0, 0], [0, 1, 1]]
+    product = t.ones(2, 3).scatter(1, t.tensor([[0, 0], [1, 2]]), 3.0, reduce="multiply")
+    assert product.tolist() == [[9, 1, 1], [1, 3, 3]]
+    with pytest.raises(RuntimeError, match="^reduce argument must be either add or multiply."):
+        t.ones(2, 3).scatter(1, t.tensor([[0, 0], [1, 2]]), 3.0, reduce="mean")
+    with pytest.raises(RuntimeError, match="^reduce argument must be either sum, prod, mean, amax "
+                                           "or amin, got median"):
+        t.ones(2).scatter_reduce(0, t.tensor([0]), t.ones(1), "median")
+    b = t.zeros(2, 2, requires_grad=True)
+    with pytest.warns(UserWarning, match="reduce argument of symgrad.scatter with Tensor src is "
+                                         "deprecated"):
+        y = b.scatter(0, t.tensor([[0, 1]]), t.ones(1, 2), reduce="add")
+    assert type(y.grad_fn).__name__ == "NotImplemented"
+    with pytest.raises(RuntimeError, match="^derivative for aten::scatter is not implemented"):
+        y.sum().backward()

@@ -297,6 +297,13 @@ def index_backward(g: Tensor, shape: Sequence[int], key: Any) -> Tensor:
     return apply_op(ops.shape.index_backward, g, shape=tuple(shape), key=key)
 
 
+def index_multiply(g: Tensor, shape: Sequence[int], key: Any) -> Tensor:
+    ones = _make(np.ones(tuple(shape), dtype=g._value.dtype))
+    return apply_op(ops.shape.scatter_reduce, ones, g, key=key,
+                    src_key=tuple(slice(None) for _ in g.shape), reduce="prod",
+                    include_self=True)
+
+
 def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
     return apply_op(ops.shape.setitem, a, value, key=key)
 

@@ -11,10 +11,16 @@ from typing import Any
 import numpy as np
 
 from symgrad import ops
-from symgrad.dispatch import _broadcast_error, apply_op
+from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op
 from symgrad.methods import COMPOSITE, NO_GRAPH, torch_api
 from symgrad.methods.pointwise import _tensor
-from symgrad.methods.shaping import stack
+from symgrad.methods.shaping import (
+    _check_bounds,
+    _example_index,
+    _grid_key,
+    _scatter_args,
+    stack,
+)
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim, _make
 
@@ -263,3 +269,206 @@ def argwhere(input: Tensor) -> Tensor:  # noqa: A002
             [2]])
     """
     return nonzero(input)
+
+
+# ---------------------------------------------------------------- index_add, index_copy
+def _index_args(fn: str, input: Tensor, dim: int, index: Tensor, source: Tensor) -> dict:  # noqa: A002
+    """The key (positions in ``input`` of each ``source`` element) of index_add/index_copy."""
+    _tensor(input, fn)
+    _tensor(source, fn, "source", 4)
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{fn}(): argument 'index' (position 3) must be Tensor, not "
+                        f"{type(index).__name__}")
+    if index.dtype is not dtypes.int64:
+        raise RuntimeError(f"{fn}_(): Expected dtype int32/int64 for index but got: "
+                           f"{index.dtype._torch_name}")
+    idx = index._value.reshape(-1).copy()
+    if index._value.ndim > 1:
+        raise IndexError(f"{fn}_(): Index is supposed to be a vector")
+    shape, src_shape = input._value.shape or (1,), source._value.shape or (1,)
+    d = _dim(dim, len(shape))
+    if idx.size != src_shape[d]:
+        raise RuntimeError(f"{fn}_(): Number of indices ({idx.size}) should be equal to "
+                           f"source.size(dim): ({src_shape[d]}), for dim: {d}")
+    if len(src_shape) != len(shape) or any(s != n for k, (s, n) in
+                                           enumerate(zip(src_shape, shape, strict=True))
+                                           if k != d):
+        raise RuntimeError(f"{fn}_(): Source/destination tensor must have same slice shapes. "
+                           f"Destination slice shape: {list(shape[:d] + shape[d + 1:])} at "
+                           f"dimension {d} and source slice shape: "
+                           f"{list(src_shape[:d] + src_shape[d + 1:])} at dimension 0.")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"{fn}_(): self ({input.dtype._cpp_name}) and source "
+                           f"({source.dtype._cpp_name}) must have the same scalar type")
+    _check_bounds(idx, d, shape[d])
+    positions = np.broadcast_to(idx.reshape([-1 if k == d else 1 for k in range(len(shape))]),
+                                src_shape)
+    key = _grid_key(np.ascontiguousarray(positions), d)
+    if not input._value.shape:
+        key = ()
+    return {"key": key, "src_key": tuple(slice(None) for _ in source._value.shape)}
+
+
+def _index_add(run: Any, fn: str, input: Tensor, dim: int, index: Tensor,  # noqa: A002
+               source: Tensor, alpha: float) -> Tensor:
+    params = _index_args(fn, input, dim, index, source)
+    if alpha != 1:
+        params["alpha"] = alpha
+    return run(_sh.index_add, input, source, **params)
+
+
+@torch_api("index_add", example=lambda x: x.index_add(1, _example_index([2, 0, 2]), x))
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *,  # noqa: A002
+              alpha: float = 1) -> Tensor:
+    """A copy of ``input`` with ``alpha * source``'s slices along ``dim`` added at the
+    positions in the 1-D ``index`` (repeats add up) (``IndexAddBackward0``).
+
+    >>> symgrad.zeros(3, 2).index_add(0, symgrad.tensor([0, 2, 0]), symgrad.ones(3, 2))
+    tensor([[2., 2.],
+            [0., 0.],
+            [1., 1.]])
+    """
+    return _index_add(apply_op, "index_add", input, dim, index, source, alpha)
+
+
+@torch_api("index_add", function=False, inplace=True,
+           example=lambda x: x.index_add_(1, _example_index([2, 0, 2]), x.detach()))
+def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *,
+               alpha: float = 1) -> Tensor:
+    """In-place :func:`index_add`.
+
+    >>> symgrad.zeros(3).index_add_(0, symgrad.tensor([1, 1]), symgrad.ones(2))
+    tensor([0., 2., 0.])
+    """
+    return _index_add(apply_inplace, "index_add", self, dim, index, source, alpha)
+
+
+@torch_api("index_copy", example=lambda x: x.index_copy(1, _example_index([2, 0, 1]), x))
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:  # noqa: A002
+    """A copy of ``input`` with ``source``'s slices along ``dim`` written at the positions in
+    the 1-D ``index`` (``IndexCopyBackward0``).
+
+    >>> symgrad.zeros(3, 2).index_copy(0, symgrad.tensor([2, 0]), symgrad.ones(2, 2))
+    tensor([[1., 1.],
+            [0., 0.],
+            [1., 1.]])
+    """
+    params = _index_args("index_copy", input, dim, index, source)
+    return apply_op(_sh.index_copy, input, source, **params)
+
+
+@torch_api("index_copy", function=False, inplace=True,
+           example=lambda x: x.index_copy_(1, _example_index([2, 0, 1]), x.detach()))
+def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """In-place :func:`index_copy`.
+
+    >>> symgrad.zeros(3).index_copy_(0, symgrad.tensor([1]), symgrad.ones(1))
+    tensor([0., 1., 0.])
+    """
+    params = _index_args("index_copy", self, dim, index, source)
+    return apply_inplace(_sh.index_copy, self, source, **params)
+
+
+# ---------------------------------------------------------------- scatter_reduce
+_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _winners(a: np.ndarray, s: np.ndarray, key: tuple, include_self: bool,
+             largest: bool) -> dict:
+    """For amax/amin: which source elements are written, and how the gradient is split among
+    the elements equal to each result (self included when ``include_self``)."""
+    flat_key = np.ravel_multi_index(tuple(np.broadcast_arrays(*key)), a.shape).reshape(-1) \
+        if key else np.zeros(s.size, dtype=np.int64)
+    values = s.reshape(-1)
+    flat_a = a.reshape(-1)
+    best = {}
+    for j, p in enumerate(flat_key.tolist()):
+        v = values[j]
+        if p not in best or (v > best[p] if largest else v < best[p]):
+            best[p] = v
+    if include_self:
+        for p in best:
+            if (flat_a[p] > best[p]) if largest else (flat_a[p] < best[p]):
+                best[p] = flat_a[p]
+    # PyTorch counts input's own element among the ties whenever it equals the result, even
+    # without include_self (it then gets no gradient itself)
+    ties = {p: (1 if flat_a[p] == v else 0) for p, v in best.items()}
+    for j, p in enumerate(flat_key.tolist()):
+        ties[p] += values[j] == best[p]
+    weight_self = np.ones(a.size)
+    for p, v in best.items():
+        weight_self[p] = 1 / ties[p] if include_self and flat_a[p] == v else 0.0
+    weight_src = np.array([1 / ties[p] if values[j] == best[p] else 0.0
+                           for j, p in enumerate(flat_key.tolist())])
+    written, source = {}, {}
+    for j, p in enumerate(flat_key.tolist()):
+        if values[j] == best[p] and p not in written and not (include_self and
+                                                                flat_a[p] == best[p]):
+            written[p], source[p] = True, j
+    pick = sorted(source)
+    unravel = np.unravel_index(np.array(pick, dtype=np.int64), a.shape)
+    src_positions = np.unravel_index(np.array([source[p] for p in pick], dtype=np.int64),
+                                     s.shape)
+    return {"pick_key": tuple(unravel) if pick else (), "pick_src": tuple(src_positions),
+            "weight_self": weight_self.reshape(a.shape),
+            "weight_src": weight_src.reshape(s.shape)}
+
+
+def _scatter_reduce(run: Any, fn: str, input: Tensor, dim: int, index: Tensor,  # noqa: A002
+                    src: Tensor, reduce: str, include_self: bool) -> Tensor:
+    _tensor(input, fn)
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # older spellings PyTorch takes
+    if reduce not in _REDUCTIONS:
+        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    if not isinstance(src, Tensor):
+        raise TypeError(f"{fn}(): argument 'src' (position 3) must be Tensor, not "
+                        f"{type(src).__name__}")
+    _, _, params = _scatter_args(input, dim, index, src, None, None, fn)
+    params.update(reduce=reduce, include_self=bool(include_self))
+    a, key = input._value, params["key"]
+    s = src._value[params["src_key"]]
+    if reduce == "mean":
+        count = np.zeros(a.shape) + (1 if include_self else 0)
+        touched = np.zeros(a.shape, dtype=bool)
+        if key:
+            np.add.at(count, key, 1)
+            touched[key] = True
+        params["divisor"] = np.where(touched, np.maximum(count, 1), 1)
+    elif reduce in ("amax", "amin"):
+        params.update(_winners(a, s, key, bool(include_self), reduce == "amax"))
+    return run(_sh.scatter_reduce, input, src, **params)
+
+
+@torch_api("scatter_reduce",
+           example=lambda x: x.scatter_reduce(1, _example_index([[2, 2], [0, 1]]), x, "sum"))
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor,  # noqa: A002
+                   reduce: str, *, include_self: bool = True) -> Tensor:
+    """``input`` with the elements of ``src`` reduced into the positions ``index`` gives
+    along ``dim`` (as for :func:`scatter`), by ``reduce``: "sum", "prod", "mean", "amax" or
+    "amin", with or without ``input``'s own value (``include_self``). The gradient of
+    amax/amin is split evenly among the elements equal to the result
+    (``ScatterReduceBackward0``).
+
+    >>> base = symgrad.tensor([1.0, 2.0, 3.0, 4.0])
+    >>> src = symgrad.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    >>> base.scatter_reduce(0, symgrad.tensor([0, 1, 0, 1, 2, 1]), src, "amax")
+    tensor([3., 6., 5., 4.])
+    """
+    return _scatter_reduce(apply_op, "scatter_reduce", input, dim, index, src, reduce,
+                           include_self)
+
+
+@torch_api("scatter_reduce", function=False, inplace=True,
+           example=lambda x: x.scatter_reduce_(1, _example_index([[2, 2], [0, 1]]), x.detach(),
+                                               "sum"))
+def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                    include_self: bool = True) -> Tensor:
+    """In-place :func:`scatter_reduce`.
+
+    >>> symgrad.ones(2).scatter_reduce_(0, symgrad.tensor([1, 1]), symgrad.tensor([2.0, 3.0]),
+    ...                                 "prod")
+    tensor([1., 6.])
+    """
+    return _scatter_reduce(apply_inplace, "scatter_reduce_", self, dim, index, src, reduce,
+                           include_self)

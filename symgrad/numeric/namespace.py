@@ -224,6 +224,13 @@ def index_backward(g: np.ndarray, shape: tuple[int, ...], key: object) -> np.nda
     return out
 
 
+def index_multiply(g: np.ndarray, shape: tuple[int, ...], key: object) -> np.ndarray:
+    """Ones of ``shape`` multiplied by ``g`` at ``key``, multiplying where indices repeat."""
+    out = np.ones(shape, dtype=g.dtype)
+    np.multiply.at(out, key, g)
+    return out
+
+
 def index_put(a: np.ndarray, key: object, value: object) -> np.ndarray:
     """A copy of ``a`` with ``a[key] = value``."""
     out = np.array(a, copy=True)

@@ -524,6 +524,13 @@ def index_backward(g: Any, shape: Sequence[int], key: Any) -> Expressions:
     return asarray(out)
 
 
+def index_multiply(g: Any, shape: Sequence[int], key: Any) -> Expressions:
+    """Ones of ``shape`` multiplied by ``g`` at ``key``, multiplying where indices repeat."""
+    out = np.array(full_like(np.empty(tuple(shape)), 1))
+    np.multiply.at(out, key, asarray(g))
+    return asarray(out)
+
+
 def index_put(a: Any, key: Any, value: Any) -> Expressions:
     """A copy of ``a`` with ``a[key] = value``."""
     out = np.array(asarray(a))
