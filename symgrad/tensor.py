@@ -1162,8 +1162,9 @@ class Tensor:
 
     eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
 
-    def all(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        """Whether all elements (or all along ``dim``) are true, as a bool tensor.
+    def all(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+        """Whether all elements (or all along ``dim``, an int or a tuple) are true, as a bool
+        tensor.
 
         >>> x = symgrad.tensor([[True, False], [True, True]])
         >>> x.all()
@@ -1171,11 +1172,12 @@ class Tensor:
         >>> x.all(dim=1)
         tensor([False,  True])
         """
-        axis = None if dim is None else _dim(dim, self._value.ndim)
+        axis = None if dim is None else _dims(dim, self._value.ndim)
         return _make(np.asarray(np.all(self._value, axis=axis, keepdims=keepdim)))
 
-    def any(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        """Whether any element (or any along ``dim``) is true, as a bool tensor.
+    def any(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+        """Whether any element (or any along ``dim``, an int or a tuple) is true, as a bool
+        tensor.
 
         >>> x = symgrad.tensor([[0.0, 0.0], [0.0, 1.0]])
         >>> x.any()
@@ -1183,7 +1185,7 @@ class Tensor:
         >>> x.any(dim=1)
         tensor([False,  True])
         """
-        axis = None if dim is None else _dim(dim, self._value.ndim)
+        axis = None if dim is None else _dims(dim, self._value.ndim)
         return _make(np.asarray(np.any(self._value, axis=axis, keepdims=keepdim)))
 
     def equal(self, other: Tensor) -> bool:
@@ -1202,8 +1204,14 @@ class Tensor:
         >>> symgrad.tensor([1.0, 2.0]).allclose(symgrad.tensor([1.0, 2.000001]))
         True
         """
-        return bool(np.allclose(self._value, _value_of(other), rtol=rtol, atol=atol,
-                                equal_nan=equal_nan))
+        if isinstance(other, Tensor) and other.dtype is not self.dtype:
+            raise RuntimeError(f"{self.dtype._torch_name} did not match "
+                               f"{other.dtype._torch_name}")
+        try:
+            return bool(np.allclose(self._value, _value_of(other), rtol=rtol, atol=atol,
+                                    equal_nan=equal_nan))
+        except ValueError:
+            raise RuntimeError(_broadcast_error([self._value, _value_of(other)])) from None
 
     # ------------------------------------------------------------------ arithmetic
     # Operators return NotImplemented for operands they do not take, so Python raises its own
