@@ -79,10 +79,10 @@ def _out_of_place(fn: Callable[..., Any]) -> Callable[..., Any] | None:
 
 # the family modules install themselves on import
 from symgrad.methods import (  # noqa: E402,F401
-    arithmetic,
     arranging,
+    fused,
+    integer,
     pointwise,
-    products,
     reductions,
     shaping,
     softmax,
