@@ -10,9 +10,10 @@ import numpy as np
 
 from symgrad import ops
 from symgrad.dispatch import apply_inplace, apply_op
-from symgrad.methods import COMPOSITE, torch_api
-from symgrad.methods.pointwise import _tensor
-from symgrad.tensor import Tensor, _expanded_shape, _scalar
+from symgrad.tensor import Tensor
+from symgrad.torch_api import COMPOSITE, torch_api
+from symgrad.torch_api.arguments import expanded_shape, scalar
+from symgrad.torch_api.pointwise import _tensor
 
 _la = ops.linalg
 
@@ -25,12 +26,12 @@ def _matrix(x: Tensor, name: str, ndim: int = 2) -> None:
 
 def _add_product(run: Any, op: ops.Op, fn: str, input: Tensor, a: Tensor, b: Tensor,  # noqa: A002
                  beta: float, alpha: float, shape: tuple[int, ...]) -> Tensor:
-    _expanded_shape(input._value.shape, shape)  # PyTorch's expand error when input does not fit
+    expanded_shape(input._value.shape, shape)  # PyTorch's expand error when input does not fit
     params = {}
     if beta != 1:
-        params["beta"] = _scalar(beta)
+        params["beta"] = scalar(beta)
     if alpha != 1:
-        params["alpha"] = _scalar(alpha)
+        params["alpha"] = scalar(alpha)
     return run(op, input, a, b, **params)
 
 

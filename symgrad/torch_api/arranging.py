@@ -12,17 +12,17 @@ import numpy as np
 
 from symgrad import ops
 from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op
-from symgrad.methods import COMPOSITE, NO_GRAPH, torch_api
-from symgrad.methods.pointwise import _tensor
-from symgrad.methods.shaping import (
+from symgrad.numeric import dtypes
+from symgrad.tensor import Tensor, _dim, _make
+from symgrad.torch_api import COMPOSITE, NO_GRAPH, torch_api
+from symgrad.torch_api.pointwise import _tensor
+from symgrad.torch_api.shaping import (
     _check_bounds,
     _example_index,
     _grid_key,
     _scatter_args,
     stack,
 )
-from symgrad.numeric import dtypes
-from symgrad.tensor import Tensor, _dim, _make
 
 _sh = ops.shape
 

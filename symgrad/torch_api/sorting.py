@@ -20,10 +20,10 @@ import numpy as np
 
 from symgrad import creation, ops
 from symgrad.dispatch import apply_op
-from symgrad.methods import NO_GRAPH, torch_api
-from symgrad.methods.reductions import _records, _return_type, return_types
 from symgrad.ops.reduction import _take_along_key
 from symgrad.tensor import Tensor, _dim, _make
+from symgrad.torch_api import NO_GRAPH, torch_api
+from symgrad.torch_api.reductions import _records, _return_type, return_types
 
 _red = ops.reduction
 

@@ -20,10 +20,13 @@ import numpy as np
 
 from symgrad import ops
 from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op
-from symgrad.methods import NO_GRAPH, torch_api
-from symgrad.methods.pointwise import _binary, _pointwise, _tensor
 from symgrad.numeric import dtypes
-from symgrad.tensor import Tensor, _make, _operand, _scalar, counter_of
+from symgrad.tensor import Tensor, _make, counter_of
+from symgrad.torch_api import NO_GRAPH, torch_api
+from symgrad.torch_api.arguments import operand as _operand
+from symgrad.torch_api.arguments import scalar as _scalar
+from symgrad.torch_api.comparison import _compare
+from symgrad.torch_api.pointwise import _binary, _pointwise, _tensor
 
 _ew = ops.elementwise
 
@@ -260,7 +263,7 @@ def _bitwise(name: str, input: Any, other: Any, inplace: bool = False) -> Any:  
         counter_of(input).value += 1
         return input
     if name in ("bitwise_and", "bitwise_or", "bitwise_xor") and isinstance(a, Tensor):
-        return a._compare(b, fn)  # keeps how a mask was computed, for lowering
+        return _compare(a, b, fn)  # keeps how a mask was computed, for lowering
     try:
         return _make(np.asarray(fn(av, bv), dtype=result.np_dtype))
     except ValueError:
@@ -293,10 +296,18 @@ def _install_bitwise(name: str, operator: str, doc: str) -> None:
     torch_api(NO_GRAPH, example=example)(function)
     torch_api(NO_GRAPH, function=False, inplace=True,
               example=lambda x: getattr(x.long(), name + "_")(1))(inplace)
-    setattr(Tensor, f"__{operator}__", lambda self, other: _bitwise(name, self, other))
-    setattr(Tensor, f"__r{operator}__", lambda self, other: _bitwise(name, other, self))
-    setattr(Tensor, f"__i{operator}__",
-            lambda self, other: _bitwise(name, self, other, inplace=True))
+    def forward(self: Tensor, other: Any) -> Any:
+        return _bitwise(name, self, other)
+
+    def reflected(self: Tensor, other: Any) -> Any:
+        return _bitwise(name, other, self)
+
+    def augmented(self: Tensor, other: Any) -> Any:
+        return _bitwise(name, self, other, inplace=True)
+
+    torch_api(NO_GRAPH, function=False, name=f"__{operator}__")(forward)
+    torch_api(NO_GRAPH, function=False, name=f"__r{operator}__")(reflected)
+    torch_api(NO_GRAPH, function=False, name=f"__i{operator}__")(augmented)
 
 
 _install_bitwise("bitwise_and", "and", """Elementwise ``input & other`` of integer or bool
@@ -366,41 +377,34 @@ def bitwise_not_(self: Tensor) -> Tensor:
     return self
 
 
-def _invert(self: Tensor) -> Tensor:
+@torch_api(NO_GRAPH, function=False)
+def __invert__(self: Tensor) -> Tensor:
     if self._value.dtype.kind not in "biu":
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
                         "tensors")
     return bitwise_not(self)
 
 
-Tensor.__invert__ = _invert
-
-
 # ---------------------------------------------------------------- operators // and %
-def _reflected(fn: Callable[..., Tensor]) -> Callable[[Tensor, Any], Any]:
+def _operator(fn: Callable[..., Tensor], name: str, reflected: bool = False,
+              example: Callable[[Tensor], Any] | None = None) -> None:
+    """Install ``fn`` as the operator ``name`` (NotImplemented for operands it does not take,
+    so that Python raises its own TypeError, as with PyTorch)."""
     def method(self: Tensor, other: Any) -> Any:
         if _operand(other) is None:
             return NotImplemented
-        return fn(other, self)
+        return fn(other, self) if reflected else fn(self, other)
 
-    return method
-
-
-def _forward(fn: Callable[..., Tensor]) -> Callable[[Tensor, Any], Any]:
-    def method(self: Tensor, other: Any) -> Any:
-        if _operand(other) is None:
-            return NotImplemented
-        return fn(self, other)
-
-    return method
+    torch_api(fn.records, function=False, name=name, inplace=fn.inplace,
+              example=example)(method)
 
 
-Tensor.__floordiv__ = _forward(floor_divide)
-Tensor.__rfloordiv__ = _reflected(floor_divide)
-Tensor.__ifloordiv__ = _forward(floor_divide_)
-Tensor.__mod__ = _forward(remainder)
-Tensor.__rmod__ = _reflected(remainder)
-Tensor.__imod__ = _forward(remainder_)
+_operator(floor_divide, "__floordiv__")
+_operator(floor_divide, "__rfloordiv__", reflected=True)
+_operator(floor_divide_, "__ifloordiv__")
+_operator(remainder, "__mod__", example=lambda x: x % (x * 0 + 1.5))
+_operator(remainder, "__rmod__", reflected=True, example=lambda x: x.__rmod__(x * 0 + 7.5))
+_operator(remainder_, "__imod__", example=lambda x: x.__imod__(x.detach() * 0 + 1.5))
 
 
 # ---------------------------------------------------------------- logical functions
