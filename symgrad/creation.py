@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from symgrad import arguments
+from symgrad import parser
 from symgrad.numeric import dtypes
 from symgrad.numeric import namespace as xp
 from symgrad.tensor import Tensor, _make, check_device
@@ -61,7 +61,7 @@ def _infer_dtype(data: Any) -> dtypes.dtype:
         elif isinstance(v, str | bytes):
             raise TypeError(f"new(): invalid data type '{type(v).__name__}'")
         else:
-            raise RuntimeError(f"Could not infer dtype of {arguments.type_name(v)}")
+            raise RuntimeError(f"Could not infer dtype of {parser.type_name(v)}")
         if best is None or (d._category, d.np_dtype.itemsize) > (best._category,
                                                                  best.np_dtype.itemsize):
             best = d
@@ -85,8 +85,8 @@ def tensor(data: Any, dtype: dtypes.dtype | None = None, device: Any = None,
     >>> symgrad.tensor([1.0, 2.0], requires_grad=True, name="w")
     tensor([1., 2.], requires_grad=True)
     """
-    dtype = arguments.dtype_arg("tensor", dtype)
-    arguments.bool_arg("tensor", "requires_grad", requires_grad)
+    dtype = parser.dtype_arg("tensor", dtype)
+    parser.bool_arg("tensor", "requires_grad", requires_grad)
     return _tensor(data, dtype, device, requires_grad, name)
 
 
@@ -181,7 +181,7 @@ def as_tensor(data: Any, dtype: dtypes.dtype | None = None, device: Any = None) 
     >>> x
     tensor([5., 2.], dtype=symgrad.float64)
     """
-    dtype = arguments.dtype_arg("as_tensor", dtype)
+    dtype = parser.dtype_arg("as_tensor", dtype)
     if isinstance(data, Tensor):
         return data if dtype is None else data.to(dtype)
     if isinstance(data, np.ndarray) and dtype is None:
@@ -208,7 +208,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
 
 
 def _checked_size(fn: str, size: tuple, varargs: bool = True) -> tuple[int, ...]:
-    shape = arguments.size_arg(fn, size, varargs)
+    shape = parser.size_arg(fn, size, varargs)
     if any(s < 0 for s in shape):
         negative = next(s for s in shape if s < 0)
         raise RuntimeError(f"Trying to create tensor with negative dimension {negative}: "
@@ -221,8 +221,8 @@ def _filled(fn: str, fill: Any, size: tuple, dtype: Any, requires_grad: Any,
     """A tensor of ``fill`` for factory ``fn``, its arguments checked as PyTorch checks them
     (``size`` as ``fn``'s varargs or as its one ``size`` argument)."""
     shape = _checked_size(fn, size, varargs)
-    dtype = arguments.dtype_arg(fn, dtype)
-    arguments.bool_arg(fn, "requires_grad", requires_grad)
+    dtype = parser.dtype_arg(fn, dtype)
+    parser.bool_arg(fn, "requires_grad", requires_grad)
     if isinstance(fill, complex | np.complexfloating):
         raise TypeError("symgrad does not support complex numbers")
     target = dtypes.as_dtype(dtype) if dtype is not None else _infer_dtype(fill)
@@ -277,7 +277,7 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: dtypes.dtype | None = N
     >>> symgrad.full((3,), 7)
     tensor([7, 7, 7])
     """
-    fill_value = arguments.number_arg("full", "fill_value", fill_value, 2)
+    fill_value = parser.number_arg("full", "fill_value", fill_value, 2)
     return _filled("full", fill_value, size, dtype, requires_grad, name, device, varargs=False)
 
 
@@ -286,7 +286,7 @@ def _number(fn: str, value: Any, call: tuple) -> Any:
     PyTorch's overloaded factories refuse them)."""
     if isinstance(value, Tensor):
         if value.ndim != 0:
-            raise arguments.wrong_type(fn, "end", "Number", value, 1) if fn == "arange" \
+            raise parser.wrong_type(fn, "end", "Number", value, 1) if fn == "arange" \
                 else RuntimeError(f"{fn} only supports 0-dimensional start and end tensors, but "
                                   f"got {'start' if value is call[0][0] else 'end'} with "
                                   f"{value.ndim} dimension(s).")
@@ -294,8 +294,8 @@ def _number(fn: str, value: Any, call: tuple) -> Any:
     if isinstance(value, bool | int | float | np.number | np.bool_):
         return value.item() if isinstance(value, np.generic) else value
     if fn == "arange" and len(call[0]) == 1 and not any(v is not None for v in call[1].values()):
-        raise arguments.wrong_type(fn, "end", "Number", value, 1)
-    raise arguments.invalid_combination(fn, *call)
+        raise parser.wrong_type(fn, "end", "Number", value, 1)
+    raise parser.invalid_combination(fn, *call)
 
 
 def _float_kernel(kernel: str, target: dtypes.dtype, ok: str = "f") -> None:
@@ -319,8 +319,8 @@ def arange(start: float, end: float | None = None, step: float = 1, *,
     call = (given, {"dtype": dtype, "requires_grad": requires_grad or None})
     start, end, step = (_number("arange", v, call) if v is not None else None
                         for v in (start, end, step))
-    dtype = arguments.dtype_arg("arange", dtype, call)
-    arguments.bool_arg("arange", "requires_grad", requires_grad, call)
+    dtype = parser.dtype_arg("arange", dtype, call)
+    parser.bool_arg("arange", "requires_grad", requires_grad, call)
     if end is None:
         start, end = 0, start
     if dtype is None:
@@ -348,10 +348,10 @@ def linspace(start: float, end: float, steps: int, *, dtype: dtypes.dtype | None
     if any(isinstance(v, complex | np.complexfloating) for v in (start, end)):
         raise TypeError("symgrad does not support complex numbers")
     start, end = _number("linspace", start, call), _number("linspace", end, call)
-    if not arguments._is_int(steps):
-        raise arguments.invalid_combination("linspace", *call)
-    dtype = arguments.dtype_arg("linspace", dtype, call)
-    arguments.bool_arg("linspace", "requires_grad", requires_grad, call)
+    if not parser._is_int(steps):
+        raise parser.invalid_combination("linspace", *call)
+    dtype = parser.dtype_arg("linspace", dtype, call)
+    parser.bool_arg("linspace", "requires_grad", requires_grad, call)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     target = dtype if dtype is not None else dtypes.get_default_dtype()
@@ -370,14 +370,14 @@ def eye(n: int, m: int | None = None, *, dtype: dtypes.dtype | None = None, devi
             [0., 1., 0.]])
     """
     call = ((n,) if m is None else (n, m), {"dtype": dtype, "requires_grad": requires_grad or None})
-    if not arguments._is_int(n):
+    if not parser._is_int(n):
         if m is None and call[1]["dtype"] is None and call[1]["requires_grad"] is None:
-            raise arguments.wrong_type("eye", "n", "int", n, 1)
-        raise arguments.invalid_combination("eye", *call)
-    if m is not None and not arguments._is_int(m):
-        raise arguments.invalid_combination("eye", *call)
-    dtype = arguments.dtype_arg("eye", dtype, call)
-    arguments.bool_arg("eye", "requires_grad", requires_grad, call)
+            raise parser.wrong_type("eye", "n", "int", n, 1)
+        raise parser.invalid_combination("eye", *call)
+    if m is not None and not parser._is_int(m):
+        raise parser.invalid_combination("eye", *call)
+    dtype = parser.dtype_arg("eye", dtype, call)
+    parser.bool_arg("eye", "requires_grad", requires_grad, call)
     for label, value in (("n", n), ("m", m)):
         if value is not None and value < 0:
             raise RuntimeError(f"{label} must be greater or equal to 0, got {int(value)}")
@@ -390,8 +390,8 @@ def _random(fn: str, sample: Any, kernel: str, size: tuple, dtype: Any, requires
             name: str | None, dev: Any) -> Tensor:
     shape = _checked_size(fn, size)
     call = (size, {"dtype": dtype, "requires_grad": requires_grad or None})
-    dtype = arguments.dtype_arg(fn, dtype, call)
-    arguments.bool_arg(fn, "requires_grad", requires_grad, call)
+    dtype = parser.dtype_arg(fn, dtype, call)
+    parser.bool_arg(fn, "requires_grad", requires_grad, call)
     target = dtype if dtype is not None else dtypes.get_default_dtype()
     _float_kernel(kernel, target)
     values = np.asarray(sample(shape)).astype(target.np_dtype)
@@ -426,9 +426,9 @@ def randn(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
 def _like(fn: str, factory: Any, other: Any, dtype: Any, requires_grad: Any,
           name: str | None, dev: Any) -> Tensor:
     if not isinstance(other, Tensor):
-        raise arguments.wrong_type(fn, "input", "Tensor", other, 1)
-    dtype = arguments.dtype_arg(fn, dtype)
-    arguments.bool_arg(fn, "requires_grad", requires_grad)
+        raise parser.wrong_type(fn, "input", "Tensor", other, 1)
+    dtype = parser.dtype_arg(fn, dtype)
+    parser.bool_arg(fn, "requires_grad", requires_grad)
     return factory(tuple(other.shape), dtype=dtype or other.dtype, requires_grad=requires_grad,
                    name=name, device=dev)
 
@@ -473,9 +473,9 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: dtypes.dtype | None = No
     tensor([2.7000, 2.7000])
     """
     if not isinstance(input, Tensor):
-        raise arguments.wrong_type("full_like", "input", "Tensor", input, 1)
-    fill_value = arguments.number_arg("full_like", "fill_value", fill_value, 2)
-    dtype = arguments.dtype_arg("full_like", dtype)
+        raise parser.wrong_type("full_like", "input", "Tensor", input, 1)
+    fill_value = parser.number_arg("full_like", "fill_value", fill_value, 2)
+    dtype = parser.dtype_arg("full_like", dtype)
     return _filled("full_like", fill_value, (tuple(input.shape),), dtype or input.dtype,
                    requires_grad, name, device)
 

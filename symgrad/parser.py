@@ -1,6 +1,8 @@
-"""PyTorch's argument checks for the public spellings: the TypeError texts of its argument
-parser (``ones(): argument 'size' (position 1) must be tuple of ints, not float``), shared by the
-factories and the Tensor methods that take sizes, dtypes, flags and fill values.
+"""PyTorch's argument parser, as far as its type checks go: the TypeError texts it gives for a
+size, dtype, flag or Number of the wrong type (``ones(): argument 'size' (position 1) must be
+tuple of ints, not float``), shared by the factories and the Tensor methods that take them. It
+sits below ``symgrad.torch_api`` (whose ``arguments`` module converts operands, index keys and
+target shapes), so that ``symgrad.creation`` can use it too.
 
 PyTorch words the error two ways. A function with one signature names the argument
 (:func:`wrong_type`); one with several overloads (``arange``, ``linspace``, ``eye``, ``rand``,
@@ -21,6 +23,7 @@ def type_name(obj: Any) -> str:
     """The name PyTorch's messages give ``obj``'s type: ``float``, ``NoneType``, ``Tensor``,
     ``numpy.float64``, ``numpy.dtypes.Float32DType``.
 
+    >>> import symgrad
     >>> type_name(2.5), type_name(np.float64(1)), type_name(symgrad.ones(1))
     ('float', 'numpy.float64', 'Tensor')
     """
@@ -149,6 +152,7 @@ def bool_arg(fn: str, name: str, value: Any,
 def number_arg(fn: str, name: str, value: Any, position: int) -> Any:
     """A Python number, a numpy scalar or a 0-d Tensor's value (``fill_value``).
 
+    >>> import symgrad
     >>> number_arg("full", "fill_value", symgrad.tensor(1.5), 2)
     1.5
     >>> number_arg("full", "fill_value", "a", 2)
