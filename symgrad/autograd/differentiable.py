@@ -123,6 +123,10 @@ def softplus(a: Tensor) -> Tensor:
     return apply_op(ops.elementwise.softplus, a, beta=1, threshold=math.inf)
 
 
+def power(a: Any, b: Any) -> Tensor:
+    return a ** b
+
+
 def arctan2(a: Any, b: Any) -> Tensor:
     return apply_op(ops.elementwise.atan2, _t(a), _t(b))
 

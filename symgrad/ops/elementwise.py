@@ -88,7 +88,7 @@ def _pow_grad_exponent(xp, g, ans, a, b):
 
 pow = register(Op(
     "pow", "PowBackward1",
-    forward=lambda xp, a, b: a ** b,
+    forward=lambda xp, a, b: xp.power(a, b),
     vjp=(_pow_grad_base, _pow_grad_exponent),
     saved=(0, 1),
     saves_output=True,
@@ -125,7 +125,7 @@ def _rpow_grad(xp, g, ans, a, base):
 
 rpow_scalar = register(Op(
     "rpow_scalar", "PowBackward2",
-    forward=lambda xp, a, base: base ** a,
+    forward=lambda xp, a, base: xp.power(base, a),
     vjp=(_rpow_grad,),
     saves_output=True,
     scalar_params=("base",),

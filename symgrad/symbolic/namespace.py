@@ -179,6 +179,11 @@ arctanh = _unary(sympy.atanh)
 pi = sympy.pi
 
 
+def power(a: Any, b: Any) -> Any:
+    """``a ** b``, exact (sympy's Pow of each element)."""
+    return a ** b
+
+
 def scalar_sqrt(c: Any) -> Any:
     """The exact square root of a number (or of a constant expression such as ``2 / pi``)."""
     return sympy.sqrt(number(c))
