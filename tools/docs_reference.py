@@ -106,7 +106,8 @@ def _resolved_ops(function: ast.AST, namespace: dict) -> list[Op]:
                 # a private helper does the recording for its public caller
                 code = obj.__code__
                 found += [REGISTRY[n] for n in _ops_referenced(code.co_filename,
-                                                                code.co_firstlineno)]
+                                                                code.co_firstlineno)
+                          if n in REGISTRY]  # an unregistered Op (floor_divide) is no row
     return found
 
 
@@ -287,6 +288,14 @@ TIES: tuple[tuple[str, Callable], ...] = (
     ("linalg.vector_norm(x, inf)", lambda x: symgrad.linalg.vector_norm(x, float("inf"))),
     ("symgrad.maximum(x, c)", lambda x: symgrad.maximum(x, symgrad.tensor(_C))),
     ("symgrad.minimum(x, c)", lambda x: symgrad.minimum(x, symgrad.tensor(_C))),
+    ("x.median()", lambda x: x.median()),
+    ("x.median(dim=0).values", lambda x: x.median(dim=0).values),
+    ("x.kthvalue(2).values", lambda x: x.kthvalue(2).values),
+    ("x.mode().values", lambda x: x.mode().values),
+    ("x.topk(1).values", lambda x: x.topk(1).values),
+    ("x.sort().values", lambda x: x.sort().values),
+    ("x.cummax(0).values", lambda x: x.cummax(0).values),
+    ("x.cummin(0).values", lambda x: x.cummin(0).values),
     ("F.max_pool2d(x.view(1, 1, 1, 3), (1, 3))",
      lambda x: _functional().max_pool2d(x.view(1, 1, 1, 3), (1, 3))),
     ("F.adaptive_max_pool2d(x.view(1, 1, 1, 3), 1)",
