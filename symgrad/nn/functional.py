@@ -23,6 +23,7 @@ from symgrad.methods.pointwise import (  # noqa: F401 - the pointwise activation
     softplus,
     tanh,
 )
+from symgrad.methods.shaping import einsum as _einsum
 from symgrad.methods.shaping import pad  # noqa: F401 - constant padding
 from symgrad.methods.softmax import implicit_dim as _implicit_dim
 from symgrad.nn.losses import (  # noqa: F401 - the losses
@@ -75,3 +76,38 @@ def softmin(input: _Tensor, dim: int | None = None, _stacklevel: int = 3,  # noq
     if dim is None:
         dim = _implicit_dim("softmin", input.ndim, _stacklevel)
     return (-input).softmax(dim, dtype)
+
+
+def linear(input: _Tensor, weight: _Tensor, bias: _Tensor | None = None) -> _Tensor:  # noqa: A002
+    """``input @ weight.T + bias``: the affine map of ``nn.Linear`` (weight is (out, in)).
+
+    >>> F.linear(symgrad.tensor([[1.0, 2.0]]), symgrad.tensor([[1.0, 1.0]]), symgrad.tensor([0.5]))
+    tensor([[3.5000]])
+    """
+    out = input.matmul(weight.t())
+    return out if bias is None else out + bias
+
+
+def bilinear(input1: _Tensor, input2: _Tensor, weight: _Tensor,
+             bias: _Tensor | None = None) -> _Tensor:
+    """``y_k = x1ᵀ A_k x2 + b_k`` over the last dimension of both inputs (weight is
+    (out, in1, in2)), as ``nn.Bilinear`` computes it.
+
+    >>> F.bilinear(symgrad.ones(1, 2), symgrad.ones(1, 3), symgrad.ones(1, 2, 3))
+    tensor([[6.]])
+    """
+    if input1.ndim != input2.ndim:
+        raise RuntimeError("bilinear(): input dimensions do not match: got "
+                           f"{input1.ndim} and {input2.ndim}")
+    for d, (n1, n2) in enumerate(zip(input1.shape[:-1], input2.shape[:-1], strict=True)):
+        if n1 != n2:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {d}: "
+                               f"got {n1} and {n2}")
+    if input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got "
+                           f"{input1.shape[-1]} but expected {weight.shape[1]}")
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got "
+                           f"{input2.shape[-1]} but expected {weight.shape[2]}")
+    out = _einsum("...i,oij,...j->...o", input1, weight, input2)
+    return out if bias is None else out + bias
