@@ -8,7 +8,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from symgrad import _docs, autograd, cuda, linalg, methods, nn, ops, symbolic, viz
+from symgrad import _docs, autograd, cuda, linalg, methods, nn, ops, optim, symbolic, viz
 from symgrad.autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from symgrad.autograd.grad_mode import (
     enable_grad,
@@ -51,6 +51,7 @@ from symgrad.numeric.dtypes import (
     set_default_dtype,
 )
 from symgrad.numeric.printing import set_printoptions
+from symgrad.serialization import load, save
 from symgrad.tensor import Size, Tensor, _operand, device
 
 # numpy warns where PyTorch silently computes inf or nan (log(0), 0/0, exp overflow, 0 * inf in

@@ -29,7 +29,7 @@ _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_tra
 def _fill(tensor: Tensor, values: np.ndarray) -> Tensor:
     """Copy ``values`` into ``tensor`` (its dtype) without recording; returns ``tensor``."""
     with no_grad():
-        tensor.copy_(from_numpy(np.ascontiguousarray(values)))
+        tensor.copy_(from_numpy(np.asarray(values, order="C")))
     return tensor
 
 
