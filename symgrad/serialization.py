@@ -81,7 +81,7 @@ def _decode(data: Any, arrays: Any, made: dict[str, Tensor]) -> Any:
     if kind == "tuple":
         return tuple(_decode(x, arrays, made) for x in payload)
     cls = {"dict": dict, "odict": OrderedDict, "counter": Counter}[kind]
-    return cls((key, _decode(value, arrays, made)) for key, value in payload)
+    return cls(dict((key, _decode(value, arrays, made)) for key, value in payload))
 
 
 def save(obj: Any, f: str | os.PathLike | IO[bytes]) -> None:
