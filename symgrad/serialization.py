@@ -89,6 +89,7 @@ def save(obj: Any, f: str | os.PathLike | IO[bytes]) -> None:
     tuples and dicts of tensors, numbers, strings and None — to the path or binary file ``f``
     as an ``.npz`` archive that :func:`load` reads without unpickling.
 
+    >>> import io
     >>> buffer = io.BytesIO()
     >>> symgrad.save({"w": symgrad.tensor([1.0, 2.0]), "step": 3}, buffer)
     >>> _ = buffer.seek(0)
@@ -118,6 +119,7 @@ def load(f: str | os.PathLike | IO[bytes], map_location: Any = None, *,
     """Read what :func:`save` wrote. Never unpickles: a pickle or ``torch.save`` file is
     refused with ``pickle.UnpicklingError``. ``map_location`` may only name the CPU.
 
+    >>> import io, pickle
     >>> buffer = io.BytesIO()
     >>> symgrad.save(symgrad.nn.Linear(2, 1).state_dict(), buffer)
     >>> _ = buffer.seek(0)

@@ -72,9 +72,12 @@ class LRScheduler:
         """The learning rates for the current ``last_epoch`` (called by ``step``).
 
         >>> w = symgrad.nn.Parameter(symgrad.ones(1))
-        >>> sched = symgrad.optim.lr_scheduler.ExponentialLR(symgrad.optim.SGD([w], lr=1.0), 0.5)
-        >>> sched.get_lr()
-        [1.0]
+        >>> opt = symgrad.optim.SGD([w], lr=1.0)
+        >>> symgrad.optim.lr_scheduler.LRScheduler.get_lr(
+        ...     symgrad.optim.lr_scheduler.StepLR(opt, 1))
+        Traceback (most recent call last):
+            ...
+        NotImplementedError
         """
         raise NotImplementedError
 
@@ -336,7 +339,9 @@ class CosineAnnealingLR(LRScheduler):
 
         >>> w = symgrad.nn.Parameter(symgrad.ones(1))
         >>> opt = symgrad.optim.SGD([w], lr=1.0)
-        >>> symgrad.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=4).get_lr()
+        >>> sched = symgrad.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=4)
+        >>> sched.last_epoch = 1
+        >>> sched.get_lr()
         [0.8535533905932737]
         """
         groups = self.optimizer.param_groups
@@ -370,7 +375,7 @@ class ReduceLROnPlateau(LRScheduler):
     >>> for loss in [1.0, 0.9, 0.9, 0.9, 0.9]:
     ...     sched.step(loss)
     >>> sched.get_last_lr()
-    [0.25]
+    [0.5]
     """
 
     def __init__(self, optimizer: Optimizer, mode: str = "min", factor: float = 0.1,

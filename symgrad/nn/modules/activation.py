@@ -31,6 +31,11 @@ class _Activation(Module):
         return getattr(F, self._function)(input, *[getattr(self, o) for o in self._options])
 
     def extra_repr(self) -> str:
+        """PyTorch's text between the parentheses of the repr.
+
+        >>> symgrad.nn.LeakyReLU(0.2, inplace=True).extra_repr()
+        'negative_slope=0.2, inplace=True'
+        """
         shown = self._options if self._shown is None else self._shown
         parts = [f"{o}={getattr(self, o)!r}" if isinstance(getattr(self, o), str)
                  else f"{o}={getattr(self, o)}" for o in shown if o != "inplace"]
@@ -256,6 +261,11 @@ class _Shrink(_Activation):
         self.lambd = lambd
 
     def extra_repr(self) -> str:
+        """PyTorch's text between the parentheses of the repr.
+
+        >>> symgrad.nn.Softshrink(0.25).extra_repr()
+        '0.25'
+        """
         return str(self.lambd)
 
 
@@ -398,6 +408,13 @@ class Softmax2d(_Activation):
         super().__init__()
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        """``F.softmax(input, -3)`` for 3-d or 4-d input.
+
+        >>> symgrad.nn.Softmax2d()(symgrad.zeros(2, 1, 1))
+        tensor([[[0.5000]],
+        <BLANKLINE>
+                [[0.5000]]])
+        """
         if input.ndim not in (3, 4):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D "
                              "instead")
@@ -446,5 +463,10 @@ class PReLU(Module):
         return input.where(input > 0, weight * input)
 
     def extra_repr(self) -> str:
+        """PyTorch's text between the parentheses of the repr.
+
+        >>> symgrad.nn.PReLU(3).extra_repr()
+        'num_parameters=3'
+        """
         return f"num_parameters={self.num_parameters}"
 

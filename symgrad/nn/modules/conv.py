@@ -100,6 +100,11 @@ class _ConvNd(Module):
                 init.uniform_(self.bias, -bound, bound)
 
     def extra_repr(self) -> str:
+        """PyTorch's text between the parentheses of the repr.
+
+        >>> symgrad.nn.Conv2d(1, 2, 3, padding=1, bias=False).extra_repr()
+        '1, 2, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), bias=False'
+        """
         n = self._dims
         text = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
                 f"stride={self.stride}")

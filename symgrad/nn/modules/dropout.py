@@ -34,4 +34,9 @@ class Dropout(Module):
         return F.dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
+        """PyTorch's text between the parentheses of the repr.
+
+        >>> symgrad.nn.Dropout().extra_repr()
+        'p=0.5, inplace=False'
+        """
         return f"p={self.p}, inplace={self.inplace}"

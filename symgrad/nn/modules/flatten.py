@@ -32,6 +32,11 @@ class Flatten(Module):
         return input.flatten(self.start_dim, self.end_dim)
 
     def extra_repr(self) -> str:
+        """PyTorch's text between the parentheses of the repr.
+
+        >>> symgrad.nn.Flatten().extra_repr()
+        'start_dim=1, end_dim=-1'
+        """
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
@@ -68,4 +73,9 @@ class Unflatten(Module):
         return input.reshape(*shape[:dim], *self.unflattened_size, *shape[dim + 1:])
 
     def extra_repr(self) -> str:
+        """PyTorch's text between the parentheses of the repr.
+
+        >>> symgrad.nn.Unflatten(1, (2, 3)).extra_repr()
+        'dim=1, unflattened_size=(2, 3)'
+        """
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

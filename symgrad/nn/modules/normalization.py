@@ -107,6 +107,11 @@ class _BatchNorm(Module):
                             use_batch, factor, self.eps)
 
     def extra_repr(self) -> str:
+        """PyTorch's text between the parentheses of the repr.
+
+        >>> symgrad.nn.BatchNorm2d(4, momentum=None).extra_repr()
+        '4, eps=1e-05, momentum=None, affine=True, bias=True, track_running_stats=True'
+        """
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
                 f"affine={self.affine}, bias={self.bias is not None}, "
                 f"track_running_stats={self.track_running_stats}")
@@ -188,6 +193,11 @@ class LayerNorm(Module):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
+        """PyTorch's text between the parentheses of the repr.
+
+        >>> symgrad.nn.LayerNorm(5, bias=False).extra_repr()
+        '(5,), eps=1e-05, elementwise_affine=True, bias=False'
+        """
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
 
@@ -247,5 +257,10 @@ class GroupNorm(Module):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
+        """PyTorch's text between the parentheses of the repr.
+
+        >>> symgrad.nn.GroupNorm(1, 3, affine=False).extra_repr()
+        '1, 3, eps=1e-05, affine=False, bias=False'
+        """
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
                 f"affine={self.affine}, bias={self.bias is not None}")

@@ -37,6 +37,11 @@ class _MaxPoolNd(Module):
             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
     def extra_repr(self) -> str:
+        """PyTorch's text between the parentheses of the repr.
+
+        >>> symgrad.nn.MaxPool1d(3).extra_repr()
+        'kernel_size=3, stride=3, padding=0, dilation=1, ceil_mode=False'
+        """
         return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
                 f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
@@ -88,6 +93,11 @@ class AvgPool1d(Module):
                             self.count_include_pad)
 
     def extra_repr(self) -> str:
+        """PyTorch's text between the parentheses of the repr.
+
+        >>> symgrad.nn.AvgPool1d(2).extra_repr()
+        'kernel_size=(2,), stride=(2,), padding=(0,)'
+        """
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
@@ -120,6 +130,11 @@ class AvgPool2d(Module):
                             self.count_include_pad, self.divisor_override)
 
     def extra_repr(self) -> str:
+        """PyTorch's text between the parentheses of the repr.
+
+        >>> symgrad.nn.AvgPool2d(2, 1).extra_repr()
+        'kernel_size=2, stride=1, padding=0'
+        """
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
@@ -140,6 +155,11 @@ class _AdaptivePool(Module):
         return getattr(F, self._function)(input, self.output_size)
 
     def extra_repr(self) -> str:
+        """PyTorch's text between the parentheses of the repr.
+
+        >>> symgrad.nn.AdaptiveAvgPool1d(4).extra_repr()
+        'output_size=4'
+        """
         return f"output_size={self.output_size}"
 
 
