@@ -1,13 +1,26 @@
 """``symgrad.nn.functional`` (``import symgrad.nn.functional as F``): activations, softmax,
 padding and losses, with PyTorch's signatures.
 
-Activations shared with ``symgrad.<name>`` are defined once in ``symgrad.methods`` and imported
+Activations shared with ``symgrad.<name>`` are defined once in ``symgrad.torch_api`` and imported
 here; the losses live in ``symgrad.nn.losses``.
 """
 
 from __future__ import annotations
 
-from symgrad.methods.pointwise import (  # noqa: F401 - the pointwise activations
+from symgrad.nn.losses import (  # noqa: F401 - the losses
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    mse_loss,
+    nll_loss,
+    smooth_l1_loss,
+)
+from symgrad.numeric.dtypes import dtype as _dtype
+from symgrad.tensor import Tensor as _Tensor
+from symgrad.torch_api.pointwise import (  # noqa: F401 - the pointwise activations
     elu,
     elu_,
     gelu,
@@ -23,22 +36,9 @@ from symgrad.methods.pointwise import (  # noqa: F401 - the pointwise activation
     softplus,
     tanh,
 )
-from symgrad.methods.shaping import einsum as _einsum
-from symgrad.methods.shaping import pad  # noqa: F401 - constant padding
-from symgrad.methods.softmax import implicit_dim as _implicit_dim
-from symgrad.nn.losses import (  # noqa: F401 - the losses
-    binary_cross_entropy,
-    binary_cross_entropy_with_logits,
-    cross_entropy,
-    huber_loss,
-    kl_div,
-    l1_loss,
-    mse_loss,
-    nll_loss,
-    smooth_l1_loss,
-)
-from symgrad.numeric.dtypes import dtype as _dtype
-from symgrad.tensor import Tensor as _Tensor
+from symgrad.torch_api.shaping import einsum as _einsum
+from symgrad.torch_api.shaping import pad  # noqa: F401 - constant padding
+from symgrad.torch_api.softmax import implicit_dim as _implicit_dim
 
 
 def softmax(input: _Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa: A002
