@@ -78,4 +78,4 @@ def _out_of_place(fn: Callable[..., Any]) -> Callable[..., Any] | None:
 
 
 # the family modules install themselves on import
-from symgrad.methods import conv, pointwise, reductions, shaping, softmax  # noqa: E402,F401
+from symgrad.methods import conv, nn, pointwise, reductions, shaping, softmax  # noqa: E402,F401

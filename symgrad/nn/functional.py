@@ -27,6 +27,28 @@ from symgrad.methods.conv import (  # noqa: F401 - convolution and pooling
     max_pool3d,
     unfold,
 )
+from symgrad.methods.nn import (  # noqa: F401 - activations, normalization, dropout, ...
+    alpha_dropout,
+    batch_norm,
+    celu,
+    cosine_similarity,
+    dropout,
+    dropout1d,
+    dropout2d,
+    embedding,
+    group_norm,
+    hardsigmoid,
+    hardswish,
+    layer_norm,
+    logsigmoid,
+    mish,
+    normalize,
+    one_hot,
+    pairwise_distance,
+    selu,
+    softsign,
+    tanhshrink,
+)
 from symgrad.methods.pointwise import (  # noqa: F401 - the pointwise activations
     elu,
     elu_,
