@@ -1,13 +1,26 @@
 """``symgrad.nn.functional`` (``import symgrad.nn.functional as F``): activations, softmax,
-padding, convolution, pooling and losses, with PyTorch's signatures.
+padding, convolution, pooling, normalization and losses, with PyTorch's signatures.
 
-Activations shared with ``symgrad.<name>`` are defined once in ``symgrad.methods`` and imported
+Activations shared with ``symgrad.<name>`` are defined once in ``symgrad.torch_api`` and imported
 here; the losses live in ``symgrad.nn.losses``.
 """
 
 from __future__ import annotations
 
-from symgrad.methods.conv import (  # noqa: F401 - convolution and pooling
+from symgrad.nn.losses import (  # noqa: F401 - the losses
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    mse_loss,
+    nll_loss,
+    smooth_l1_loss,
+)
+from symgrad.numeric.dtypes import dtype as _dtype
+from symgrad.tensor import Tensor as _Tensor
+from symgrad.torch_api.conv import (  # noqa: F401 - convolution and pooling
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
     adaptive_max_pool1d,
@@ -27,7 +40,7 @@ from symgrad.methods.conv import (  # noqa: F401 - convolution and pooling
     max_pool3d,
     unfold,
 )
-from symgrad.methods.nn import (  # noqa: F401 - activations, normalization, dropout, ...
+from symgrad.torch_api.nn import (  # noqa: F401 - activations, normalization, dropout, ...
     alpha_dropout,
     batch_norm,
     celu,
@@ -49,7 +62,7 @@ from symgrad.methods.nn import (  # noqa: F401 - activations, normalization, dro
     softsign,
     tanhshrink,
 )
-from symgrad.methods.pointwise import (  # noqa: F401 - the pointwise activations
+from symgrad.torch_api.pointwise import (  # noqa: F401 - the pointwise activations
     elu,
     elu_,
     gelu,
@@ -65,21 +78,8 @@ from symgrad.methods.pointwise import (  # noqa: F401 - the pointwise activation
     softplus,
     tanh,
 )
-from symgrad.methods.shaping import pad  # noqa: F401 - constant padding
-from symgrad.methods.softmax import implicit_dim as _implicit_dim
-from symgrad.nn.losses import (  # noqa: F401 - the losses
-    binary_cross_entropy,
-    binary_cross_entropy_with_logits,
-    cross_entropy,
-    huber_loss,
-    kl_div,
-    l1_loss,
-    mse_loss,
-    nll_loss,
-    smooth_l1_loss,
-)
-from symgrad.numeric.dtypes import dtype as _dtype
-from symgrad.tensor import Tensor as _Tensor
+from symgrad.torch_api.shaping import pad  # noqa: F401 - constant padding
+from symgrad.torch_api.softmax import implicit_dim as _implicit_dim
 
 
 def softmax(input: _Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa: A002

@@ -14,8 +14,8 @@ import numpy as np
 
 from symgrad import ops
 from symgrad.dispatch import apply_op
-from symgrad.methods import COMPOSITE, torch_api
-from symgrad.methods.pointwise import _tensor
+from symgrad.torch_api import COMPOSITE, torch_api
+from symgrad.torch_api.pointwise import _tensor
 from symgrad.tensor import Tensor, _make
 
 _conv = ops.conv

@@ -18,8 +18,8 @@ import numpy as np
 from symgrad import creation, ops
 from symgrad.autograd.grad_mode import no_grad
 from symgrad.dispatch import apply_op
-from symgrad.methods import COMPOSITE, NO_GRAPH, torch_api
-from symgrad.methods.pointwise import _floating, _tensor
+from symgrad.torch_api import COMPOSITE, NO_GRAPH, torch_api
+from symgrad.torch_api.pointwise import _floating, _tensor
 from symgrad.tensor import Tensor, _make
 
 _nn = ops.nn
