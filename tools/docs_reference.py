@@ -268,7 +268,17 @@ TIES: tuple[tuple[str, Callable], ...] = (
     ("linalg.vector_norm(x, inf)", lambda x: symgrad.linalg.vector_norm(x, float("inf"))),
     ("symgrad.maximum(x, c)", lambda x: symgrad.maximum(x, symgrad.tensor(_C))),
     ("symgrad.minimum(x, c)", lambda x: symgrad.minimum(x, symgrad.tensor(_C))),
+    ("F.max_pool2d(x.view(1, 1, 1, 3), (1, 3))",
+     lambda x: _functional().max_pool2d(x.view(1, 1, 1, 3), (1, 3))),
+    ("F.adaptive_max_pool2d(x.view(1, 1, 1, 3), 1)",
+     lambda x: _functional().adaptive_max_pool2d(x.view(1, 1, 1, 3), 1)),
 )
+
+
+def _functional() -> types.ModuleType:
+    from symgrad.nn import functional
+
+    return functional
 
 
 def ties_table() -> str:

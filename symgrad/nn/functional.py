@@ -1,5 +1,5 @@
 """``symgrad.nn.functional`` (``import symgrad.nn.functional as F``): activations, softmax,
-padding and losses, with PyTorch's signatures.
+padding, convolution, pooling, normalization and losses, with PyTorch's signatures.
 
 Activations shared with ``symgrad.<name>`` are defined once in ``symgrad.torch_api`` and imported
 here; the losses live in ``symgrad.nn.losses``.
@@ -20,6 +20,48 @@ from symgrad.nn.losses import (  # noqa: F401 - the losses
 )
 from symgrad.numeric.dtypes import dtype as _dtype
 from symgrad.tensor import Tensor as _Tensor
+from symgrad.torch_api.conv import (  # noqa: F401 - convolution and pooling
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    avg_pool3d,
+    conv1d,
+    conv2d,
+    conv3d,
+    conv_transpose1d,
+    conv_transpose2d,
+    conv_transpose3d,
+    fold,
+    max_pool1d,
+    max_pool2d,
+    max_pool3d,
+    unfold,
+)
+from symgrad.torch_api.nn import (  # noqa: F401 - activations, normalization, dropout, ...
+    alpha_dropout,
+    batch_norm,
+    celu,
+    cosine_similarity,
+    dropout,
+    dropout1d,
+    dropout2d,
+    embedding,
+    group_norm,
+    hardsigmoid,
+    hardswish,
+    layer_norm,
+    logsigmoid,
+    mish,
+    normalize,
+    one_hot,
+    pairwise_distance,
+    selu,
+    softsign,
+    tanhshrink,
+)
 from symgrad.torch_api.pointwise import (  # noqa: F401 - the pointwise activations
     elu,
     elu_,
