@@ -522,3 +522,112 @@ def test_init_functions():
         warnings.simplefilter("error")
         with pytest.raises(UserWarning, match="Initializing zero-element tensors is a no-op"):
             init.kaiming_uniform_(symgrad.empty(0, 3))
+
+
+# ------------------------------------------------------------------ layers built on F's ops
+def _cnn():
+    return nn.Sequential(
+        nn.Conv2d(1, 3, 3, padding=1), nn.BatchNorm2d(3), nn.ReLU(),
+        nn.MaxPool2d(2), nn.Conv2d(3, 4, 3, padding="same", dilation=2), nn.GroupNorm(2, 4),
+        nn.AvgPool2d(2), nn.Flatten(), nn.LayerNorm(16), nn.Dropout(0.0), nn.Linear(16, 3))
+
+
+def test_cnn_training_run_running_stats_and_eval_follow_pytorch():
+    rng = np.random.default_rng(21)
+    x = symgrad.tensor(rng.standard_normal((2, 1, 8, 8)).astype(np.float32))
+    y = symgrad.tensor(rng.integers(0, 3, 2))
+    net = _cnn()
+    weights = np.random.default_rng(5)
+    with symgrad.no_grad():
+        for p in net.parameters():
+            p.copy_(symgrad.tensor((weights.standard_normal(tuple(p.shape)) * 0.3)
+                                   .astype(np.float32)))
+    opt = symgrad.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
+    losses = []
+    for _ in range(4):
+        opt.zero_grad()
+        loss = F.cross_entropy(net(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    # PyTorch's values for the same weights and data
+    np.testing.assert_allclose(losses, [1.6169543266296387, 1.192022442817688,
+                                        0.6276329755783081, 0.2532784938812256], rtol=1e-5)
+    bn = net[1]
+    np.testing.assert_allclose(bn.running_mean.tolist(), [
+        -0.03392018377780914, -0.1048797070980072, -0.0259034913033247], rtol=1e-4)
+    np.testing.assert_allclose(bn.running_var.tolist(), [
+        0.799813985824585, 0.9158332347869873, 0.7743492126464844], rtol=1e-5)
+    assert bn.num_batches_tracked.item() == 4
+    net.eval()
+    with symgrad.no_grad():
+        out = net(x)
+    np.testing.assert_allclose(out.tolist(), [
+        [-1.4341423511505127, -1.4953677654266357, 1.567441463470459],
+        [-1.3066169023513794, -1.4017186164855957, 1.5697394609451294]], rtol=1e-4)
+    assert bn.num_batches_tracked.item() == 4  # eval mode leaves the statistics alone
+
+
+def test_batch_norm_cumulative_average_and_eval():
+    bn = nn.BatchNorm1d(2, momentum=None)
+    bn(symgrad.tensor([[1.0, 2.0], [3.0, 6.0]]))
+    bn(symgrad.tensor([[0.0, 0.0], [1.0, 1.0]]))
+    assert bn.running_mean.tolist() == [1.25, 2.25]  # PyTorch's values
+    assert bn.running_var.tolist() == [1.25, 4.25]
+    bn.eval()
+    out = bn(symgrad.tensor([[1.25, 2.25]]))
+    assert out.abs().max().item() < 1e-6
+
+
+def test_transposed_convolution_output_size():
+    up = nn.ConvTranspose2d(2, 1, 3, stride=2, padding=1)
+    assert up(symgrad.zeros(1, 2, 4, 4), output_size=(8, 8)).shape == (1, 1, 8, 8)
+    assert up(symgrad.zeros(1, 2, 4, 4)).shape == (1, 1, 7, 7)
+    with pytest.raises(ValueError) as info:
+        up(symgrad.zeros(1, 2, 4, 4), output_size=(10, 10))
+    assert str(info.value) == ("requested an output size of (10, 10), but valid sizes range "
+                               "from [7, 7] to [8, 8] (for an input of symgrad.Size([4, 4]))")
+
+
+def test_pooling_embedding_dropout_modules():
+    out, idx = nn.MaxPool2d(2, return_indices=True)(
+        symgrad.tensor([[[[1.0, 5.0, 2.0, 0.0], [3.0, 4.0, 8.0, 1.0]]]]))
+    assert out.tolist() == [[[[5.0, 8.0]]]] and idx.tolist() == [[[[1, 6]]]]
+    assert nn.AdaptiveAvgPool2d(1)(symgrad.ones(2, 3, 5, 7)).shape == (2, 3, 1, 1)
+    emb = nn.Embedding(4, 2, padding_idx=1)
+    with symgrad.no_grad():
+        emb.weight.copy_(symgrad.arange(8.0).reshape(4, 2))
+    emb(symgrad.tensor([[1, 3], [1, 0]])).sum().backward()
+    assert emb.weight.grad.tolist() == [[1.0, 1.0], [0.0, 0.0], [0.0, 0.0], [1.0, 1.0]]
+    drop = nn.Dropout(0.5)
+    x = symgrad.ones(1000)
+    kept = drop(x)
+    assert set(np.unique(kept.numpy()).tolist()) <= {0.0, 2.0}  # scaled by 1/(1-p)
+    assert 300 < (kept > 0).sum().item() < 700
+    assert symgrad.equal(drop.eval()(x), x)
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but "
+                                         "got 1.5"):
+        nn.Dropout(1.5)
+
+
+@pytest.mark.parametrize("make, error, message", [
+    (lambda: nn.Conv2d(3, 4, 3, groups=2), ValueError, "in_channels must be divisible by groups"),
+    (lambda: nn.Conv2d(2, 3, 3, groups=2), ValueError, "out_channels must be divisible by "
+     "groups"),
+    (lambda: nn.Conv2d(2, 4, 3, padding="same", stride=2), ValueError,
+     "padding='same' is not supported for strided convolutions"),
+    (lambda: nn.Conv2d(2, 4, 3, padding="full"), ValueError, "Invalid padding string 'full'"),
+    (lambda: nn.Conv2d(2, 4, 3, padding_mode="mirror"), ValueError, "padding_mode must be one "
+     "of"),
+    (lambda: nn.GroupNorm(3, 4), ValueError, "num_channels must be divisible by num_groups"),
+])
+def test_layer_construction_errors_are_pytorchs(make, error, message):
+    with pytest.raises(error) as info:
+        make()
+    assert str(info.value).startswith(message)
+
+
+def test_conv_wrong_input_size_error():
+    conv = nn.Conv2d(3, 4, 3)
+    with pytest.raises(RuntimeError, match="expected input"):
+        conv(symgrad.zeros(1, 2, 5, 5))

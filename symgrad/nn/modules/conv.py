@@ -207,21 +207,20 @@ class _ConvTransposeNd(_ConvNd):
         if output_size is None:
             return self.output_padding
         n = self._dims
-        output_size = list(output_size)[-n:]
+        if len(output_size) == n + 2:
+            output_size = output_size[2:]
         if len(output_size) != n:
             raise ValueError(f"ConvTranspose{n}D: for {input.ndim}D input, output_size must "
                              f"have {n} or {n + 2} elements (got {len(output_size)})")
-        padding = []
-        for d in range(n):
-            smallest = ((input.shape[d - n] - 1) * self.stride[d] - 2 * self.padding[d]
-                        + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
-            largest = smallest + self.stride[d] - 1
-            if not smallest <= output_size[d] <= largest:
-                raise ValueError(f"requested an output size of {output_size}, but valid sizes "
-                                 f"range from {smallest} to {largest} (for an input of "
-                                 f"{list(input.shape[2:])})")
-            padding.append(output_size[d] - smallest)
-        return tuple(padding)
+        smallest = [(input.shape[d - n] - 1) * self.stride[d] - 2 * self.padding[d]
+                    + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(n)]
+        largest = [low + self.stride[d] - 1 for d, low in enumerate(smallest)]
+        if any(not low <= size <= high
+               for size, low, high in zip(output_size, smallest, largest, strict=True)):
+            raise ValueError(f"requested an output size of {output_size}, but valid sizes "
+                             f"range from {smallest} to {largest} (for an input of "
+                             f"{input.shape[2:]})")
+        return tuple(size - low for size, low in zip(output_size, smallest, strict=True))
 
     def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:  # noqa: A002
         """``F.conv_transpose{1,2}d(input, weight, bias, stride, padding, output_padding,
