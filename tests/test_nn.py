@@ -631,3 +631,36 @@ def test_conv_wrong_input_size_error():
     conv = nn.Conv2d(3, 4, 3)
     with pytest.raises(RuntimeError, match="expected input"):
         conv(symgrad.zeros(1, 2, 5, 5))
+
+
+# PyTorch's values at [[-1.0, 0.5, 2.0]] (and its gradients where noted)
+MORE_ACTIVATIONS = [
+    (nn.CELU(), [-0.6321, 0.5000, 2.0000]), (nn.SELU(), [-1.1113, 0.5254, 2.1014]),
+    (nn.Mish(), [-0.3034, 0.3752, 1.9440]), (nn.Hardswish(), [-0.3333, 0.2917, 1.6667]),
+    (nn.Hardsigmoid(), [0.3333, 0.5833, 0.8333]), (nn.Softsign(), [-0.5000, 0.3333, 0.6667]),
+    (nn.Tanhshrink(), [-0.2384, 0.0379, 1.0360]), (nn.LogSigmoid(), [-1.3133, -0.4741, -0.1269]),
+    (nn.Threshold(0.5, 20.0), [20.0, 20.0, 2.0]), (nn.Hardshrink(), [-1.0, 0.0, 2.0]),
+    (nn.Softshrink(), [-0.5, 0.0, 1.5]),
+]
+
+
+@pytest.mark.parametrize("module, expected", MORE_ACTIVATIONS,
+                         ids=[type(m).__name__ for m, _ in MORE_ACTIVATIONS])
+def test_more_activation_modules_are_pytorchs(module, expected):
+    x = symgrad.tensor([[-1.0, 0.5, 2.0]])
+    np.testing.assert_allclose(module(x).tolist(), [expected], atol=1e-4)
+
+
+def test_shrink_threshold_glu_gradients_are_pytorchs():
+    x = symgrad.tensor([[-1.0, 0.25, 0.5, 2.0]], requires_grad=True)
+    for fn, grad in [(F.softshrink, [1.0, 0.0, 0.0, 1.0]), (F.hardshrink, [1.0, 0.0, 0.0, 1.0]),
+                     (lambda v: F.threshold(v, 0.5, 20.0), [0.0, 0.0, 0.0, 1.0])]:
+        x.grad = None
+        fn(x).sum().backward()
+        assert x.grad.tolist() == [grad]
+    np.testing.assert_allclose(nn.GLU()(x).tolist(), [[-0.6225, 0.2202]], atol=1e-4)
+    with pytest.raises(RuntimeError, match="Halving dimension must be even, but dimension 1 is "
+                                           "size 3"):
+        F.glu(symgrad.ones(2, 3))
+    y = symgrad.randn(3, 4, dtype=symgrad.float64, requires_grad=True)
+    assert symgrad.autograd.gradcheck(F.glu, (y,))

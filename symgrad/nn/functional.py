@@ -153,3 +153,50 @@ def bilinear(input1: _Tensor, input2: _Tensor, weight: _Tensor,
                            f"{input2.shape[-1]} but expected {weight.shape[2]}")
     out = _einsum("...i,oij,...j->...o", input1, weight, input2)
     return out if bias is None else out + bias
+
+
+def threshold(input: _Tensor, threshold: float, value: float,  # noqa: A002
+              inplace: bool = False) -> _Tensor:
+    """``input`` where it is greater than ``threshold``, else ``value`` (gradient 0 there).
+
+    >>> F.threshold(symgrad.tensor([-1.0, 0.5, 2.0]), 0.5, 20.0)
+    tensor([20., 20.,  2.])
+    """
+    out = input.where(input > threshold, value)
+    return input.copy_(out) if inplace else out
+
+
+def hardshrink(input: _Tensor, lambd: float = 0.5) -> _Tensor:  # noqa: A002
+    """``input`` where ``|input| > lambd``, else 0.
+
+    >>> F.hardshrink(symgrad.tensor([-1.0, 0.25, 2.0]))
+    tensor([-1.,  0.,  2.])
+    """
+    return input.where(input.abs() > lambd, 0.0)
+
+
+def softshrink(input: _Tensor, lambd: float = 0.5) -> _Tensor:  # noqa: A002
+    """``input`` moved ``lambd`` towards 0, and 0 within ``[-lambd, lambd]``.
+
+    >>> F.softshrink(symgrad.tensor([-1.0, 0.25, 2.0]))
+    tensor([-0.5000,  0.0000,  1.5000])
+    """
+    inner = (input + lambd).where(input < -lambd, 0.0)
+    return (input - lambd).where(input > lambd, inner)
+
+
+def glu(input: _Tensor, dim: int = -1) -> _Tensor:  # noqa: A002
+    """Gated linear unit: the first half of ``input`` along ``dim`` times the sigmoid of the
+    second half.
+
+    >>> F.glu(symgrad.tensor([[-1.0, 0.25, 0.5, 2.0]]))
+    tensor([[-0.6225,  0.2202]])
+    """
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    size = input.shape[dim]
+    if size % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension "
+                           f"{dim % input.ndim} is size {size}")
+    first, second = input.chunk(2, dim)
+    return first * second.sigmoid()
