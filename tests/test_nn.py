@@ -664,3 +664,70 @@ def test_shrink_threshold_glu_gradients_are_pytorchs():
         F.glu(symgrad.ones(2, 3))
     y = symgrad.randn(3, 4, dtype=symgrad.float64, requires_grad=True)
     assert symgrad.autograd.gradcheck(F.glu, (y,))
+
+
+# PyTorch's values for the same inputs
+_X = [[0.2, -1.5, 0.7], [1.1, 0.3, -0.4]]
+_SIGNS = [[1.0, -1.0, 1.0], [-1.0, 1.0, -1.0]]
+_X2 = [[0.5, 0.5, -0.2], [0.9, -0.3, 0.4]]
+_X3 = [[-1.0, 0.0, 0.3], [0.1, 0.2, 0.3]]
+MARGIN_LOSSES = [
+    ("SoftMarginLoss", lambda T: nn.SoftMarginLoss()(T(_X), T(_SIGNS)), 0.609574019908905),
+    ("MarginRankingLoss", lambda T: nn.MarginRankingLoss(0.3, reduction="sum")(
+        T(_X[0]), T(_X[1]), T(_SIGNS[0])), 1.2000000476837158),
+    ("HingeEmbeddingLoss", lambda T: nn.HingeEmbeddingLoss(0.5, reduction="none")(
+        T(_X), T(_SIGNS)), [[0.2, 2.0, 0.7], [0.0, 0.3, 0.9]]),
+    ("PoissonNLLLoss", lambda T: nn.PoissonNLLLoss()(
+        T(_X), T([[2.0, 0.5, 1.0], [0.5, 3.0, 0.1]])), 1.1204384565353394),
+    ("PoissonNLLLoss-full", lambda T: nn.PoissonNLLLoss(log_input=False, full=True,
+                                                        reduction="sum")(
+        T([[2.0, 0.5, 1.0], [0.5, 3.0, 0.1]]), T(_X2).abs() * 4), 16.17034339904785),
+    ("CosineEmbeddingLoss", lambda T: nn.CosineEmbeddingLoss(0.1, reduction="none")(
+        T(_X), T(_X2), T([1.0, -1.0])), [1.6447744369506836, 0.4948429763317108]),
+    ("MultiLabelSoftMarginLoss", lambda T: nn.MultiLabelSoftMarginLoss(
+        weight=T([1.0, 2.0, 0.5]))(T(_X), T([[1.0, 0.0, 1.0], [0.0, 0.0, 1.0]])),
+     0.7925186157226562),
+    ("TripletMarginLoss-swap", lambda T: nn.TripletMarginLoss(swap=True, reduction="none")(
+        T(_X), T(_X2), T(_X3)), [1.5552804470062256, 1.071120262145996]),
+    ("TripletMarginLoss-p1", lambda T: nn.TripletMarginLoss(margin=0.5, p=1)(
+        T(_X), T(_X2), T(_X3)), 0.4499990940093994),
+]
+
+
+@pytest.mark.parametrize("name, compute, expected", MARGIN_LOSSES,
+                         ids=[c[0] for c in MARGIN_LOSSES])
+def test_margin_and_embedding_losses_are_pytorchs(name, compute, expected):
+    np.testing.assert_allclose(compute(symgrad.tensor).tolist(), expected, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("name, compute, expected", MARGIN_LOSSES,
+                         ids=[c[0] for c in MARGIN_LOSSES])
+def test_margin_and_embedding_loss_gradients(name, compute, expected):
+    def leaf(values):
+        return symgrad.tensor(values, dtype=symgrad.float64, requires_grad=True)
+
+    made = []
+
+    def tensor(values):
+        made.append(leaf(values))
+        return made[-1]
+
+    loss = compute(tensor).sum()
+    loss.backward()
+
+    def replay():  # the loss again, at the same (now changed) leaves
+        leaves = iter(list(made))
+        return compute(lambda values: next(leaves)).sum().item()
+
+    # every differentiable input got a gradient; check one against central differences
+    x = made[0]
+    assert x.grad is not None
+    h = 1e-6
+    for index in [(0, 0), (1, 1)] if x.ndim == 2 else [(0,), (1,)]:
+        with symgrad.no_grad():
+            x[index] += h
+            up = replay()
+            x[index] -= 2 * h
+            down = replay()
+            x[index] += h
+        assert x.grad[index].item() == pytest.approx((up - down) / (2 * h), abs=1e-5)

@@ -10,13 +10,20 @@ from __future__ import annotations
 from symgrad.nn.losses import (  # noqa: F401 - the losses
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
+    cosine_embedding_loss,
     cross_entropy,
+    hinge_embedding_loss,
     huber_loss,
     kl_div,
     l1_loss,
+    margin_ranking_loss,
     mse_loss,
+    multilabel_soft_margin_loss,
     nll_loss,
+    poisson_nll_loss,
     smooth_l1_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
 )
 from symgrad.numeric.dtypes import dtype as _dtype
 from symgrad.tensor import Tensor as _Tensor

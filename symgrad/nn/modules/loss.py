@@ -166,3 +166,127 @@ class CrossEntropyLoss(_WeightedLoss):
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
+
+
+class SoftMarginLoss(_Loss):
+    """Two-class logistic loss for targets ±1.
+
+    >>> symgrad.nn.SoftMarginLoss()(symgrad.tensor([0.0, 2.0]), symgrad.tensor([1.0, -1.0]))
+    tensor(1.4100)
+    """
+
+    _function = "soft_margin_loss"
+
+
+class HingeEmbeddingLoss(_Loss):
+    """``input`` where target is 1, ``max(0, margin - input)`` where it is -1.
+
+    >>> symgrad.nn.HingeEmbeddingLoss()(symgrad.tensor([0.3]), symgrad.tensor([-1.0]))
+    tensor(0.7000)
+    """
+
+    _function, _options = "hinge_embedding_loss", ("margin",)
+
+    def __init__(self, margin: float = 1.0, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+
+class PoissonNLLLoss(_Loss):
+    """Poisson negative log likelihood (``log_input``: the input is a log-rate).
+
+    >>> symgrad.nn.PoissonNLLLoss()(symgrad.tensor([0.0]), symgrad.tensor([2.0]))
+    tensor(1.)
+    """
+
+    _function, _options = "poisson_nll_loss", ("log_input", "full", "eps")
+
+    def __init__(self, log_input: bool = True, full: bool = False,
+                 size_average: bool | None = None, eps: float = 1e-8,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_input = log_input
+        self.full = full
+        self.eps = eps
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """Binary cross entropy of logits per class, averaged over the classes.
+
+    >>> symgrad.nn.MultiLabelSoftMarginLoss()(symgrad.tensor([[0.0, 0.0]]),
+    ...                                       symgrad.tensor([[1.0, 0.0]]))
+    tensor(0.6931)
+    """
+
+    _function, _options = "multilabel_soft_margin_loss", ("weight",)
+
+
+class _PairLoss(_Loss):
+    """A loss of two inputs and a ±1 target, with a ``margin``."""
+
+    def __init__(self, margin: float = 0.0, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        """``F.<name>(input1, input2, target, margin, reduction=...)``.
+
+        >>> symgrad.nn.MarginRankingLoss()(symgrad.tensor([1.0]), symgrad.tensor([2.0]),
+        ...                                symgrad.tensor([1.0]))
+        tensor(1.)
+        """
+        return getattr(F, self._function)(input1, input2, target, self.margin,
+                                          reduction=self.reduction)
+
+
+class MarginRankingLoss(_PairLoss):
+    """``max(0, -target·(input1 - input2) + margin)``.
+
+    >>> symgrad.nn.MarginRankingLoss(margin=0.5)
+    MarginRankingLoss()
+    """
+
+    _function = "margin_ranking_loss"
+
+
+class CosineEmbeddingLoss(_PairLoss):
+    """``1 - cos(input1, input2)`` where target is 1, ``max(0, cos - margin)`` where -1.
+
+    >>> symgrad.nn.CosineEmbeddingLoss()(symgrad.tensor([[1.0, 0.0]]),
+    ...                                  symgrad.tensor([[0.0, 1.0]]), symgrad.tensor([1.0]))
+    tensor(1.)
+    """
+
+    _function = "cosine_embedding_loss"
+
+
+class TripletMarginLoss(_Loss):
+    """``max(d(anchor, positive) - d(anchor, negative) + margin, 0)`` with the p-norm
+    distance.
+
+    >>> symgrad.nn.TripletMarginLoss()(symgrad.tensor([[0.0]]), symgrad.tensor([[1.0]]),
+    ...                                symgrad.tensor([[1.5]]))
+    tensor(0.5000)
+    """
+
+    def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6,
+                 swap: bool = False, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+        self.p = p
+        self.eps = eps
+        self.swap = swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        """``F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, ...)``.
+
+        >>> symgrad.nn.TripletMarginLoss(margin=0.0)(symgrad.tensor([[0.0]]),
+        ...                                          symgrad.tensor([[1.0]]),
+        ...                                          symgrad.tensor([[3.0]]))
+        tensor(0.)
+        """
+        return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p,
+                                     eps=self.eps, swap=self.swap, reduction=self.reduction)
