@@ -353,7 +353,7 @@ def execute(
     previous_mode = _mode.enabled
     _mode.enabled = create_graph
     try:
-        with np.errstate(all="ignore"):
+        with numeric_xp.quiet():
             while ready:
                 target = ready.pop()
                 g = grads.pop(target, None)
