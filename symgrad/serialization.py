@@ -23,7 +23,7 @@ import numpy as np
 
 from symgrad.creation import from_numpy
 from symgrad.nn.parameter import Parameter
-from symgrad.tensor import Tensor
+from symgrad.tensor import Tensor, check_device, device
 
 _STRUCTURE = "structure.json"
 _FORMAT = "symgrad-npz-1"
@@ -130,6 +130,8 @@ def load(f: str | os.PathLike | IO[bytes], map_location: Any = None, *,
         ...
     _pickle.UnpicklingError: symgrad.load refused the file: it is not an .npz archive ...
     """
+    if isinstance(map_location, str | device):
+        check_device(map_location)  # symgrad's tensors live on the CPU
     if isinstance(f, str | os.PathLike):
         with open(f, "rb") as handle:
             return load(io.BytesIO(handle.read()), map_location, weights_only=weights_only)

@@ -96,3 +96,13 @@ def test_unsupported_objects_are_refused_at_save():
         symgrad.save({"x": object()}, io.BytesIO())
     with pytest.raises(TypeError, match="cannot store Linear objects"):
         symgrad.save(nn.Linear(1, 1), io.BytesIO())
+
+
+def test_map_location_may_only_name_the_cpu():
+    buffer = io.BytesIO()
+    symgrad.save([symgrad.ones(1)], buffer)
+    buffer.seek(0)
+    assert symgrad.load(buffer, map_location="cpu")[0].tolist() == [1.0]
+    buffer.seek(0)
+    with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
+        symgrad.load(buffer, map_location="cuda")
