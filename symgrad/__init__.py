@@ -8,7 +8,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from symgrad import autograd, cuda, linalg, nn, ops, symbolic, torch_api, viz
+from symgrad import autograd, cuda, linalg, nn, ops, optim, symbolic, torch_api, viz
 from symgrad.autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from symgrad.autograd.grad_mode import (
     enable_grad,
@@ -53,6 +53,7 @@ from symgrad.numeric.dtypes import (
     set_default_dtype,
 )
 from symgrad.numeric.printing import set_printoptions
+from symgrad.serialization import load, save
 from symgrad.tensor import Size, Tensor, device
 from symgrad.torch_api.reductions import return_types
 

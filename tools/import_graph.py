@@ -30,7 +30,8 @@ LAYERS = (
     ("dispatch", ("symgrad.dispatch", "symgrad.creation")),
     ("autograd", ("symgrad.autograd",)),
     ("torch_api", ("symgrad.torch_api",)),
-    ("library", ("symgrad.nn", "symgrad.linalg", "symgrad.cuda")),
+    ("library", ("symgrad.nn", "symgrad.optim", "symgrad.serialization", "symgrad.linalg",
+                 "symgrad.cuda")),
     ("symbolic", ("symgrad.symbolic", "symgrad.viz")),
     ("package", ("symgrad", "symgrad.__main__")),
 )
