@@ -8,7 +8,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from symgrad import _docs, autograd, cuda, linalg, methods, nn, ops, symbolic, viz
+from symgrad import _docs, autograd, cuda, linalg, methods, nn, ops, symbolic, testing, viz
 from symgrad.autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from symgrad.autograd.grad_mode import (
     enable_grad,
