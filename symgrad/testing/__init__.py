@@ -55,9 +55,9 @@ def assert_gradients_correct(
     differences, at ``points`` random points.
 
     ``inputs`` is one tensor or a sequence of arguments, as ``gradcheck`` takes them: the
-    tensors that require grad fix each differentiated argument's shape; their values are drawn
-    uniformly from ``[low, high]`` in float64 (seeded by ``seed``), and the first point is the
-    inputs as given unless that is a kink. Other arguments are passed unchanged. The gradient
+    tensors that require grad fix each differentiated argument's shape (their values are not
+    used): at each point their values are drawn uniformly from ``[low, high]`` in float64,
+    seeded by ``seed``. Other arguments are passed unchanged. The gradient
     is checked as a vector-Jacobian product with a random ``gradient=`` of the output's shape
     (for a scalar output too), so a rule that is right only for a gradient of ones fails.
     ``exact=True`` also proves every node's VJP rule against sympy's derivative of its own
@@ -93,8 +93,8 @@ def assert_gradients_correct(
     names = _argument_names(fn, args)
     rng = np.random.default_rng(seed)
     for number in range(points):
-        for draw in range(_MAX_DRAWS):
-            point = _draw(args, wrt, names, rng, low, high, as_given=number == draw == 0)
+        for _ in range(_MAX_DRAWS):
+            point = _draw(args, wrt, names, rng, low, high)
             output = fn(*point)
             if not isinstance(output, Tensor) or not output.requires_grad:
                 raise ValueError(f"assert_gradients_correct: {name} must return a tensor that "
@@ -133,12 +133,17 @@ def _function_name(fn: Callable[..., Any]) -> str:
 
 def _argument_names(fn: Callable[..., Any], args: list[Any]) -> list[str]:
     """The name each argument's symbols get: the tensor's ``name``, else ``fn``'s parameter
-    name (``x`` of ``def f(x)``), else ``input0``, ``input1`` ..."""
+    name (``x`` of ``def f(x)``, or of a custom Function's ``forward(ctx, x)``), else
+    ``input0``, ``input1`` ..."""
+    owner = getattr(fn, "__self__", None)
+    forward = getattr(owner, "forward", None) if isinstance(owner, type) else None
     try:
-        parameters = [p.name for p in inspect.signature(fn).parameters.values()
+        parameters = [p.name for p in inspect.signature(forward or fn).parameters.values()
                       if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     except (TypeError, ValueError):
         parameters = []
+    if forward is not None:
+        parameters = parameters[1:]  # a custom Function's forward(ctx, ...)
     names = []
     for i, arg in enumerate(args):
         given = arg.name if isinstance(arg, Tensor) else None
@@ -147,14 +152,12 @@ def _argument_names(fn: Callable[..., Any], args: list[Any]) -> list[str]:
 
 
 def _draw(args: list[Any], wrt: list[int], names: list[str], rng: np.random.Generator,
-          low: float, high: float, as_given: bool) -> list[Any]:
-    """Fresh float64 leaves for the differentiated arguments (the given values, or uniform draws
-    from ``[low, high]``); other arguments unchanged."""
+          low: float, high: float) -> list[Any]:
+    """Fresh float64 leaves drawn from ``[low, high]`` for the differentiated arguments; other
+    arguments unchanged."""
     point = list(args)
     for i in wrt:
-        given = args[i]
-        values = (given.detach().numpy() if as_given
-                  else rng.uniform(low, high, given.shape))
+        values = rng.uniform(low, high, args[i].shape)
         point[i] = tensor(values, dtype=float64, requires_grad=True)
         point[i].name = names[i]
     return point
