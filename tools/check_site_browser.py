@@ -54,8 +54,8 @@ PROBE = r"""
     if (page.scrollWidth > window.innerWidth + 1) {
       problems.push("the page is " + page.scrollWidth + " px wide at " + window.innerWidth + " px");
     }
-    var scrollers = document.querySelectorAll(
-      ".md-typeset pre > code, .md-typeset .katex-display, .md-typeset__scrollwrap, .md-typeset table");
+    var scrollers = document.querySelectorAll(".md-typeset pre > code, "
+      + ".md-typeset .katex-display, .md-typeset__scrollwrap, .md-typeset table");
     scrollers.forEach(function (el) {
       if (el.offsetParent === null) { return; }  // hidden (an inactive tab)
       if (el.scrollWidth > el.clientWidth + 1) {
@@ -153,10 +153,38 @@ def check_site(site: Path) -> dict[str, list[str]]:
     return found
 
 
+# A page with one problem of each kind, for --self-test: the checker must report all three.
+BROKEN_PAGE = """<!doctype html><html><head><title>broken</title>
+<style>pre > code {{ display: block; overflow: auto; }}</style></head><body>
+<div class="md-typeset"><pre><code>{long}</code></pre>
+<span class="katex-error" title="ParseError: KaTeX parse error: Undefined control sequence">
+\\nosuchmacro</span>
+<div class="mermaid"></div></div></body></html>"""
+
+
+def self_test() -> int:
+    """Check the checker: a planted overflow, KaTeX error and undrawn diagram are all found."""
+    with tempfile.TemporaryDirectory() as tmp:
+        site = Path(tmp)
+        (site / "index.html").write_text(BROKEN_PAGE.format(long="x" * 400), encoding="utf-8")
+        problems = check_site(site).get("index.html", [])
+    expected = ("overflows by", "KaTeX error", "Mermaid diagram not rendered")
+    missed = [kind for kind in expected if not any(p.startswith(kind) for p in problems)]
+    print(f"self-test: {len(problems)} planted problem(s) found" +
+          (f"; MISSED {missed}" if missed else ""))
+    return 1 if missed else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("site", type=Path, help="the built site (mkdocs build's site/)")
+    parser.add_argument("site", type=Path, nargs="?", help="the built site (mkdocs build's site/)")
+    parser.add_argument("--self-test", action="store_true",
+                        help="check that planted problems are reported, then exit")
     args = parser.parse_args(argv)
+    if args.self_test:
+        return self_test()
+    if args.site is None:
+        parser.error("the site directory is required")
     found = check_site(args.site)
     for page, problems in found.items():
         print(f"{page}:")
