@@ -5,6 +5,8 @@
 - :func:`conventions_table`: the gradient symgrad uses at each declared kink (``Sample.kinks``
   of the registry), computed by running the op's own VJP there, next to the one-sided
   derivatives of its forward; and at ties of the max/min-like ops.
+- :func:`convention_rules_table`: each op's convention at its kinks as its record states it
+  (``Op.convention``), and its singular points with their fixes (``Op.singular``).
 - :func:`api_markdown`: mkdocstrings directives for every public name of a module.
 """
 
@@ -106,7 +108,7 @@ def _resolved_ops(function: ast.AST, namespace: dict) -> list[Op]:
                 code = obj.__code__
                 found += [REGISTRY[n] for n in _ops_referenced(code.co_filename,
                                                                 code.co_firstlineno)
-                          if n in REGISTRY]
+                          if n in REGISTRY]  # an unregistered Op (floor_divide) is no row
     return found
 
 
@@ -155,9 +157,9 @@ def _show_spelling(spelling: str) -> str:
 
 # --- tables --------------------------------------------------------------------------------
 
-# ops that only gradients of gradients record: the differentiable namespace applies them
+# ops that only gradients of gradients record: the Tensor namespace applies them
 _DOUBLE_BACKWARD = frozenset(re.findall(
-    r"ops\.\w+\.(\w+)", (SOURCES / "autograd" / "differentiable.py").read_text(encoding="utf-8")))
+    r"ops\.\w+\.(\w+)", (SOURCES / "autograd" / "tensor_namespace.py").read_text(encoding="utf-8")))
 
 def _kink_points(op: Op) -> list[float]:
     points = sorted({k for s in op.samples for k in s.kinks})
@@ -235,6 +237,23 @@ def _derivative_rows(op: Op) -> list[tuple[str, float, float, float, float]]:
             found.setdefault(float(p), (params, float(p), lft, rgt, u))
         rows += [found[p] for p in sorted(found)]
     return rows
+
+
+def convention_rules_table() -> str:
+    """What each op's record says about its non-differentiable and singular points (Markdown):
+    the convention at its kinks (``Op.convention``) and where its derivative is infinite, with
+    the fix ``symbolic.explain`` suggests (``Op.singular``)."""
+    lines = ["| op | node | at its kinks | singular at | usual fix |",
+             "| --- | --- | --- | --- | --- |"]
+    for name in sorted(REGISTRY):
+        op = REGISTRY[name]
+        if not (op.convention or op.singular):
+            continue
+        causes = "; ".join(point.cause for point in op.singular) or "—"
+        fixes = " / ".join(point.fix for point in op.singular) or "—"
+        lines.append(f"| `{name}` | `{op.node_name}` | {op.convention or '—'} | {causes} | "
+                     f"{fixes} |")
+    return "\n".join(lines) + "\n"
 
 
 def conventions_table() -> str:

@@ -14,7 +14,7 @@ from symgrad import ops
 from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim, _make
-from symgrad.torch_api import COMPOSITE, NO_GRAPH, torch_api
+from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api
 from symgrad.torch_api.pointwise import _tensor
 from symgrad.torch_api.shaping import (
     _check_bounds,

@@ -11,8 +11,8 @@ import numpy as np
 from symgrad import ops
 from symgrad.dispatch import apply_inplace, apply_op
 from symgrad.tensor import Tensor
-from symgrad.torch_api import COMPOSITE, torch_api
 from symgrad.torch_api.arguments import expanded_shape, scalar
+from symgrad.torch_api.declaration import COMPOSITE, torch_api
 from symgrad.torch_api.pointwise import _tensor
 
 _la = ops.linalg

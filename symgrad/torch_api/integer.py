@@ -22,10 +22,10 @@ from symgrad import ops
 from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _make, counter_of
-from symgrad.torch_api import NO_GRAPH, torch_api
 from symgrad.torch_api.arguments import operand as _operand
 from symgrad.torch_api.arguments import scalar as _scalar
 from symgrad.torch_api.comparison import _compare
+from symgrad.torch_api.declaration import NO_GRAPH, torch_api
 from symgrad.torch_api.pointwise import _binary, _pointwise, _tensor
 
 _ew = ops.elementwise

@@ -22,7 +22,7 @@ from symgrad import creation, ops
 from symgrad.dispatch import apply_op
 from symgrad.ops.reduction import _take_along_key
 from symgrad.tensor import Tensor, _dim, _make
-from symgrad.torch_api import NO_GRAPH, torch_api
+from symgrad.torch_api.declaration import NO_GRAPH, torch_api
 from symgrad.torch_api.reductions import _records, _return_type, return_types
 
 _red = ops.reduction
