@@ -100,7 +100,8 @@ def _resolved_ops(function: ast.AST, namespace: dict) -> list[Op]:
         if isinstance(node, ast.Attribute | ast.Name):
             obj = _resolve(node, namespace)
             if isinstance(obj, Op):
-                found.append(obj)
+                if obj.name in REGISTRY:  # not the unregistered NotImplemented-node ops
+                    found.append(obj)
             elif (isinstance(obj, types.FunctionType) and obj.__name__.startswith("_")
                   and obj.__module__.startswith("symgrad")):
                 # a private helper does the recording for its public caller
