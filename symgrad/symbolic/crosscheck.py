@@ -13,6 +13,7 @@ import heapq
 import math
 from collections import defaultdict
 from collections.abc import Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,7 @@ import sympy
 import symgrad
 from symgrad.autograd.graph import Node
 from symgrad.numeric import namespace as numeric_xp
+from symgrad.symbolic import local, scale
 from symgrad.symbolic import namespace as sx
 from symgrad.symbolic.calculus import (
     Chain,
@@ -42,6 +44,7 @@ from symgrad.symbolic.lowering import (
     symbol_array,
     symbolic_forward,
 )
+from symgrad.symbolic.progress import Progress
 from symgrad.tensor import Tensor
 
 DIGITS = 40  # working precision of transcendental values
@@ -144,6 +147,24 @@ class NodeProof:
 
 
 @dataclass
+class NodeReport:
+    """One node's VJP rule compared, on a random cotangent over all its input elements, with
+    sympy's derivative of its forward at the inputs it saw (see :func:`check`)."""
+
+    node: str
+    site: str | None
+    elements: int
+    max_abs_error: float
+    skipped: int = 0  # elements at a kink or where sympy's derivative is undefined
+
+    def __str__(self) -> str:
+        where = f" ({self.site})" if self.site else ""
+        skipped = f", {self.skipped} at kinks or undefined" if self.skipped else ""
+        return (f"{self.node}{where}: VJP rule agrees with sympy on {self.elements} input "
+                f"elements, max abs error {self.max_abs_error:.3g}{skipped}")
+
+
+@dataclass
 class CheckReport:
     """The result of :func:`check`: per input, per kink and (exact mode) per node.
 
@@ -158,12 +179,14 @@ class CheckReport:
     rtol: float
     atol: float
     proofs: list[NodeProof] = field(default_factory=list)
+    nodes: list[NodeReport] = field(default_factory=list)
 
     def __str__(self) -> str:
         lines = [f"gradient check passed (rtol={self.rtol:g}, atol={self.atol:g})"]
         lines += [f"  {r}" for r in self.inputs]
         lines += [f"  kink: {k}" for k in self.kinks]
         lines += [f"  exact: {p}" for p in self.proofs]
+        lines += [f"  node: {n}" for n in self.nodes]
         return "\n".join(lines)
 
     __repr__ = __str__
@@ -443,7 +466,8 @@ def _users(lowered: Lowered, chain: Chain) -> dict[Any, list[tuple[int, Any, Any
 def check(output: Tensor, gradient: Tensor | None = None,
           inputs: Tensor | Sequence[Tensor] | None = None, rtol: float | None = None,
           atol: float | None = None, sample: int | None = None, *,
-          exact: bool = False) -> CheckReport:
+          exact: bool = False, executor: Executor | None = None,
+          progress: bool | None = None) -> CheckReport:
     """Check the numeric backward of ``output`` against sympy's derivative, element by element.
 
     ``gradient`` is the v of vᵀJ, as ``backward`` takes it; ``inputs`` default to every leaf
@@ -456,6 +480,16 @@ def check(output: Tensor, gradient: Tensor | None = None,
     Raises :class:`GradientMismatch` naming the input, the index, both values and the first
     node whose VJP rule disagrees with sympy, with where it was created.
 
+    A graph whose lowering would be large (more than ``scale.LOWERING_BUDGET`` terms: a real
+    layer) is checked node by node instead of lowered whole: every node's VJP rule is compared
+    on all its elements with sympy's derivative of its forward at the inputs it saw (a rule
+    wrong on one element is named, whatever is sampled; the report lists the nodes), and each
+    checked leaf element gets sympy's derivative chained to 40 digits, through only the
+    elements it reaches when sampled. ``executor`` (any ``concurrent.futures.Executor``, such
+    as a ``ProcessPoolExecutor`` or ``distributed.Client(...).get_executor()``) runs the node
+    checks and the sampled elements; the report is the serial one. ``progress`` shows a bar on
+    stderr (None: on a terminal, after about 2 s).
+
     >>> a = symgrad.tensor([1.0, 2.0], dtype=symgrad.float64, requires_grad=True)
     >>> b = symgrad.tensor([3.0, 4.0], dtype=symgrad.float64, requires_grad=True)
     >>> c = a * b
@@ -464,13 +498,18 @@ def check(output: Tensor, gradient: Tensor | None = None,
       a: 2 elements, max abs error 0, max rel error 0
       b: 2 elements, max abs error 0, max rel error 0
     """
-    lowered = lower(output)
-    sources = _inputs(lowered, inputs, allow_unused=True)
+    if not isinstance(output, Tensor):
+        return check(lower(output))  # lower's TypeError
     dtype = output._value.dtype.name
     default_rtol, default_atol = _TOLERANCES.get(dtype, _TOLERANCES["float32"])
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
     gradient = as_gradient(output, gradient)
+    if not exact and output.grad_fn is not None \
+            and scale.lowering_size(output) > scale.LOWERING_BUDGET:
+        return _check_by_nodes(output, gradient, inputs, rtol, atol, sample, executor, progress)
+    lowered = lower(output)
+    sources = _inputs(lowered, inputs, allow_unused=True)
     root_seeds = seeds(lowered, gradient)
     numeric = _numeric_gradients(lowered, sources, gradient)
     point = _Point(lowered)
@@ -490,6 +529,8 @@ def check(output: Tensor, gradient: Tensor | None = None,
 
     rng = np.random.default_rng(0)
     reports, failures = [], []
+    total = sum(min(src.symbols.size, sample or src.symbols.size) for src in sources)
+    bar = Progress(total, "symbolic.check", progress)
     for src, num in zip(sources, numeric, strict=True):
         symbols = src.symbols.reshape(-1)
         chosen = range(len(symbols))
@@ -505,7 +546,9 @@ def check(output: Tensor, gradient: Tensor | None = None,
             n = float(flat_num[k])
             if not _tally(report, index, exact_value, n, symbols[k] in near_kink, rtol, atol):
                 failures.append((src, index, n, _as_float(exact_value)))
+            bar.update()
         reports.append(report)
+    bar.__exit__(None, None, None)
     if failures:
         raise GradientMismatch(_mismatch_message(lowered, failures, rtol, atol))
     result = CheckReport(reports, kinks, rtol, atol)
@@ -545,6 +588,247 @@ def culprit_line(step: Step, rule: str, verdict: str) -> str:
     double backward) disagrees with sympy, and where it was created."""
     where = f" created at {_site(step.node)}" if _site(step.node) else ""
     return f"first node whose {rule} disagrees with sympy: {step.name}{where}: {verdict}"
+
+
+# --- model scale: node by node ------------------------------------------------------------
+
+
+def _leaves(output: Tensor, inputs: Tensor | Sequence[Tensor] | None) -> tuple[
+        list[Node], list[Tensor], list[tuple[Tensor, str, bool]]]:
+    """The graph's nodes (lowering's order), every leaf tensor met as an edge, and the inputs
+    to report on: ``(tensor, name, used)``, named as :func:`lower` names them."""
+    from symgrad.autograd.naming import TensorNames, caller_names, mask_producers, topological
+
+    if not output.requires_grad:
+        raise RuntimeError("element 0 of tensors does not require grad and does not have a "
+                           "grad_fn")
+    order = topological(output.grad_fn, mask_producers)
+    leaves: list[Tensor] = []
+    seen: set[int] = set()
+    for node in order:
+        for edge in node.next:
+            if isinstance(edge, Tensor) and id(edge) not in seen:
+                seen.add(id(edge))
+                leaves.append(edge)
+    names = TensorNames(caller_names())
+    named = {id(t): names(t, "x") for t in leaves}
+    if inputs is None:
+        return order, leaves, [(t, named[id(t)], True) for t in leaves]
+    chosen = []
+    for k, x in enumerate([inputs] if isinstance(inputs, Tensor) else list(inputs)):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"inputs must be Tensors, got {type(x).__name__}")
+        if not x.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        used = id(x) in named
+        chosen.append((x, named[id(x)] if used else (x.name or f"unused{k}"), used))
+    return order, leaves, chosen
+
+
+def _seed(output: Tensor, gradient: Tensor | None) -> np.ndarray:
+    """The output's cotangent as float64 (the v of vᵀJ; ones for one element), built here
+    rather than by the engine's helpers, so that a bug there cannot agree with itself."""
+    if gradient is None:
+        return np.ones(output._value.shape)
+    return np.asarray(gradient._value, dtype=np.float64).reshape(output._value.shape)
+
+
+def _node_checks(order: list[Node], graph: scale.Graph, rtol: float, atol: float,
+                 executor: Executor | None, progress: bool | None
+                 ) -> tuple[list[NodeReport], list[tuple[int, str]], list[Kink]]:
+    """Each node's VJP rule (the engine's, on a random cotangent) against sympy's derivative
+    of its forward at the node's recorded inputs, over all input elements."""
+    tasks, numeric, kinked = [], [], []
+    for n, (node, lnode) in enumerate(zip(order, graph.nodes, strict=True)):
+        if not any(p is not None for p in lnode.parents):
+            continue
+        g = _probe(lnode.out_shape, seed=n)
+        try:
+            ans = node.op.forward(numeric_xp, *node.values, **(node.params or {}))
+            rules: Any = _numeric_vjp(node, g, ans)
+        except Exception as error:  # noqa: BLE001 - a rule that crashes is a wrong rule
+            rules = f"its VJP rule raised {type(error).__name__}: {error}"
+        tasks.append((scale.node_task, (lnode, g)))
+        numeric.append((n, rules))
+        kinked.append(local.kinks(lnode))
+    results = scale.run(tasks, executor, "symbolic.check: nodes", progress)
+    reports, wrong, kinks = [], [], []
+    for (n, rules), theirs, at_kinks in zip(numeric, results, kinked, strict=True):
+        lnode = graph.nodes[n]
+        kinks += _local_kinks(lnode, at_kinks)
+        skip = _kink_inputs(lnode, at_kinks)
+        report = NodeReport(lnode.name, lnode.site, 0, 0.0)
+        verdict = rules if isinstance(rules, str) else None
+        for i, sym in enumerate(theirs):
+            if sym is None or verdict is not None:
+                continue
+            shape = np.shape(lnode.values[i])
+            rule = rules[i] if i < len(rules) else None
+            ours = np.zeros(shape) if rule is None else _reduce_to(rule, shape)
+            if ours is None:
+                verdict = (f"its VJP rule returned a gradient of shape {list(np.shape(rule))} "
+                           f"for input {i} of shape {list(shape)}")
+                continue
+            ours = np.asarray(ours, dtype=np.float64).reshape(-1)
+            sym = sym.reshape(-1)
+            valid = np.isfinite(sym)
+            valid[list(skip.get(i, ()))] = False
+            report.skipped += int(sym.size - valid.sum())
+            report.elements += int(valid.sum())
+            error = np.abs(ours - sym)
+            limit = max(atol, 1e-9 * (1 + float(np.max(np.abs(sym[valid]), initial=0)))) \
+                + max(rtol, 1e-6) * np.abs(sym)
+            bad = valid & ~(error <= limit)
+            if valid.any():
+                report.max_abs_error = max(report.max_abs_error,
+                                           float(np.max(np.where(valid, error, 0))))
+            if bad.any():
+                k = int(np.flatnonzero(bad)[0])
+                verdict = (f"input {i} element {_index(k, shape)}: its VJP rule gives "
+                           f"{float(ours[k])!r}, sympy.diff of its forward gives "
+                           f"{float(sym[k])!r} (random cotangent; {int(bad.sum())} of "
+                           f"{sym.size} elements differ)")
+        if verdict is not None:
+            wrong.append((n, verdict))
+        reports.append(report)
+    return reports, wrong, kinks
+
+
+def _reduce_to(array: Any, shape: tuple[int, ...]) -> np.ndarray | None:
+    return scale._reduce_to(np.asarray(array), shape)
+
+
+def _kink_inputs(lnode: local.LocalNode, at_kinks: list) -> dict[int, set[int]]:
+    """Per input, the elements read by an output element at a kink."""
+    skip: dict[int, set[int]] = {}
+    for group in lnode.groups:
+        for t, element, _ in at_kinks:
+            if t is not group.template:
+                continue
+            rows = np.flatnonzero(group.elements == element) if isinstance(group, local.Group) \
+                else [element]
+            for r in rows:
+                for i, flat in zip(t.inputs, group.row(r), strict=True):
+                    skip.setdefault(i, set()).add(int(flat))
+    return skip
+
+
+def _local_kinks(lnode: local.LocalNode, at_kinks: list) -> list[Kink]:
+    """:class:`Kink` s of one node from its templates: one-sided derivatives along each input
+    element whose switch is zero."""
+    found = []
+    for t, element, row in at_kinks:
+        symbols = local.canonical(t.size)
+        point = _Point(env={c: sympy.Rational(float(v)) for c, v in zip(symbols, row,
+                                                                         strict=True)})
+        zero = [s for s in t.switches if point.is_zero(s)]
+        for p, u in enumerate(symbols):
+            if lnode.parents[t.inputs[p]] is None or not any(u in z.free_symbols for z in zero):
+                continue
+            left, right, convention = _one_sided(t.expr, u, point)
+            found.append(Kink(lnode.name, lnode.site, _index(element, lnode.out_shape),
+                              f"input {t.inputs[p]}", left, right, convention))
+    return found
+
+
+def _check_by_nodes(output: Tensor, gradient: Tensor | None,
+                    inputs: Tensor | Sequence[Tensor] | None, rtol: float, atol: float,
+                    sample: int | None, executor: Executor | None,
+                    progress: bool | None) -> CheckReport:
+    """:func:`check` of a large graph, node by node (see :mod:`symgrad.symbolic.scale`)."""
+    order, leaves, chosen = _leaves(output, inputs)
+    used = [t for t, _, on in chosen if on]
+    graph = scale.build(output, used, progress)
+    seed = _seed(output, gradient)
+    graph.seed = seed
+    numeric = _numeric_by_nodes(output, order, leaves, chosen, gradient)
+    nodes, wrong, kinks = _node_checks(order, graph, rtol, atol, executor, progress)
+    rng = np.random.default_rng(0)
+    plan = []
+    for tensor, _, _ in chosen:
+        size = int(tensor._value.size)
+        picked = list(range(size))
+        if sample is not None and sample < size:
+            picked = sorted(rng.choice(size, size=sample, replace=False).tolist())
+        plan.append(picked)
+    exact = _leaf_values(graph, chosen, plan, executor, progress)
+    reports, failures = [], []
+    for (tensor, name, _), picked, num, values in zip(chosen, plan, numeric, exact,
+                                                      strict=True):
+        shape = tuple(tensor._value.shape)
+        report = InputReport(name, shape, [], 0.0, 0.0,
+                             sampled=sample is not None and sample < math.prod(shape))
+        flat = np.asarray(num, dtype=np.float64).reshape(-1)
+        for k, value in zip(picked, values, strict=True):
+            index = _index(k, shape)
+            report.checked.append(index)
+            if not _tally(report, index, value, float(flat[k]), bool(kinks), rtol, atol):
+                failures.append((name, index, float(flat[k]), _as_float(value)))
+        reports.append(report)
+    culprit = [f"the VJP rule of {graph.nodes[n].name}"
+               + (f" (created at {graph.nodes[n].site})" if graph.nodes[n].site else "")
+               + f" disagrees with sympy's derivative of its forward: {verdict}"
+               for n, verdict in wrong[:1]]
+    if failures:
+        name, index, numeric_value, symbolic = failures[0]
+        lines = [f"gradient of {name} at index {index}: numeric {numeric_value!r} but sympy "
+                 f"{symbolic!r} (rtol={rtol:g}, atol={atol:g}); {len(failures)} element(s) "
+                 "differ"]
+        if wrong:
+            n, verdict = wrong[0]
+            where = f" created at {graph.nodes[n].site}" if graph.nodes[n].site else ""
+            lines.append(f"first node whose VJP disagrees with sympy: {graph.nodes[n].name}"
+                         f"{where}: {verdict}")
+        else:
+            lines.append("every node's VJP agrees with sympy on its own: the graph's wiring "
+                         "(edges, broadcasting, accumulation) is at fault")
+        raise GradientMismatch("\n".join(lines))
+    if culprit:
+        raise GradientMismatch(culprit[0])
+    return CheckReport(reports, kinks, rtol, atol, nodes=nodes)
+
+
+def _numeric_by_nodes(output: Tensor, order: list[Node], leaves: list[Tensor],
+                      chosen: list[tuple[Tensor, str, bool]], gradient: Tensor | None
+                      ) -> list[np.ndarray]:
+    """The engine's gradients of the chosen inputs (zeros for those the graph does not use),
+    every ``.grad`` untouched; on a replay when a backward freed the graph."""
+    from types import SimpleNamespace
+
+    sources = [SimpleNamespace(tensor=t, requires_grad=True) for t in leaves]
+    view = SimpleNamespace(steps=[SimpleNamespace(node=n) for n in order], sources=sources,
+                           output=output)
+    wanted = [next(s for s in sources if s.tensor is t) for t, _, on in chosen if on]
+    out, tensors = live_graph(view, wanted)  # type: ignore[arg-type]
+    grads = iter(symgrad.autograd.grad(out, tensors, grad_outputs=gradient, retain_graph=True,
+                                       allow_unused=True) if tensors else [])
+    result = []
+    for tensor, _, on in chosen:
+        g = next(grads) if on else None
+        result.append(np.zeros(tensor._value.shape) if g is None
+                      else g.numpy().astype(np.float64))
+    return result
+
+
+def _leaf_values(graph: scale.Graph, chosen: list, plan: list, executor: Executor | None,
+                 progress: bool | None) -> list[list[Any]]:
+    """sympy's derivative (exact) at each planned element of each chosen input: in one task,
+    or spread over ``executor`` (the same numbers, in the same order)."""
+    index = {id(t): s for s, t in enumerate([t for t, _, on in chosen if on])}
+    items = [(index[id(t)], k) for (t, _, on), picked in zip(chosen, plan, strict=True)
+             if on for k in picked]
+    workers = getattr(executor, "_max_workers", 2) if executor is not None else 1
+    count = max(1, min(len(items), 2 * workers)) if executor is not None else 1
+    chunks = [items[c::count] for c in range(count)]
+    results = scale.run([(scale.leaf_task, (graph, chunk)) for chunk in chunks], executor,
+                        "symbolic.check: exact gradients", progress)
+    values: dict[tuple[int, int], Any] = {}
+    for chunk, result in zip(chunks, results, strict=True):
+        for item, value in zip(chunk, result, strict=True):
+            values[item] = local.exact_value(value)
+    return [[values[(index[id(t)], k)] for k in picked] if on
+            else [sympy.Integer(0)] * len(picked)
+            for (t, _, on), picked in zip(chosen, plan, strict=True)]
 
 
 # --- one node against sympy ----------------------------------------------------------------
