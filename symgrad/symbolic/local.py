@@ -473,6 +473,15 @@ def fixed(value: Any) -> int | float:
 _SCALE = float(2 ** SHIFT)
 
 
+def fixed_list(values: Any) -> list[int | float]:
+    """:func:`fixed` of every element of a float array, flat (vectorised: a power-of-two
+    scaling is exact in floats)."""
+    array = np.asarray(values, dtype=np.float64).reshape(-1)
+    if array.size and np.all(np.abs(array) < 1e250):
+        return [int(v) for v in (array * _SCALE).tolist()]
+    return [fixed(v) for v in array.tolist()]
+
+
 def _mul(a: int | float, b: int | float) -> int | float:
     if a.__class__ is int and b.__class__ is int:
         return (a * b) >> SHIFT
@@ -512,12 +521,20 @@ class Reverse:
                     self.consumers[parent].append((n, i))
         self._fixed: dict[tuple[int, int], list[Any]] = {}
         self._rows: dict[tuple[int, int, int], list[Any]] = {}
+        self._arrays: dict[tuple[int, int], np.ndarray] = {}
 
     def _input(self, n: int, i: int) -> list[Any]:
         found = self._fixed.get((n, i))
         if found is None:
-            values = np.asarray(self.nodes[n].values[i], dtype=np.float64).reshape(-1)
-            found = self._fixed[(n, i)] = [fixed(v) for v in values.tolist()]
+            found = self._fixed[(n, i)] = fixed_list(self.nodes[n].values[i])
+        return found
+
+    def _input_array(self, n: int, i: int) -> np.ndarray:
+        found = self._arrays.get((n, i))
+        if found is None:
+            values = self._input(n, i)
+            found = self._arrays[(n, i)] = np.empty(len(values), dtype=object)
+            found[:] = values
         return found
 
     def _partial(self, n: int, gi: int, r: int, p: int) -> Any:
@@ -578,8 +595,7 @@ class Reverse:
                         elements, flats = group.chunk(start, min(len(group), start + size))
                         a = np.array([out.get(int(e), 0) for e in elements], dtype=object)
                         if q is not None:
-                            source = np.array(self._input(n, t.inputs[q]), dtype=object)
-                            d = source[flats[:, q]]
+                            d = self._input_array(n, t.inputs[q])[flats[:, q]]
                         elif c is not None:
                             d = fixed(c)
                         else:

@@ -125,16 +125,17 @@ def _local_node(node: Node, index: dict[Node, int], leaf_index: dict[int, int]
         shape: tuple[int, ...] = (n, m)
     elif _elementwise(node, values):
         shape, groups = _elementwise_groups(node, values, floating, active)
+    elif (found := _custom_elementwise(node, values, floating, active)) is not None:
+        shape, groups = found
+    elif node.op.name in _ALONG_DIM and floating[0]:
+        shape, groups = _sliced_groups(node, values[0], active)
     else:
         for i, (raw, value) in enumerate(zip(node.inputs, node.values, strict=True)):
             if floating[i]:
-                array = np.empty(values[i].shape, dtype=object)
-                flat = array.reshape(-1)
-                for k in range(flat.size):
-                    s = sympy.Symbol(f"_v{i}_{k}", real=True)
-                    symbols[s] = (i, k)
-                    flat[k] = s
-                args.append(array)
+                pool = _fresh(i, values[i].size)
+                symbols.update((s, (i, k)) for k, s in enumerate(pool))
+                args.append(np.array(pool, dtype=object).reshape(values[i].shape)
+                            .view(sx.Expressions))
             else:
                 args.append(exact_operand(raw, value))
         definition = symbolic_forward(node.op, args, exact_params(node))
@@ -143,6 +144,85 @@ def _local_node(node: Node, index: dict[Node, int], leaf_index: dict[int, int]
     return local.LocalNode(type(node).__name__, _site(node),
                            [v if f else None for v, f in zip(values, floating, strict=True)],
                            parents, shape, groups)
+
+
+# ops whose output element depends on its input's slice along ``dim`` only, in the same
+# way for every slice: lowered on one slice, the structure repeated
+_ALONG_DIM = {"softmax", "log_softmax"}
+
+
+def _sliced_groups(node: Node, a: np.ndarray, active: list[bool]
+                   ) -> tuple[tuple[int, ...], list[Any]]:
+    dims = {d % a.ndim for d in node.params["dim"]} if a.ndim else set()
+    one = tuple(s if d in dims else 1 for d, s in enumerate(a.shape))
+    batch = tuple(1 if d in dims else s for d, s in enumerate(a.shape))
+    pool = _fresh(0, math.prod(one))
+    args = [np.array(pool, dtype=object).reshape(one).view(sx.Expressions)]
+    definition = symbolic_forward(node.op, args, exact_params(node))
+    groups = local.structure(definition, {s: (0, k) for k, s in enumerate(pool)}, active)
+    # a flat index is linear in the multi-index: slice offsets plus batch offsets
+    base = np.ravel_multi_index(np.unravel_index(np.arange(math.prod(one)), one), a.shape)
+    shift = np.ravel_multi_index(np.unravel_index(np.arange(math.prod(batch)), batch), a.shape)
+    full = []
+    for g in groups:
+        elements = (base[g.elements][None, :] + shift[:, None]).reshape(-1)
+        flats = (base[g.flats][None, :, :] + shift[:, None, None]).reshape(-1, g.flats.shape[1])
+        full.append(local.Group(g.template, elements, flats))
+    return tuple(a.shape), full
+
+
+_POOL: dict[int, list[Any]] = {}
+
+
+def _fresh(i: int, size: int) -> list[Any]:
+    """Symbols ``_v{i}_0 ...`` for the elements of a node's input ``i`` (made once per process:
+    a real symbol costs sympy a tenth of a millisecond)."""
+    pool = _POOL.setdefault(i, [])
+    while len(pool) < size:
+        pool.append(sympy.Symbol(f"_v{i}_{len(pool)}", real=True))
+    return pool[:size]
+
+
+def _custom_elementwise(node: Node, values: list[np.ndarray | None], floating: list[bool],
+                        active: list[bool]) -> tuple[tuple[int, ...], list[Any]] | None:
+    """A custom Function that computes elementwise, as its groups (None otherwise).
+
+    Its forward is user code: it is run on one element's symbols, and the expression it gives
+    must reproduce the numeric forward on every element at the recorded inputs and at two
+    random points (a randomized identity test); otherwise the Function is lowered whole."""
+    if getattr(node.op.node_class, "_forward_cls", None) is None or not any(floating) \
+            or any(v is not None and not f for v, f in zip(values, floating, strict=True)):
+        return None
+    try:
+        shape = np.broadcast_shapes(*[v.shape for v in values if v is not None])
+        params = node.params or {}
+        reference = np.asarray(node.op.forward(numeric_xp, *node.values, **params))
+        if reference.shape != shape or math.prod(shape) < 2:
+            return None
+        found = _elementwise_groups(node, values, floating, active)
+        inputs = [i for i, f in enumerate(floating) if f]
+        symbols = local.canonical(len(inputs))
+        probe = np.asarray(symbolic_forward(node.op, [
+            np.array(symbols[inputs.index(i)], dtype=object).view(sx.Expressions)
+            if floating[i] else v for i, v in enumerate(node.values)], exact_params(node)))
+        function = sympy.lambdify(symbols, probe.reshape(-1)[0], modules="numpy")
+        rng = np.random.default_rng(0)
+        for attempt in range(3):
+            points = [np.asarray(values[i]) if attempt == 0 else
+                      np.asarray(values[i]) + rng.standard_normal(values[i].shape) * 0.1
+                      for i in inputs]
+            expected = reference if attempt == 0 else np.asarray(node.op.forward(
+                numeric_xp, *[points[inputs.index(i)].astype(np.asarray(v).dtype)
+                              if floating[i] else v for i, v in enumerate(node.values)],
+                **params))
+            with np.errstate(all="ignore"):
+                got = np.broadcast_to(function(*[np.broadcast_to(p, shape) for p in points]),
+                                      shape)
+            if not np.allclose(got, expected, rtol=1e-9, atol=1e-12, equal_nan=True):
+                return None
+        return found
+    except Exception:  # noqa: BLE001 - anything unexpected: lower it whole
+        return None
 
 
 def _elementwise(node: Node, values: list[np.ndarray | None]) -> bool:
