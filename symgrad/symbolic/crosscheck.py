@@ -31,6 +31,7 @@ from symgrad.symbolic.calculus import (
     _substitute,
     as_gradient,
     local_partials,
+    seed_array,
     seeds,
 )
 from symgrad.symbolic.lowering import (
@@ -288,8 +289,19 @@ def _numeric_gradients(lowered: Lowered, sources: list[Source],
     """The engine's gradients, leaving every ``.grad`` untouched: on the recorded graph, or on
     a replay of it when a backward has already freed it."""
     output, tensors = live_graph(lowered, sources)
-    grads = symgrad.autograd.grad(output, tensors, grad_outputs=gradient, retain_graph=True,
-                                  allow_unused=True)
+    try:
+        grads = symgrad.autograd.grad(output, tensors, grad_outputs=gradient,
+                                      retain_graph=True, allow_unused=True)
+    except Exception as error:
+        # a wrong rule can make the backward fail (a gradient of the wrong shape refused by
+        # the engine, or breaking the next rule): name it, if one is wrong
+        for step in lowered.steps:
+            verdict = node_vjp_error(step)
+            if verdict is not None:
+                raise GradientMismatch(f"the numeric backward failed ({type(error).__name__}: "
+                                       f"{error})\n" + culprit_line(step, "VJP", verdict)
+                                       ) from error
+        raise
     return [np.zeros(src.symbols.shape) if g is None else g.numpy().astype(np.float64)
             for src, g in zip(sources, grads, strict=True)]
 
@@ -538,6 +550,10 @@ def check(output: Tensor, gradient: Tensor | None = None,
             chosen = sorted(rng.choice(len(symbols), size=sample, replace=False).tolist())
         report = InputReport(src.name, tuple(src.symbols.shape), [], 0.0, 0.0,
                              sampled=sample is not None and sample < len(symbols))
+        if num.shape != tuple(src.symbols.shape):  # a rule's wrongly shaped gradient
+            raise GradientMismatch(_mismatch_message(lowered, [
+                (src, (), f"of shape {list(num.shape)}", f"of shape {list(src.symbols.shape)}")
+            ], rtol, atol))
         flat_num = num.reshape(-1)
         for k in chosen:
             index = _index(k, report.shape)
@@ -563,15 +579,22 @@ def check(output: Tensor, gradient: Tensor | None = None,
 
 def _mismatch_message(lowered: Lowered, failures: list, rtol: float, atol: float) -> str:
     src, index, numeric, symbolic = failures[0]
-    lines = [f"gradient of {src.name} at index {index}: numeric {float(numeric)!r} but sympy "
-             f"{symbolic!r} (rtol={rtol:g}, atol={atol:g}); {len(failures)} element(s) differ"]
+    if isinstance(numeric, str):
+        lines = [f"gradient of {src.name}: numeric {numeric} but {src.name} is {symbolic}"]
+    else:
+        lines = [f"gradient of {src.name} at index {index}: numeric {float(numeric)!r} but "
+                 f"sympy {symbolic!r} (rtol={rtol:g}, atol={atol:g}); {len(failures)} "
+                 "element(s) differ"]
     for step in lowered.steps:
         verdict = node_vjp_error(step)
         if verdict is not None:
             lines.append(culprit_line(step, "VJP", verdict))
             break
     else:
-        if not math.isfinite(float(numeric)):
+        if isinstance(numeric, str):
+            lines.append("every node's VJP agrees with sympy on its own: the graph's wiring "
+                         "(edges, broadcasting, accumulation) is at fault")
+        elif not math.isfinite(float(numeric)):
             # each rule is right, but one met a point where its local derivative is infinite
             # (0 * inf = nan in the masked branch of a where, log or sqrt at 0 ...)
             lines.append("every node's VJP agrees with sympy on its own, but the numeric "
@@ -623,14 +646,6 @@ def _leaves(output: Tensor, inputs: Tensor | Sequence[Tensor] | None) -> tuple[
         used = id(x) in named
         chosen.append((x, named[id(x)] if used else (x.name or f"unused{k}"), used))
     return order, leaves, chosen
-
-
-def _seed(output: Tensor, gradient: Tensor | None) -> np.ndarray:
-    """The output's cotangent as float64 (the v of vᵀJ; ones for one element), built here
-    rather than by the engine's helpers, so that a bug there cannot agree with itself."""
-    if gradient is None:
-        return np.ones(output._value.shape)
-    return np.asarray(gradient._value, dtype=np.float64).reshape(output._value.shape)
 
 
 def _node_checks(order: list[Node], graph: scale.Graph, rtol: float, atol: float,
@@ -739,10 +754,18 @@ def _check_by_nodes(output: Tensor, gradient: Tensor | None,
     order, leaves, chosen = _leaves(output, inputs)
     used = [t for t, _, on in chosen if on]
     graph = scale.build(output, used, progress)
-    seed = _seed(output, gradient)
-    graph.seed = seed
-    numeric = _numeric_by_nodes(output, order, leaves, chosen, gradient)
+    graph.seed = seed_array(output, gradient).astype(np.float64)
     nodes, wrong, kinks = _node_checks(order, graph, rtol, atol, executor, progress)
+    try:
+        numeric = _numeric_by_nodes(output, order, leaves, chosen, gradient)
+    except Exception as error:  # as in _numeric_gradients
+        if not wrong:
+            raise
+        n, verdict = wrong[0]
+        where = f" created at {graph.nodes[n].site}" if graph.nodes[n].site else ""
+        raise GradientMismatch(f"the numeric backward failed ({type(error).__name__}: {error})"
+                               f"\nfirst node whose VJP disagrees with sympy: "
+                               f"{graph.nodes[n].name}{where}: {verdict}") from error
     rng = np.random.default_rng(0)
     plan = []
     for tensor, _, _ in chosen:
@@ -758,6 +781,9 @@ def _check_by_nodes(output: Tensor, gradient: Tensor | None,
         shape = tuple(tensor._value.shape)
         report = InputReport(name, shape, [], 0.0, 0.0,
                              sampled=sample is not None and sample < math.prod(shape))
+        if np.shape(num) != shape:  # a rule's wrongly shaped gradient
+            failures.append((name, (), f"of shape {list(np.shape(num))}", f"shape {list(shape)}"))
+            break
         flat = np.asarray(num, dtype=np.float64).reshape(-1)
         for k, value in zip(picked, values, strict=True):
             index = _index(k, shape)
@@ -771,7 +797,9 @@ def _check_by_nodes(output: Tensor, gradient: Tensor | None,
                for n, verdict in wrong[:1]]
     if failures:
         name, index, numeric_value, symbolic = failures[0]
-        lines = [f"gradient of {name} at index {index}: numeric {numeric_value!r} but sympy "
+        lines = [f"gradient of {name}: numeric {numeric_value} but {name} has {symbolic}"
+                 if isinstance(numeric_value, str) else
+                 f"gradient of {name} at index {index}: numeric {numeric_value!r} but sympy "
                  f"{symbolic!r} (rtol={rtol:g}, atol={atol:g}); {len(failures)} element(s) "
                  "differ"]
         if wrong:
@@ -880,14 +908,23 @@ def node_vjp_error(step: Step, rtol: float = 1e-6) -> str | None:
         return None
     g = _probe(np.shape(ans))
     point = _Point(env=env)
-    numeric = _numeric_vjp(node, g, ans)
+    try:
+        numeric = _numeric_vjp(node, g, ans)
+    except Exception as error:  # noqa: BLE001 - a rule that crashes is a wrong rule
+        return f"its VJP rule raised {type(error).__name__}: {error}"
     flat_def = definition.reshape(-1)
     flat_g = [sympy.Rational(str(gj)) for gj in g.reshape(-1)]
     for i, symbols in enumerate(fresh):
-        if symbols is None or numeric[i] is None:
+        if symbols is None:
             continue
-        num = numeric_xp.sum_to_shape(np.asarray(numeric[i], dtype=np.float64),
-                                      np.shape(values[i])).reshape(-1)
+        shape = np.shape(values[i])
+        rule = numeric[i] if i < len(numeric) else None
+        # a rule's None means zeros, as in the engine
+        num = np.zeros(shape) if rule is None else _reduce_to(rule, shape)
+        if num is None:
+            return (f"its VJP rule returned a gradient of shape {list(np.shape(rule))} for "
+                    f"input {i} of shape {list(shape)}")
+        num = np.asarray(num, dtype=np.float64).reshape(-1)
         for k, u in enumerate(symbols.reshape(-1)):
             value = _as_float(point.value(_sympy_vjp(flat_def, flat_g, u)))
             if not math.isfinite(value):
