@@ -248,3 +248,29 @@ def test_kinks_at_model_scale_are_listed_not_mismatched():
     report = symbolic.check(z.relu().sum())
     assert report.kinks and all(k.node == "ReluBackward0" for k in report.kinks)
     assert {k.index[0] for k in report.kinks} == {0}
+
+
+def test_check_hessian_on_a_process_pool_gives_the_serial_report():
+    rng = np.random.default_rng(2)
+    W = t.tensor(rng.standard_normal((3, 2)), dtype=t.float64, requires_grad=True)
+    x = t.tensor(rng.standard_normal((4, 3)), dtype=t.float64)
+    loss = (x @ W).tanh().sum()
+    serial = symbolic.check_hessian(loss, W)
+    with ProcessPoolExecutor(2) as pool:
+        spread = symbolic.check_hessian(loss, W, executor=pool)
+    assert str(serial) == str(spread)
+    assert np.array_equal(serial.symbolic, spread.symbolic)
+
+
+def test_lower_compile_and_check_hessian_show_progress_when_asked(capsys):
+    W = t.tensor(np.ones((2, 2)), dtype=t.float64, requires_grad=True)
+    loss = (W * W).tanh().sum()
+    symbolic.lower(loss, progress=True)
+    assert "symbolic.lower" in capsys.readouterr().err
+    symbolic.compile(loss, W, progress=True)
+    assert "symbolic.compile" in capsys.readouterr().err
+    symbolic.check_hessian(loss, W, progress=True)
+    assert "symbolic.check_hessian" in capsys.readouterr().err
+    symbolic.compile(loss, W, progress=False)
+    symbolic.lower(loss)
+    assert capsys.readouterr().err == ""

@@ -520,7 +520,7 @@ def check(output: Tensor, gradient: Tensor | None = None,
     if not exact and output.grad_fn is not None \
             and scale.lowering_size(output) > scale.LOWERING_BUDGET:
         return _check_by_nodes(output, gradient, inputs, rtol, atol, sample, executor, progress)
-    lowered = lower(output)
+    lowered = lower(output, progress=progress)
     sources = _inputs(lowered, inputs, allow_unused=True)
     root_seeds = seeds(lowered, gradient)
     numeric = _numeric_gradients(lowered, sources, gradient)
