@@ -57,6 +57,10 @@ def lowering_size(output: Tensor) -> int:
         if node.op.name == "matmul" and all(np.ndim(v) == 2 for v in node.values):
             (n, k), (_, m) = (np.shape(v) for v in node.values)
             total += n * k * m
+        elif node.op.name == "convolution":  # each output element reads one window
+            x, w = (np.shape(v) for v in node.values[:2])
+            windows = math.prod(x) // x[1] * w[0] if len(x) > 1 else 1
+            total += windows * math.prod(w[1:])
         else:
             total += max(sizes, default=1)
     return total
@@ -127,6 +131,9 @@ def _local_node(node: Node, index: dict[Node, int], leaf_index: dict[int, int]
         shape, groups = _elementwise_groups(node, values, floating, active)
     elif (found := _custom_elementwise(node, values, floating, active)) is not None:
         shape, groups = found
+    elif node.op.name == "convolution" and (found := _conv_groups(node, values, floating,
+                                                                  active)) is not None:
+        shape, groups = found
     elif node.op.name in _ALONG_DIM and floating[0]:
         shape, groups = _sliced_groups(node, values[0], active)
     else:
@@ -144,6 +151,53 @@ def _local_node(node: Node, index: dict[Node, int], leaf_index: dict[int, int]
     return local.LocalNode(type(node).__name__, _site(node),
                            [v if f else None for v, f in zip(values, floating, strict=True)],
                            parents, shape, groups)
+
+
+def _conv_groups(node: Node, values: list[np.ndarray | None], floating: list[bool],
+                 active: list[bool]) -> tuple[tuple[int, ...], list[Any]] | None:
+    """A convolution (not transposed, one group, no padding) as one group: each output element
+    is one window of the input times the kernel, plus the bias. The windows are computed from
+    the indices, and the template's values must reproduce the op's numeric forward at the
+    recorded inputs (else None: the op is lowered whole)."""
+    p = node.params or {}
+    x, w = values[0], values[1]
+    b = values[2] if len(values) > 2 else None
+    if p.get("transposed") or p.get("groups", 1) != 1 or x is None or w is None \
+            or any(any(pad) for pad in p.get("padding", ())) or not all(floating[:2]) \
+            or (len(values) > 2 and (b is None or not floating[2])) or x.ndim < 3:
+        return None
+    n, c, *space = x.shape
+    co, _, *kernel = w.shape
+    stride, dilation = p["stride"], p["dilation"]
+    out = [(space[i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1
+           for i in range(len(space))]
+    shape = (n, co, *out)
+    index = np.unravel_index(np.arange(math.prod(shape)), shape)
+    taps = math.prod(w.shape[1:])
+    tap = np.unravel_index(np.arange(taps), w.shape[1:])
+    where = [index[0][:, None], tap[0][None, :]] + [
+        index[2 + i][:, None] * stride[i] + tap[1 + i][None, :] * dilation[i]
+        for i in range(len(space))]
+    columns = [np.ravel_multi_index(np.broadcast_arrays(*where), x.shape),
+               index[1][:, None] * taps + np.arange(taps)[None, :]]
+    if b is not None:
+        columns.append(index[1][:, None])
+    flats = np.concatenate(columns, axis=1).astype(np.int64)
+    reference = np.asarray(node.op.forward(numeric_xp, *node.values, **p), dtype=np.float64)
+    ours = np.einsum("et,et->e", x.reshape(-1)[flats[:, :taps]],
+                     w.reshape(-1)[flats[:, taps:2 * taps]])
+    if b is not None:
+        ours = ours + b.reshape(-1)[flats[:, -1]]
+    if reference.shape != shape or not np.allclose(ours, reference.reshape(-1), rtol=1e-9,
+                                                   atol=1e-12):
+        return None
+    symbols = local.canonical(2 * taps + (b is not None))
+    expr = sympy.Add(*[symbols[k] * symbols[taps + k] for k in range(taps)])
+    if b is not None:
+        expr = expr + symbols[-1]
+    inputs = (0,) * taps + (1,) * taps + ((2,) if b is not None else ())
+    t = local.template(expr, inputs, tuple(active))
+    return shape, [local.Group(t, np.arange(math.prod(shape), dtype=np.int64), flats)]
 
 
 # ops whose output element depends on its input's slice along ``dim`` only, in the same
@@ -228,8 +282,7 @@ def _custom_elementwise(node: Node, values: list[np.ndarray | None], floating: l
 def _elementwise(node: Node, values: list[np.ndarray | None]) -> bool:
     """Whether ``node`` is an op of the elementwise family whose tensor inputs broadcast to its
     output: its elements are one expression of the corresponding input elements."""
-    if getattr(node.op.forward, "__module__", None) != "symgrad.ops.elementwise" \
-            or getattr(node.op, "lower", None) is not None:
+    if getattr(node.op.forward, "__module__", None) != "symgrad.ops.elementwise":
         return False
     shapes = [v.shape for v in values if v is not None]
     try:
