@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 import sympy
 
-import symgrad
+from symgrad import creation
+from symgrad.autograd import api, grad_mode
 from symgrad.autograd.graph import Node
 from symgrad.numeric import namespace as numeric_xp
 from symgrad.symbolic import local, scale
@@ -28,7 +29,6 @@ from symgrad.symbolic import namespace as sx
 from symgrad.symbolic.calculus import (
     Chain,
     _inputs,
-    _substitute,
     as_gradient,
     local_partials,
     seed_array,
@@ -39,6 +39,7 @@ from symgrad.symbolic.lowering import (
     Source,
     Step,
     _exact,
+    _substitute,
     exact_operand,
     exact_params,
     lower,
@@ -290,8 +291,8 @@ def _numeric_gradients(lowered: Lowered, sources: list[Source],
     a replay of it when a backward has already freed it."""
     output, tensors = live_graph(lowered, sources)
     try:
-        grads = symgrad.autograd.grad(output, tensors, grad_outputs=gradient,
-                                      retain_graph=True, allow_unused=True)
+        grads = api.grad(output, tensors, grad_outputs=gradient, retain_graph=True,
+                         allow_unused=True)
     except Exception as error:
         # a wrong rule can make the backward fail (a gradient of the wrong shape refused by
         # the engine, or breaking the next rule): name it, if one is wrong
@@ -319,10 +320,10 @@ def _replay(lowered: Lowered, sources: list[Source]) -> tuple[Tensor, list[Tenso
     fresh: dict[int, Tensor] = {}
     for src in lowered.sources:
         if src.requires_grad:
-            copy = symgrad.tensor(np.array(src.tensor._value), requires_grad=True)
+            copy = creation.tensor(np.array(src.tensor._value), requires_grad=True)
             fresh[id(src.tensor)] = copy
     results: dict[Node, Tensor] = {}
-    with symgrad.enable_grad():
+    with grad_mode.enable_grad():
         for step in lowered.steps:
             node = step.node
             args = []
@@ -828,8 +829,8 @@ def _numeric_by_nodes(output: Tensor, order: list[Node], leaves: list[Tensor],
                            output=output)
     wanted = [next(s for s in sources if s.tensor is t) for t, _, on in chosen if on]
     out, tensors = live_graph(view, wanted)  # type: ignore[arg-type]
-    grads = iter(symgrad.autograd.grad(out, tensors, grad_outputs=gradient, retain_graph=True,
-                                       allow_unused=True) if tensors else [])
+    grads = iter(api.grad(out, tensors, grad_outputs=gradient, retain_graph=True,
+                          allow_unused=True) if tensors else [])
     result = []
     for tensor, _, on in chosen:
         g = next(grads) if on else None
