@@ -34,6 +34,7 @@ from symgrad.symbolic.calculus import (
     seed_array,
     seeds,
 )
+from symgrad.symbolic.local import switches as _switches
 from symgrad.symbolic.lowering import (
     Lowered,
     Source,
@@ -395,25 +396,6 @@ def _without_conditions(expr: Any) -> Any:
     it depends on other than through a condition."""
     return expr.replace(sympy.Piecewise,
                         lambda *pairs: sympy.Add(*[pair[0] for pair in pairs]))
-
-
-def _switches(expr: Any) -> list[Any]:
-    """Expressions whose zeros are the non-differentiable points of ``expr``."""
-    found = []
-    for atom in expr.atoms(sympy.Abs, sympy.sign, sympy.Heaviside, sympy.Max, sympy.Min,
-                           sympy.Piecewise, sympy.floor, sympy.ceiling):
-        if isinstance(atom, sympy.Piecewise):
-            for _, condition in atom.args:
-                for rel in condition.atoms(sympy.core.relational.Relational):
-                    found.append(rel.lhs - rel.rhs)
-        elif isinstance(atom, sympy.Max | sympy.Min):
-            args = list(atom.args)
-            found += [a - b for i, a in enumerate(args) for b in args[i + 1:]]
-        elif isinstance(atom, sympy.floor | sympy.ceiling):
-            found.append(atom.args[0] - atom)
-        else:
-            found.append(atom.args[0])
-    return found
 
 
 def _one_sided(definition: Any, u: Any, point: _Point) -> tuple[Any, Any, Any]:

@@ -174,10 +174,27 @@ def template(expr: Any, inputs: tuple[int, ...], active: tuple[bool, ...]) -> Te
         symbols = canonical(len(inputs))
         wanted = [s if active[i] else sympy.Dummy() for s, i in zip(symbols, inputs, strict=True)]
         partials = partial_derivatives(expr, wanted)
-        from symgrad.symbolic.crosscheck import _switches
+        found = _TEMPLATES[key] = Template(expr, inputs, partials,
+                                           [s for s in switches(expr) if not s.is_number])
+    return found
 
-        switches = [s for s in _switches(expr) if not s.is_number]
-        found = _TEMPLATES[key] = Template(expr, inputs, partials, switches)
+
+def switches(expr: Any) -> list[Any]:
+    """Expressions whose zeros are the non-differentiable points of ``expr``."""
+    found = []
+    for atom in expr.atoms(sympy.Abs, sympy.sign, sympy.Heaviside, sympy.Max, sympy.Min,
+                           sympy.Piecewise, sympy.floor, sympy.ceiling):
+        if isinstance(atom, sympy.Piecewise):
+            for _, condition in atom.args:
+                for rel in condition.atoms(sympy.core.relational.Relational):
+                    found.append(rel.lhs - rel.rhs)
+        elif isinstance(atom, sympy.Max | sympy.Min):
+            args = list(atom.args)
+            found += [a - b for i, a in enumerate(args) for b in args[i + 1:]]
+        elif isinstance(atom, sympy.floor | sympy.ceiling):
+            found.append(atom.args[0] - atom)
+        else:
+            found.append(atom.args[0])
     return found
 
 
@@ -645,4 +662,4 @@ class Reverse:
 
 __all__ = ["DIGITS", "Group", "LocalNode", "MatmulGroup", "Reverse", "Template", "canonical",
            "elementwise_structure", "exact_value", "fixed", "kinks", "matmul_structure",
-           "partial_derivatives", "structure", "template", "vjp"]
+           "partial_derivatives", "structure", "switches", "template", "vjp"]
