@@ -631,11 +631,9 @@ def _leaves(output: Tensor, inputs: Tensor | Sequence[Tensor] | None) -> tuple[
     return order, leaves, chosen
 
 
-def _node_checks(order: list[Node], graph: scale.Graph, rtol: float, atol: float,
-                 executor: Executor | None, progress: bool | None
-                 ) -> tuple[list[NodeReport], list[tuple[int, str]], list[Kink]]:
-    """Each node's VJP rule (the engine's, on a random cotangent) against sympy's derivative
-    of its forward at the node's recorded inputs, over all input elements."""
+def _node_tasks(order: list[Node], graph: scale.Graph) -> tuple[list, list, list]:
+    """Per node with a differentiable input: the task computing sympy's VJP at a random
+    cotangent, the engine's rules' result there (or what went wrong), and its kinks."""
     tasks, numeric, kinked = [], [], []
     for n, (node, lnode) in enumerate(zip(order, graph.nodes, strict=True)):
         if not any(p is not None for p in lnode.parents):
@@ -649,7 +647,13 @@ def _node_checks(order: list[Node], graph: scale.Graph, rtol: float, atol: float
         tasks.append((scale.node_task, (lnode, g)))
         numeric.append((n, rules))
         kinked.append(local.kinks(lnode))
-    results = scale.run(tasks, executor, "symbolic.check: nodes", progress)
+    return tasks, numeric, kinked
+
+
+def _node_checks(graph: scale.Graph, numeric: list, results: list, kinked: list, rtol: float,
+                 atol: float) -> tuple[list[NodeReport], list[tuple[int, str]], list[Kink]]:
+    """Each node's VJP rule (the engine's, on a random cotangent) against sympy's derivative
+    of its forward at the node's recorded inputs (``results``), over all input elements."""
     reports, wrong, kinks = [], [], []
     for (n, rules), theirs, at_kinks in zip(numeric, results, kinked, strict=True):
         lnode = graph.nodes[n]
@@ -738,7 +742,27 @@ def _check_by_nodes(output: Tensor, gradient: Tensor | None,
     used = [t for t, _, on in chosen if on]
     graph = scale.build(output, used, progress)
     graph.seed = seed_array(output, gradient).astype(np.float64)
-    nodes, wrong, kinks = _node_checks(order, graph, rtol, atol, executor, progress)
+    rng = np.random.default_rng(0)
+    plan = []
+    for tensor, _, _ in chosen:
+        size = int(tensor._value.size)
+        picked = list(range(size))
+        if sample is not None and sample < size:
+            picked = sorted(rng.choice(size, size=sample, replace=False).tolist())
+        plan.append(picked)
+    index = {id(t): s for s, t in enumerate([t for t, _, on in chosen if on])}
+    items = [(index[id(t)], k) for (t, _, on), picked in zip(chosen, plan, strict=True)
+             if on for k in picked]
+    # the exact gradients first, as one task: its elements share the adjoints above them;
+    # the node checks run beside it
+    tasks, rules, kinked = _node_tasks(order, graph)
+    results = scale.run([(scale.leaf_task, (graph, items)), *tasks], executor,
+                        "symbolic.check", progress)
+    nodes, wrong, kinks = _node_checks(graph, rules, results[1:], kinked, rtol, atol)
+    values = dict(zip(items, map(local.exact_value, results[0]), strict=True))
+    exact = [[values[(index[id(t)], k)] for k in picked] if on
+             else [sympy.Integer(0)] * len(picked)
+             for (t, _, on), picked in zip(chosen, plan, strict=True)]
     try:
         numeric = _numeric_by_nodes(output, order, leaves, chosen, gradient)
     except Exception as error:  # as in _numeric_gradients
@@ -749,15 +773,6 @@ def _check_by_nodes(output: Tensor, gradient: Tensor | None,
         raise GradientMismatch(f"the numeric backward failed ({type(error).__name__}: {error})"
                                f"\nfirst node whose VJP disagrees with sympy: "
                                f"{graph.nodes[n].name}{where}: {verdict}") from error
-    rng = np.random.default_rng(0)
-    plan = []
-    for tensor, _, _ in chosen:
-        size = int(tensor._value.size)
-        picked = list(range(size))
-        if sample is not None and sample < size:
-            picked = sorted(rng.choice(size, size=sample, replace=False).tolist())
-        plan.append(picked)
-    exact = _leaf_values(graph, chosen, plan, executor, progress)
     reports, failures = [], []
     for (tensor, name, _), picked, num, values in zip(chosen, plan, numeric, exact,
                                                       strict=True):
@@ -819,27 +834,6 @@ def _numeric_by_nodes(output: Tensor, order: list[Node], leaves: list[Tensor],
         result.append(np.zeros(tensor._value.shape) if g is None
                       else g.numpy().astype(np.float64))
     return result
-
-
-def _leaf_values(graph: scale.Graph, chosen: list, plan: list, executor: Executor | None,
-                 progress: bool | None) -> list[list[Any]]:
-    """sympy's derivative (exact) at each planned element of each chosen input: in one task,
-    or spread over ``executor`` (the same numbers, in the same order)."""
-    index = {id(t): s for s, t in enumerate([t for t, _, on in chosen if on])}
-    items = [(index[id(t)], k) for (t, _, on), picked in zip(chosen, plan, strict=True)
-             if on for k in picked]
-    workers = getattr(executor, "_max_workers", 2) if executor is not None else 1
-    count = max(1, min(len(items), 2 * workers)) if executor is not None else 1
-    chunks = [items[c::count] for c in range(count)]
-    results = scale.run([(scale.leaf_task, (graph, chunk)) for chunk in chunks], executor,
-                        "symbolic.check: exact gradients", progress)
-    values: dict[tuple[int, int], Any] = {}
-    for chunk, result in zip(chunks, results, strict=True):
-        for item, value in zip(chunk, result, strict=True):
-            values[item] = local.exact_value(value)
-    return [[values[(index[id(t)], k)] for k in picked] if on
-            else [sympy.Integer(0)] * len(picked)
-            for (t, _, on), picked in zip(chosen, plan, strict=True)]
 
 
 # --- one node against sympy ----------------------------------------------------------------

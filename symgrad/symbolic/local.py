@@ -109,10 +109,12 @@ class Template:
     _switch: Any = field(default=None, repr=False)
     _linear: Any = field(default=None, repr=False)
 
-    def __getstate__(self) -> dict[str, Any]:  # compiled functions are rebuilt where used
-        state = {**self.__dict__, "_numpy": None, "_mpmath": None, "_switch": None}
-        state.pop("_positions", None)
-        return state
+    active: tuple[bool, ...] = ()
+
+    def __reduce__(self) -> tuple[Any, tuple]:
+        # sent to a worker as its data; there it joins that process's cache, so that its
+        # compiled functions are built once per process, not once per task
+        return _restore, (self.expr, self.inputs, self.active, self.partials, self.switches)
 
     @property
     def size(self) -> int:
@@ -175,7 +177,8 @@ def template(expr: Any, inputs: tuple[int, ...], active: tuple[bool, ...]) -> Te
         wanted = [s if active[i] else sympy.Dummy() for s, i in zip(symbols, inputs, strict=True)]
         partials = partial_derivatives(expr, wanted)
         found = _TEMPLATES[key] = Template(expr, inputs, partials,
-                                           [s for s in switches(expr) if not s.is_number])
+                                           [s for s in switches(expr) if not s.is_number],
+                                           active=active)
     return found
 
 
@@ -195,6 +198,17 @@ def switches(expr: Any) -> list[Any]:
             found.append(atom.args[0] - atom)
         else:
             found.append(atom.args[0])
+    return found
+
+
+def _restore(expr: Any, inputs: tuple[int, ...], active: tuple[bool, ...],
+             partials: list[tuple[int, Any]], found_switches: list[Any]) -> Template:
+    """A pickled :class:`Template`: the process's cached one, else this one, cached."""
+    key = (expr, inputs, active)
+    found = _TEMPLATES.get(key)
+    if found is None:
+        found = _TEMPLATES[key] = Template(expr, inputs, partials, found_switches,
+                                           active=active)
     return found
 
 
