@@ -30,9 +30,9 @@ import sympy
 
 from symgrad.autograd.graph import Node
 from symgrad.autograd.naming import mask_producers, topological
-from symgrad.numeric import namespace as numeric_xp
+from symgrad.numeric import numpy_namespace as numeric_xp
 from symgrad.symbolic import local
-from symgrad.symbolic import namespace as sx
+from symgrad.symbolic import sympy_namespace as sx
 from symgrad.symbolic.lowering import exact_operand, exact_params, symbolic_forward
 from symgrad.symbolic.progress import Progress
 from symgrad.tensor import Tensor
