@@ -19,14 +19,15 @@ import sympy
 
 import symgrad
 from symgrad.autograd.api import _seed_gradients
+from symgrad.autograd.naming import fixed_name
 from symgrad.symbolic.lowering import (
     Lowered,
     Source,
     Step,
     _array,
     _exact,
-    _symbol_names,
     _unevaluated,
+    leaf_symbols,
     lower,
     unevaluated,
     symbol_array,
@@ -300,9 +301,9 @@ def _inputs(lowered: Lowered, inputs: Tensor | Sequence[Tensor] | None,
             if found:
                 sources.append(found[0])
                 continue
-            name, shape = x.name or f"unused{k}", x._value.shape
-            sources.append(Source(x, name, symbol_array(_symbol_names(name, shape), shape),
-                                  _exact(x._value, x), True))
+            name, shape = x.name or fixed_name(x) or f"unused{k}", x._value.shape
+            sources.append(Source(x, name, leaf_symbols(name, shape), _exact(x._value, x),
+                                  True))
         else:
             raise RuntimeError(f"The differentiated Tensor at index {k} appears to not have "
                                "been used in the graph. Set allow_unused=True if this is the "

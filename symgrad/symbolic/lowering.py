@@ -22,13 +22,13 @@ from typing import Any
 
 import numpy as np
 import sympy
-from sympy.core.function import Application, Function
+from sympy.core.function import Function
 from sympy.functions.elementary.piecewise import ExprCondPair
 
 from symgrad.autograd.graph import Node
 from symgrad.autograd.naming import TensorNames, caller_names, mask_producers, topological
 from symgrad.symbolic import namespace as sx
-from symgrad.symbolic.printing import Formula, formula
+from symgrad.symbolic.printing import Formula, formula, register_leaf
 from symgrad.tensor import Tensor
 
 
@@ -285,7 +285,7 @@ def unevaluated(func: Any, args: Sequence[Any]) -> Any:
         result = sympy.Pow.__new__.__wrapped__(func, *args, evaluate=False)
     elif isinstance(func, type) and issubclass(func, Function) \
             and not issubclass(func, sympy.core.operations.LatticeOp):
-        result = Application.__new__.__wrapped__(func, *args, evaluate=False)
+        result = sympy.Expr.__new__(func, *args)
     else:
         try:
             result = func(*args, evaluate=False)
@@ -333,6 +333,21 @@ def _exact(value: Any, like: Any) -> np.ndarray:
     if isinstance(like, Tensor) and array.dtype != like._value.dtype:
         array = array.astype(like._value.dtype)
     return np.array(sx.asarray(array))
+
+
+def leaf_symbols(name: str, shape: tuple[int, ...]) -> sx.Expressions:
+    """The symbols of a tensor named ``name`` of ``shape`` (``x_0``, ``x_1`` ...), registered
+    for printing so that the name shows as written (:func:`~symgrad.symbolic.printing.
+    leaf_latex`).
+
+    >>> from symgrad.symbolic.lowering import leaf_symbols
+    >>> leaf_symbols("w", (2,))
+    Expressions([w_0, w_1], dtype=object)
+    """
+    names = _symbol_names(name, shape)
+    for symbol_name, index in zip(names, np.ndindex(*shape), strict=True):
+        register_leaf(symbol_name, name, ",".join(map(str, index)))
+    return symbol_array(names, shape)
 
 
 def symbol_array(names: Sequence[str], shape: tuple[int, ...]) -> sx.Expressions:
@@ -404,7 +419,7 @@ class _Lowering:
             name += "'"
             names = _symbol_names(name, shape)
         self.symbol_names.update(names)
-        src = Source(tensor, name, symbol_array(names, shape), _exact(value, tensor),
+        src = Source(tensor, name, leaf_symbols(name, shape), _exact(value, tensor),
                      requires_grad)
         self.sources.append(src)
         self.by_tensor[id(tensor)] = src
@@ -428,7 +443,9 @@ class _Lowering:
             if isinstance(d, sympy.Symbol) or (isinstance(d, sympy.Basic) and d.is_number):
                 flat_out[k] = d
             else:
-                flat_out[k] = sympy.Symbol(f"_t{index}_{k}", real=True)
+                # a Dummy: equal to no other symbol, whatever a leaf is named (it prints as
+                # _t3_0 but is not the symbol a leaf named "_t3_0" gets)
+                flat_out[k] = sympy.Dummy(f"t{index}_{k}", real=True)
         return Step(node, local_args, definition, out.view(sx.Expressions))
 
     def _constant(self, raw: Any, value: Any) -> Any:

@@ -38,6 +38,9 @@ PRINT_LIMIT = 20_000
 # deeper expressions are cut into named parts before sympy sees them: its printers, its
 # evaluation and its cache lookups recurse through an expression's depth
 MAX_DEPTH = 60
+# a sum or product with more terms is named too: evaluating a chain of products in sympy
+# merges each into the next, a cost that grows with the square of the chain
+_MAX_ARGS = 16
 
 # leaf symbols: symbol name -> (the tensor's name, the element's index text or "")
 _LEAVES: dict[str, tuple[str, str]] = {}
@@ -191,7 +194,7 @@ def evaluate(exprs: Sequence[Any], replace: dict[Any, Any] | None = None) -> lis
 def dag_cse(exprs: Sequence[Any], names: Iterator[sympy.Symbol],
             replace: dict[Any, Any] | None = None,
             inline: Callable[[Any], bool] | None = None, *,
-            share: bool = True, max_depth: int | None = MAX_DEPTH
+            share: bool = True, max_depth: int | None = MAX_DEPTH, evaluate: bool = True
             ) -> tuple[list[tuple[Any, Any]], list[Any]]:
     """Common subexpressions of DAG-shaped ``exprs``, read off their sharing.
 
@@ -203,7 +206,9 @@ def dag_cse(exprs: Sequence[Any], names: Iterator[sympy.Symbol],
     ``inline(definition)`` true keeps a shared definition inline (small ones, for reading).
     An expression deeper than ``max_depth`` is named too, shared or not, so that neither the
     definitions nor the results hand sympy a deep expression; ``share=False`` names only
-    those (the expanded form, cut where it is deep). Linear in the DAG's nodes, unlike
+    those (the expanded form, cut where it is deep). ``evaluate=False`` rebuilds the nodes
+    as they are, without sympy's automatic simplification (whose assumption queries walk
+    far into a deep expression). Linear in the DAG's nodes, unlike
     ``sympy.cse``, which also looks for subexpressions that are equal without being shared.
 
     >>> from symgrad.symbolic.printing import dag_cse
@@ -220,12 +225,18 @@ def dag_cse(exprs: Sequence[Any], names: Iterator[sympy.Symbol],
     depth: dict[int, int] = {}
     definitions: list[tuple[Any, Any]] = []
     for node in order:
-        e = node.func(*[value[a] if a.args else replace.get(a, a) for a in node.args])
+        args = [value[a] if a.args else replace.get(a, a) for a in node.args]
+        if evaluate:
+            e = node.func(*args)
+        else:
+            e = node if all(a is b for a, b in zip(args, node.args, strict=True)) \
+                else _rebuild(node.func, args)
         if e in named:
             e = named[e]
         elif e.args and isinstance(e, sympy.Expr) and (
                 (share and uses[node] > 1 and not (inline is not None and inline(e)))
-                or (max_depth is not None and _depth(e, depth) > max_depth)):
+                or (max_depth is not None and (_depth(e, depth) > max_depth
+                                               or len(e.args) > _MAX_ARGS))):
             name = named[e] = next(names)
             definitions.append((name, e))
             e = name
@@ -233,6 +244,17 @@ def dag_cse(exprs: Sequence[Any], names: Iterator[sympy.Symbol],
     reduced = [value[e] if isinstance(e, sympy.Basic) and e.args else replace.get(e, e)
                for e in exprs]
     return definitions, reduced
+
+
+def _rebuild(func: Any, args: list[Any]) -> Any:
+    from symgrad.symbolic.lowering import unevaluated
+
+    return unevaluated(func, args)
+
+
+def _deep(elements: Sequence[Any]) -> bool:
+    """Whether ``elements`` are too deep to hand to sympy's evaluation (see :func:`dag_cse`)."""
+    return depth(elements) > MAX_DEPTH
 
 
 def _depth(expr: Any, known: dict[int, int]) -> int:
@@ -421,7 +443,8 @@ class Formula(sympy.ImmutableDenseNDimArray):
         base = fresh_base(taken)
         names = (sympy.Symbol(f"{base}{str(k).translate(_SUBSCRIPTS)}")
                  for k in itertools.count(1))
-        definitions, reduced = dag_cse(elements, names, inline=_small)
+        definitions, reduced = dag_cse(elements, names, inline=_small,
+                                       evaluate=not _deep(elements))
         return definitions, self._wrap(reduced)
 
     def evaluated(self) -> Formula:
@@ -444,7 +467,8 @@ class Formula(sympy.ImmutableDenseNDimArray):
         if limit is not None and size > limit:
             return size
         names = (sympy.Dummy(f"p{k}") for k in itertools.count())
-        definitions, reduced = dag_cse(elements, names, share=False)
+        definitions, reduced = dag_cse(elements, names, share=False,
+                                       evaluate=not _deep(elements))
         return definitions, self._printable(reduced)
 
     def text(self, compact: bool = False, limit: int | None = PRINT_LIMIT) -> str:
