@@ -56,6 +56,10 @@ def local_partials(definition: Any, active: set[Any]) -> list[tuple[Any, Any]]:
     return [(u, _diff(definition, u)) for u in symbols]
 
 
+def _name(symbol: Any) -> str:
+    return symbol.name
+
+
 def _diff(expr: Any, u: Any) -> Any:
     """``sympy.diff(expr, u)``, answered directly when ``expr`` is ``u`` times factors free of
     ``u`` (the terms of a matmul), where sympy's general machinery costs a millisecond."""
@@ -96,20 +100,23 @@ class Chain:
         """
         found = self._partials.get(placeholder)
         if found is None:
-            symbols = sorted(definition.free_symbols, key=str)
+            symbols = sorted(definition.free_symbols, key=_name)
             canonical = [_CANONICAL[k] for k in range(len(symbols))] \
                 if len(symbols) <= len(_CANONICAL) else None
             if canonical is None:
                 found = local_partials(definition, self.active)
             else:
-                key = (definition.xreplace(dict(zip(symbols, canonical, strict=True))),
+                # renamed and rebuilt as they are (xreplace would evaluate each node again)
+                key = (_substitute(definition, dict(zip(symbols, canonical, strict=True)), {},
+                                   _unevaluated),
                        tuple(u in self.active for u in symbols))
                 template = self._templates.get(key)
                 if template is None:
                     active = {c for c, on in zip(canonical, key[1], strict=True) if on}
                     template = self._templates[key] = local_partials(key[0], active)
                 back = dict(zip(canonical, symbols, strict=True))
-                found = [(back[c], p.xreplace(back)) for c, p in template]
+                found = [(back[c], _substitute(p, back, {}, _unevaluated))
+                         for c, p in template]
             self._partials[placeholder] = found
         return found
 
@@ -244,7 +251,7 @@ def _times(a: Any, b: Any) -> Any:
 
 def _is_zero(expr: Any) -> bool:
     """Whether ``expr`` is the number 0 (a class flag and one comparison: no walk)."""
-    return bool(getattr(expr, "is_Number", False) and expr == 0)
+    return bool(getattr(expr, "is_Number", False) and not expr)
 
 
 def _substitute(expr: Any, mapping: dict[Any, Any], memo: dict[Any, Any],

@@ -10,6 +10,7 @@ of short lines (sympy's ``lambdify`` would print it as one nested expression, re
 from __future__ import annotations
 
 import builtins
+import importlib
 import inspect
 import itertools
 import warnings
@@ -259,6 +260,9 @@ def compile(output: Tensor | Lowered,  # noqa: A001 - the issue's name
     lines.append(f"    return [{', '.join(printer.doprint(e) for e in reduced)}]")
     source = "\n".join(lines) + "\n"
     namespace = {k: getattr(np, k) for k in dir(np) if not k.startswith("_")}
+    for module, imported in printer.module_imports.items():  # functools.reduce, say
+        for name in imported:
+            namespace[name.rsplit(".", 1)[-1]] = getattr(importlib.import_module(module), name)
     exec(builtins.compile(source, "<symgrad.symbolic.compile>", "exec"), namespace)  # noqa: S102
     return CompiledGradient(namespace["compiled"], tuple(s.name for s in sources),
                             tuple(tuple(s.symbols.shape) for s in sources), lowered.shape,

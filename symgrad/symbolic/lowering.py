@@ -47,6 +47,7 @@ class Step:
     definition: np.ndarray
     out: np.ndarray
     inlined: np.ndarray | None = None  # the output in the leaves' symbols (filled on demand)
+    _placeholders: list[tuple[int, Any, Any]] | None = field(default=None, repr=False)
 
     @property
     def name(self) -> str:
@@ -55,10 +56,12 @@ class Step:
 
     def placeholders(self) -> list[tuple[int, Any, Any]]:
         """``(flat index, placeholder, definition)`` of the elements that have a placeholder."""
-        out = self.out.reshape(-1)
-        definition = self.definition.reshape(-1)
-        return [(k, s, d) for k, (s, d) in enumerate(zip(out, definition, strict=True))
-                if s is not d]
+        if self._placeholders is None:
+            out = self.out.reshape(-1)
+            definition = self.definition.reshape(-1)
+            self._placeholders = [(k, s, d) for k, (s, d) in
+                                  enumerate(zip(out, definition, strict=True)) if s is not d]
+        return self._placeholders
 
 
 @dataclass(eq=False)
