@@ -30,7 +30,6 @@ from symgrad.symbolic.lowering import (
     leaf_symbols,
     lower,
     unevaluated,
-    symbol_array,
 )
 from symgrad.symbolic.printing import Formula
 from symgrad.tensor import Tensor
