@@ -319,3 +319,31 @@ def masked_extreme(a: Tensor, mask: Any, axis: Any, keepdims: bool, largest: boo
     masked = where(_t(mask), a, fill)
     return masked.amax(axis, keepdims) if largest else masked.amin(axis, keepdims)
 
+
+
+# -- sliding windows (symgrad.ops.conv), through im2col / col2im so that they are recorded
+def windows(a: Tensor, kernel: Sequence[int], stride: Sequence[int],
+            dilation: Sequence[int]) -> Tensor:
+    kernel = tuple(kernel)
+    d = len(kernel)
+    cols = apply_op(ops.conv.im2col, _t(a), kernel=kernel, dilation=tuple(dilation),
+                    padding=((0, 0),) * d, stride=tuple(stride))
+    out = tuple(ops.conv.window_count(*v) for v in zip(a.shape[2:], kernel, stride, dilation,
+                                                         strict=True))
+    cols = cols.reshape((*a.shape[:2], *kernel, *out))
+    return cols.permute(0, 1, *range(2 + d, 2 + 2 * d), *range(2, 2 + d))
+
+
+def windows_backward(g: Tensor, shape: Sequence[int], kernel: Sequence[int],
+                     stride: Sequence[int], dilation: Sequence[int]) -> Tensor:
+    kernel, shape = tuple(kernel), tuple(shape)
+    d = len(kernel)
+    out = tuple(g.shape[2:2 + d])
+    covered = tuple((o - 1) * s + dl * (k - 1) + 1
+                    for o, k, s, dl in zip(out, kernel, stride, dilation, strict=True))
+    cols = g.permute(0, 1, *range(2 + d, 2 + 2 * d), *range(2, 2 + d))
+    cols = cols.reshape((g.shape[0], g.shape[1] * math.prod(kernel), math.prod(out)))
+    y = apply_op(ops.conv.col2im, cols, output_size=covered, kernel=kernel,
+                 dilation=tuple(dilation), padding=((0, 0),) * d, stride=tuple(stride))
+    rest = tuple((0, n - c) for n, c in zip(shape[2:], covered, strict=True))
+    return pad(y, ((0, 0), (0, 0), *rest), 0.0) if any(r for _, r in rest) else y

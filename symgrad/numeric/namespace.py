@@ -372,3 +372,44 @@ def masked_extreme(a: np.ndarray, mask: np.ndarray, axis: tuple[int, ...] | None
     return masked.max(axis=axis, keepdims=keepdims) if largest \
         else masked.min(axis=axis, keepdims=keepdims)
 
+
+
+# -- sliding windows (symgrad.ops.conv: convolution, pooling, unfold/fold)
+
+
+def windows(a: np.ndarray, kernel: tuple[int, ...], stride: tuple[int, ...],
+            dilation: tuple[int, ...]) -> np.ndarray:
+    """The sliding windows of ``a`` (N, C, *spatial) as a read-only strided view of shape
+    (N, C, *out, *kernel): element ``[n, c, *o, *k]`` is ``a[n, c, *(o * stride + k *
+    dilation)]``. No copy: a convolution's single copy is the reshape that feeds its matmul."""
+    d = len(kernel)
+    spatial = a.shape[2:]
+    out = tuple((n - dl * (k - 1) - 1) // s + 1
+                for n, k, s, dl in zip(spatial, kernel, stride, dilation, strict=True))
+    strides = a.strides[2:]
+    return np.lib.stride_tricks.as_strided(
+        a, a.shape[:2] + out + tuple(kernel),
+        a.strides[:2] + tuple(st * s for st, s in zip(strides, stride, strict=True))
+        + tuple(st * dl for st, dl in zip(strides, dilation, strict=True)),
+        writeable=False) if d else a
+
+
+def windows_backward(g: np.ndarray, shape: tuple[int, ...], kernel: tuple[int, ...],
+                     stride: tuple[int, ...], dilation: tuple[int, ...]) -> np.ndarray:
+    """The adjoint of :func:`windows`: ``g`` (N, C, *out, *kernel) added into zeros of
+    ``shape`` (N, C, *spatial) at the windows' positions (col2im), one strided add per
+    kernel offset."""
+    return add_windows(np.zeros(shape, dtype=g.dtype), g, kernel, stride, dilation)
+
+
+def add_windows(out: np.ndarray, g: np.ndarray, kernel: tuple[int, ...],
+                stride: tuple[int, ...], dilation: tuple[int, ...]) -> np.ndarray:
+    """``out`` (N, C, *spatial) with ``g`` (N, C, *out, *kernel) added at the windows'
+    positions, in place; also used on object arrays by the symbolic namespace."""
+    d = len(kernel)
+    n_out = g.shape[2:2 + d]
+    for offset in np.ndindex(*kernel):
+        key = tuple(slice(k * dl, k * dl + s * (o - 1) + 1, s)
+                    for k, dl, s, o in zip(offset, dilation, stride, n_out, strict=True))
+        out[(slice(None), slice(None), *key)] += g[(Ellipsis, *offset)]
+    return out

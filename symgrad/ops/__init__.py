@@ -153,4 +153,4 @@ def register(op: Op) -> Op:
     return op
 
 
-from symgrad.ops import elementwise, linalg, nn, reduction, shape  # noqa: E402,F401 - fill REGISTRY
+from symgrad.ops import conv, elementwise, linalg, nn, reduction, shape  # noqa: E402,F401 - fill REGISTRY

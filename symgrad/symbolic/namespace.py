@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 import sympy
 
+from symgrad.numeric import namespace as _numeric
+
 
 class Expressions(np.ndarray):
     """An object array of sympy expressions whose comparisons are sympy relations.
@@ -551,3 +553,18 @@ def pad(a: Any, widths: Sequence[tuple[int, int]], value: Any) -> Expressions:
     out[tuple(slice(before, before + n) for n, (before, _) in zip(a.shape, widths,
                                                                     strict=True))] = a
     return asarray(out)
+
+
+def windows(a: Any, kernel: Sequence[int], stride: Sequence[int],
+            dilation: Sequence[int]) -> Expressions:
+    """The sliding windows of ``a`` (N, C, *spatial) as (N, C, *out, *kernel), a copy."""
+    return asarray(np.array(_numeric.windows(np.asarray(asarray(a)), tuple(kernel),
+                                            tuple(stride), tuple(dilation))))
+
+
+def windows_backward(g: Any, shape: Sequence[int], kernel: Sequence[int],
+                     stride: Sequence[int], dilation: Sequence[int]) -> Expressions:
+    """``g`` (N, C, *out, *kernel) added into exact zeros of ``shape`` at the windows."""
+    out = np.asarray(zeros_like(np.empty(tuple(shape))))
+    return asarray(_numeric.add_windows(out, np.asarray(asarray(g)), tuple(kernel),
+                                       tuple(stride), tuple(dilation)))

@@ -1,5 +1,5 @@
 """PyTorch spellings of the shaping, joining, splitting, indexing and matrix-structure ops
-(see ``symgrad.methods``).
+(see ``symgrad.torch_api``).
 
 Views are returned where PyTorch returns views (``narrow``, ``select``, ``movedim``, the pieces
 of ``split``/``chunk``/``unbind``/``tensor_split``, ``diagonal``): they share storage and the
@@ -21,9 +21,9 @@ import numpy as np
 
 from symgrad import ops
 from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op
-from symgrad.methods import COMPOSITE, torch_api
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim, _make, _shape_arg, _torch_size
+from symgrad.torch_api import COMPOSITE, torch_api
 
 # ---------------------------------------------------------------- helpers
 
