@@ -16,16 +16,16 @@ import sympy
 import symgrad as t
 import symgrad.nn.functional as F
 from symgrad import symbolic
-
-
-def _values(lowered: symbolic.Lowered) -> dict:
-    return lowered.values
+from symgrad.symbolic.calculus import _substitute
 
 
 def _numbers(formula, values) -> np.ndarray:
-    """A Formula evaluated at ``values`` (symbol -> exact value), as float64."""
-    elements = list(formula._elements())
-    out = [float(sympy.sympify(e).xreplace(values).evalf()) for e in elements]
+    """A Formula evaluated at ``values`` (symbol -> exact value), as float64, node by node
+    (``xreplace`` would recurse through a deep expression)."""
+    memo: dict = {}
+    values = {k: sympy.Float(v, 30) for k, v in values.items()}  # each node a number at once
+    out = [float(_substitute(sympy.sympify(e), values, memo).evalf())
+           for e in formula._elements()]
     return np.array(out).reshape(formula.shape)
 
 

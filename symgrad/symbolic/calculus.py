@@ -99,25 +99,25 @@ class Chain:
         """
         found = self._partials.get(placeholder)
         if found is None:
-            symbols = sorted(definition.free_symbols, key=_name)
-            canonical = [_CANONICAL[k] for k in range(len(symbols))] \
-                if len(symbols) <= len(_CANONICAL) else None
-            if canonical is None:
-                found = local_partials(definition, self.active)
-            else:
-                # renamed and rebuilt as they are (xreplace would evaluate each node again)
-                key = (_substitute(definition, dict(zip(symbols, canonical, strict=True)), {},
-                                   _unevaluated),
-                       tuple(u in self.active for u in symbols))
-                template = self._templates.get(key)
-                if template is None:
-                    active = {c for c, on in zip(canonical, key[1], strict=True) if on}
-                    template = self._templates[key] = local_partials(key[0], active)
-                back = dict(zip(canonical, symbols, strict=True))
-                found = [(back[c], _substitute(p, back, {}, _unevaluated))
-                         for c, p in template]
-            self._partials[placeholder] = found
+            found = self._partials[placeholder] = self._templated(definition)
         return found
+
+    def _templated(self, definition: Any) -> list[tuple[Any, Any]]:
+        """:func:`local_partials` of ``definition`` through the shared templates."""
+        symbols = sorted(definition.free_symbols, key=_name)
+        if len(symbols) > len(_CANONICAL):
+            return local_partials(definition, self.active)
+        canonical = _CANONICAL[:len(symbols)]
+        # renamed and rebuilt as they are (xreplace would evaluate each node again)
+        key = (_substitute(definition, dict(zip(symbols, canonical, strict=True)), {},
+                           _unevaluated),
+               tuple(u in self.active for u in symbols))
+        template = self._templates.get(key)
+        if template is None:
+            active = {c for c, on in zip(canonical, key[1], strict=True) if on}
+            template = self._templates[key] = local_partials(key[0], active)
+        back = dict(zip(canonical, symbols, strict=True))
+        return [(back[c], _substitute(p, back, {}, _unevaluated)) for c, p in template]
 
     def reverse(self, seeds: dict[Any, Any],
                 partial_value: Callable[[Any], Any] = lambda p: p) -> dict[Any, Any]:
@@ -205,7 +205,7 @@ class Chain:
                 key = (placeholder, w)
                 seconds = self._seconds.get(key)
                 if seconds is None:
-                    seconds = self._seconds[key] = local_partials(p, self.active)
+                    seconds = self._seconds[key] = self._templated(p)
                 curvature = [_times(self.inline(d), tangent[z]) for z, d in seconds
                              if z in tangent]
                 if curvature:
