@@ -80,6 +80,16 @@ def _forward_error(op: ops.Op, values: Sequence[Any], error: ValueError) -> Runt
     return RuntimeError(message)
 
 
+def _forward_quietly(op: ops.Op, values: Sequence[Any], params: dict) -> Any:
+    """``op``'s forward again, where the user's numpy error state raised on an inf or nan
+    (the first run costs nothing extra; forwards are pure)."""
+    with xp.quiet():
+        try:
+            return op.forward(xp, *values, **params)
+        except ValueError as error:
+            raise _forward_error(op, values, error) from None
+
+
 def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
     """Run ``op`` forward on the inputs' values and record its node when grad is needed.
 
@@ -106,6 +116,8 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
         out = op.forward(xp, *values, **params) if params else op.forward(xp, *values)
     except ValueError as error:
         raise _forward_error(op, values, error) from None
+    except xp.FLOAT_ERRORS:  # the user's np.seterr / warnings filter: compute as PyTorch does
+        out = _forward_quietly(op, values, params)
     if type(out) is not np.ndarray:
         out = np.asarray(out)
     if out.dtype is _F64 and op.promotes:
@@ -242,6 +254,8 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
         new = op.forward(xp, *values, **params) if params else op.forward(xp, *values)
     except ValueError as error:
         raise _forward_error(op, values, error) from None
+    except xp.FLOAT_ERRORS:
+        new = _forward_quietly(op, values, params)
     new = np.asarray(new)
     if new.shape != self._value.shape:
         raise RuntimeError(f"output with shape {_torch_size(self._value.shape)} doesn't match "

@@ -16,7 +16,7 @@ import sympy
 import symgrad as t
 import symgrad.nn.functional as F
 from symgrad import symbolic
-from symgrad.symbolic.calculus import _substitute
+from symgrad.symbolic.lowering import _substitute
 
 
 def _numbers(formula, values) -> np.ndarray:
