@@ -22,13 +22,11 @@ from typing import Any
 
 import numpy as np
 import sympy
-from sympy.core.function import Function
-from sympy.functions.elementary.piecewise import ExprCondPair
 
 from symgrad.autograd.graph import Node
 from symgrad.autograd.naming import TensorNames, caller_names, mask_producers, topological
 from symgrad.symbolic import namespace as sx
-from symgrad.symbolic.printing import Formula, formula, register_leaf
+from symgrad.symbolic.printing import Formula, formula, register_leaf, unevaluated
 from symgrad.tensor import Tensor
 
 
@@ -294,38 +292,6 @@ def _unevaluated(node: Any, args: list[Any]) -> Any:
     where asked first of the top of a deep expression they would recurse through all of it.
     """
     return unevaluated(node.func, args)
-
-
-def unevaluated(func: Any, args: Sequence[Any]) -> Any:
-    """``func(*args)`` without sympy's automatic simplification (see :func:`_unevaluated`).
-
-    >>> from symgrad.symbolic.lowering import unevaluated
-    >>> unevaluated(sympy.Add, [sympy.Integer(1), sympy.Integer(1)])
-    1 + 1
-    """
-    # sympy's constructors look their arguments up in its cache, which compares them with
-    # equal ones built earlier, element by element: through a whole deep expression built
-    # twice (two lowerings of one graph). Add, Mul, Pow and functions are built uncached.
-    if func is sympy.Piecewise or func is ExprCondPair:
-        # their constructors rewrite conditions that hold a Piecewise (a relu of a relu) by
-        # set simplification, exponential in the nesting, even with evaluate=False
-        result = sympy.Basic.__new__(func, *args)
-    elif func is sympy.Add or func is sympy.Mul:
-        result = func._from_args(args)
-    elif func is sympy.Pow:
-        result = sympy.Pow.__new__.__wrapped__(func, *args, evaluate=False)
-    elif isinstance(func, type) and issubclass(func, Function) \
-            and not issubclass(func, sympy.core.operations.LatticeOp):
-        result = sympy.Expr.__new__(func, *args)
-    else:
-        try:
-            result = func(*args, evaluate=False)
-        except TypeError:  # a function without the keyword
-            result = func(*args)
-    hash(result)
-    if isinstance(result, sympy.Expr):
-        result.is_commutative  # noqa: B018 - cached by sympy, see above
-    return result
 
 
 def _array(values: np.ndarray) -> Formula:

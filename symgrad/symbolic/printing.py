@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 import sympy
+from sympy.core.function import Function
+from sympy.functions.elementary.piecewise import ExprCondPair
 from sympy.printing.latex import LatexPrinter
 from sympy.printing.str import StrPrinter
 
@@ -230,7 +232,7 @@ def dag_cse(exprs: Sequence[Any], names: Iterator[sympy.Symbol],
             e = node.func(*args)
         else:
             e = node if all(a is b for a, b in zip(args, node.args, strict=True)) \
-                else _rebuild(node.func, args)
+                else unevaluated(node.func, args)
         if e in named:
             e = named[e]
         elif e.args and isinstance(e, sympy.Expr) and (
@@ -246,10 +248,36 @@ def dag_cse(exprs: Sequence[Any], names: Iterator[sympy.Symbol],
     return definitions, reduced
 
 
-def _rebuild(func: Any, args: list[Any]) -> Any:
-    from symgrad.symbolic.lowering import unevaluated
+def unevaluated(func: Any, args: Sequence[Any]) -> Any:
+    """``func(*args)`` without sympy's automatic simplification, uncached (see below).
 
-    return unevaluated(func, args)
+    >>> from symgrad.symbolic.printing import unevaluated
+    >>> unevaluated(sympy.Add, [sympy.Integer(1), sympy.Integer(1)])
+    1 + 1
+    """
+    # sympy's constructors look their arguments up in its cache, which compares them with
+    # equal ones built earlier, element by element: through a whole deep expression built
+    # twice (two lowerings of one graph). Add, Mul, Pow and functions are built uncached.
+    if func is sympy.Piecewise or func is ExprCondPair:
+        # their constructors rewrite conditions that hold a Piecewise (a relu of a relu) by
+        # set simplification, exponential in the nesting, even with evaluate=False
+        result = sympy.Basic.__new__(func, *args)
+    elif func is sympy.Add or func is sympy.Mul:
+        result = func._from_args(args)
+    elif func is sympy.Pow:
+        result = sympy.Pow.__new__.__wrapped__(func, *args, evaluate=False)
+    elif isinstance(func, type) and issubclass(func, Function) \
+            and not issubclass(func, sympy.core.operations.LatticeOp):
+        result = sympy.Expr.__new__(func, *args)
+    else:
+        try:
+            result = func(*args, evaluate=False)
+        except TypeError:  # a function without the keyword
+            result = func(*args)
+    hash(result)
+    if isinstance(result, sympy.Expr):
+        result.is_commutative  # noqa: B018 - cached by sympy, see above
+    return result
 
 
 def _deep(elements: Sequence[Any]) -> bool:
@@ -574,4 +602,5 @@ def formula(values: Any) -> Formula:
     return Formula(values.reshape(-1).tolist(), values.shape)
 
 
-__all__ = ["Formula", "dag_cse", "evaluate", "formula", "fresh_base", "postorder"]
+__all__ = ["Formula", "dag_cse", "depth", "evaluate", "formula", "fresh_base", "latex_of",
+           "postorder", "text_of", "unevaluated"]
