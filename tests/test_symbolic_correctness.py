@@ -255,7 +255,7 @@ def test_a_huge_expanded_form_prints_compact_with_a_note():
 def test_simplify_never_returns_a_longer_formula():
     a = t.tensor(0.5, dtype=t.float64, requires_grad=True)
     b = t.tensor(-1.0, dtype=t.float64, requires_grad=True)
-    y = F.softplus(a) * F.softplus(b) * F.softplus(a + b)
+    y = F.softplus(a) * F.softplus(b)
     for g in symbolic.grad(y, [a, b]):
         plain = g.evaluated()[()]
         # sympy's own simplify merges the Piecewise branches: longer than it was given
