@@ -10,7 +10,7 @@ import numpy as np
 
 from symgrad import parser
 from symgrad.numeric import dtypes
-from symgrad.numeric import namespace as xp
+from symgrad.numeric import numpy_namespace as xp
 from symgrad.tensor import Tensor, _make, check_device
 
 _rng = np.random.default_rng()

@@ -25,7 +25,7 @@ import sympy
 
 from symgrad.autograd.graph import Node
 from symgrad.autograd.naming import TensorNames, caller_names, mask_producers, topological
-from symgrad.symbolic import namespace as sx
+from symgrad.symbolic import sympy_namespace as sx
 from symgrad.symbolic.printing import Formula, formula, register_leaf, unevaluated
 from symgrad.tensor import Tensor
 

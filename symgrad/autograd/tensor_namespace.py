@@ -1,4 +1,4 @@
-"""The differentiable array namespace: the names of ``symgrad.numeric.namespace`` on Tensors.
+"""The Tensor namespace: the names of ``symgrad.numeric.numpy_namespace`` on Tensors.
 
 With ``create_graph=True`` the engine runs the very same VJP rules with this namespace, so the
 gradients it computes are themselves recorded and can be differentiated again.

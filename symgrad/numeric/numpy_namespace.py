@@ -1,8 +1,9 @@
-"""The numeric array namespace: the numpy subset that op rules are written against.
+"""The numpy namespace: the numpy subset that op rules are written against.
 
 Op forwards and VJPs call ``xp.exp``, ``xp.matmul``, ``xp.sum_to_shape`` ... and never import
-numpy themselves, so the same rules run here on float arrays, in ``symgrad.autograd.differentiable``
-on Tensors (for ``create_graph=True``) and in ``symgrad.symbolic`` on sympy object arrays.
+numpy themselves, so the same rules run here on float arrays, in
+``symgrad.autograd.tensor_namespace`` on Tensors (for ``create_graph=True``) and in
+``symgrad.symbolic.sympy_namespace`` on sympy object arrays.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The symbolic array namespace: the ``xp`` names of the op rules on sympy expressions.
+"""The sympy namespace: the ``xp`` names of the op rules on sympy expressions.
 
 Values are numpy object arrays (:class:`Expressions`) whose elements are sympy expressions, so
 the op rules of ``symgrad.ops`` -- written once against ``xp`` -- replay here unchanged: array
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import sympy
 
-from symgrad.numeric import namespace as _numeric
+from symgrad.numeric import numpy_namespace as _numeric
 
 
 class Expressions(np.ndarray):
