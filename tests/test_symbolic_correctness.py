@@ -225,7 +225,7 @@ def test_deep_graphs_raise_no_recursion_error(kind):
     for formula in (lowered.expr, g):
         for compact in (False, True):
             assert formula.text(compact=compact) and formula.latex(compact=compact)
-        repr(formula)
+        repr(formula), formula.evaluated(), formula.simplify(), formula.cse()
     expanded = lowered.expr.text()
     if kind == "nested":  # printed in full: every sin of the nesting
         assert expanded.count("sin(") == depth and expanded.endswith("(x)" + ")" * (depth - 1))

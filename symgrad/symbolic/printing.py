@@ -477,12 +477,17 @@ class Formula(sympy.ImmutableDenseNDimArray):
 
     def evaluated(self) -> Formula:
         """The same formulas with sympy's automatic simplification applied (the expanded form).
+        A formula too deep for it (sympy's evaluation asks questions that walk the whole
+        expression, recursively) is returned as it is.
 
         >>> a = t.tensor(1.0, requires_grad=True)
         >>> symgrad.symbolic.lower((a + a) + a).expr.evaluated()
         3*a
         """
-        return self._wrap(evaluate(self._elements()))
+        elements = self._elements()
+        if _deep(elements):
+            return self
+        return self._wrap(evaluate(elements))
 
     def _printable(self, elements: list[Any]) -> Any:
         return sympy.ImmutableDenseNDimArray(elements, self.shape) if self.shape else elements[0]
