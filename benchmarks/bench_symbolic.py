@@ -4,6 +4,7 @@ Run from the repository root::
 
     python benchmarks/bench_symbolic.py            # about 30 s on 2 cores
     python benchmarks/bench_symbolic.py --quick    # one repeat, no baseline
+    python benchmarks/bench_symbolic.py --deep     # only (f), the deep graphs
 
 Cases (each figure is the median wall time of ``--repeats`` fresh runs, sympy already imported):
 
@@ -29,8 +30,11 @@ Cases (each figure is the median wall time of ``--repeats`` fresh runs, sympy al
 (e) symengine (when installed) beside sympy on the templates of (c): differentiating the
     log-softmax row and compiling its partials. sympy stays the reference; symengine is only
     measured.
-(f) deep graphs (issue 13 item 2): a 10,000-node chain (lower + grad + check + str + compile)
-    and grad of a 2,000-node chain, each in a subprocess with a time limit.
+(f) deep graphs (issue 13 item 2): a 10,000-node chain of a scalar (``sin``, ``* 0.9``,
+    ``+ 0.1`` in turn) and a depth-2,000 nested expression (``sin`` of ``sin`` ...): lower,
+    grad, jacobian, hessian, check, check_hessian, explain, text and latex (expanded and
+    compact) and compile, each timed once, with the total (target: the 10,000-node round
+    <= 30 s), and ``grad`` of a 2,000-node chain (target <= 2 s). ``--deep`` runs only this.
 
 The numeric reference (the same forward + backward in symgrad) is printed for scale.
 """
@@ -38,10 +42,7 @@ The numeric reference (the same forward + backward in symgrad) is printed for sc
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -246,52 +247,62 @@ def symengine_beside_sympy() -> None:
           "only the first check's derivation")
 
 
-_DEEP = {
-    "10,000-node chain: lower+grad+check+str+compile": """
-import symgrad as t
-from symgrad import symbolic
-x = t.tensor([0.3, -0.2], dtype=t.float64, requires_grad=True)
-h = x
-for i in range(10000):
-    h = h.sin() if i % 2 else h * 0.999
-y = h.sum()
-lowered = symbolic.lower(y)
-symbolic.grad(y, x)
-symbolic.check(y)
-str(lowered.expr)
-symbolic.compile(y, x)
-""",
-    "grad of a 2,000-node chain": """
-import symgrad as t
-from symgrad import symbolic
-x = t.tensor([0.3, -0.2], dtype=t.float64, requires_grad=True)
-h = x
-for i in range(2000):
-    h = h.sin() if i % 2 else h * 0.999
-y = h.sum()
-import time
-start = time.perf_counter()
-symbolic.grad(y, x)
-print(time.perf_counter() - start)
-""",
-}
+def _deep(nodes: int, nested: bool) -> tuple[t.Tensor, t.Tensor]:
+    x = t.tensor(0.3, dtype=t.float64, requires_grad=True)
+    h = x
+    for i in range(nodes):
+        if nested or i % 3 == 0:
+            h = h.sin()
+        else:
+            h = h * 0.9 if i % 3 == 1 else h + 0.1
+    return x, h
 
 
-def deep(limit: float) -> None:
-    print(f"\n(f) deep graphs (each in a subprocess, limit {limit:g} s)")
-    for name, code in _DEEP.items():
+def _deep_round(nodes: int, nested: bool) -> None:
+    """Every public function of the symbolic side on one deep graph, each timed once."""
+    x, y = _deep(nodes, nested)
+    sympy.core.cache.clear_cache()
+    steps: list[tuple[str, Callable[[], object]]] = []
+    state: dict[str, object] = {}
+    steps.append(("lower", lambda: state.update(lowered=symbolic.lower(y))))
+    steps.append(("grad", lambda: state.update(g=symbolic.grad(y, x)[0])))
+    steps.append(("jacobian", lambda: symbolic.jacobian(y, x)))
+    steps.append(("hessian", lambda: symbolic.hessian(y, x)))
+    steps.append(("check", lambda: symbolic.check(y)))
+    steps.append(("check_hessian", lambda: symbolic.check_hessian(y)))
+    steps.append(("explain", lambda: symbolic.explain(y, x)))
+    for form in ("text", "latex"):
+        for compact in (False, True):
+            label = f"{form}{' compact' if compact else ''}"
+            steps.append((f"{label} (output)", lambda f=form, c=compact:
+                          getattr(state["lowered"].expr, f)(compact=c)))
+            steps.append((f"{label} (gradient)", lambda f=form, c=compact:
+                          getattr(state["g"], f)(compact=c)))
+    steps.append(("compile", lambda: state.update(f=symbolic.compile(y, x))))
+    steps.append(("compiled call", lambda: state["f"](np.array(0.3))))
+    total = 0.0
+    for name, run in steps:
         start = time.perf_counter()
-        try:
-            done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                  timeout=limit, cwd=os.getcwd())
-            seconds = time.perf_counter() - start
-            outcome = f"{seconds:8.2f} s" if done.returncode == 0 else \
-                "failed: " + (done.stderr.strip().splitlines() or ["?"])[-1][:70]
-            if done.returncode == 0 and done.stdout.strip():
-                outcome += f" (grad itself {float(done.stdout.split()[-1]):.2f} s)"
-        except subprocess.TimeoutExpired:
-            outcome = f"did not finish in {limit:g} s"
-        print(f"{name:<50} {outcome}")
+        run()
+        seconds = time.perf_counter() - start
+        total += seconds
+        print(f"  {name:26s} {seconds:8.2f} s")
+    print(f"  {'total':26s} {total:8.2f} s")
+
+
+def deep_graphs() -> None:
+    """Section (f): the deep-graph figures."""
+    print("\n(f) deep graphs, float64 scalar, each step timed once")
+    print("10,000-node chain (sin, * 0.9, + 0.1 in turn); target: total <= 30 s")
+    _deep_round(10_000, nested=False)
+    print("depth-2,000 nested sin(sin(...(x)))")
+    _deep_round(2_000, nested=True)
+    x, y = _deep(2_000, nested=False)
+    lowered = symbolic.lower(y)
+    seconds = _median_seconds(lambda: symbolic.grad(lowered, x), 3)
+    print(f"grad of a 2,000-node chain (lowered): {seconds:.2f} s (target <= 2 s)")
+    seconds = _median_seconds(lambda: symbolic.grad(y, x), 3)
+    print(f"lower + grad of a 2,000-node chain: {seconds:.2f} s")
 
 
 def main() -> None:
@@ -302,8 +313,11 @@ def main() -> None:
                         help="also time plain sympy.diff for 32x32 (minutes)")
     parser.add_argument("--only", nargs="+", default=["a", "b", "c", "d", "e", "f"],
                         help="sections to run (a-f)")
-    parser.add_argument("--deep-limit", type=float, default=100.0)
+    parser.add_argument("--deep", action="store_true", help="only (f), the deep graphs")
     args = parser.parse_args()
+    if args.deep:
+        deep_graphs()
+        return
     repeats = 1 if args.quick else args.repeats
     symbolic.check(_dense(2))  # import sympy and warm caches outside the timings
     symbolic.check(_mlp(32, 8, 4, 8), sample=2)  # and the node-by-node path's modules
@@ -315,7 +329,7 @@ def main() -> None:
     if "e" in args.only:
         symengine_beside_sympy()
     if "f" in args.only:
-        deep(args.deep_limit)
+        deep_graphs()
     if "a" not in args.only and "b" not in args.only:
         return
 

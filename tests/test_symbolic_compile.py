@@ -133,7 +133,7 @@ def test_frozen_leaves_keep_their_value_and_source_is_readable():
     value, (gw,) = f(np.array([0.0, 1.0]))
     assert float(value) == pytest.approx(2 * np.exp(2.0))
     np.testing.assert_allclose(gw, [np.exp(2.0)] * 2)
-    assert "def " in f.source and "w_0 = w[0]" in f.source
+    assert "def " in f.source and "a0_0 = a0[0]" in f.source and "# a0: 'w'" in f.source
     assert repr(f) == "CompiledGradient(w: (2,) -> ())"
 
 

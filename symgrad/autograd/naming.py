@@ -123,16 +123,19 @@ class TensorNames:
         self.counter = itertools.count()
 
     def known(self, tensor: Any) -> str | None:
-        """The tensor's own name, else its variable's name, else None (nothing is reserved).
+        """The tensor's own name, else the name it was given the first time it was named,
+        else its variable's name, else None (nothing is reserved).
 
         >>> symgrad.autograd.naming.TensorNames({}).known(symgrad.ones(1, name="w"))
         'w'
         """
-        return tensor.name or self.names.get(id(tensor))
+        return tensor.name or fixed_name(tensor) or self.names.get(id(tensor))
 
     def __call__(self, tensor: Any, prefix: str) -> str:
         """A name for ``tensor`` not given out before: :meth:`known`, else ``prefix`` and a
-        number that no variable in :attr:`names` uses."""
+        number that no variable in :attr:`names` uses. The first name a tensor gets is kept
+        on it (:func:`fixed_name`): later calls, from any frame, give it the same one (unless
+        another tensor of the same graph holds it; ``name=`` always wins)."""
         base = self.known(tensor)
         if base is None or base in self.used:
             while True:
@@ -141,4 +144,24 @@ class TensorNames:
                     base = candidate
                     break
         self.used.add(base)
+        if tensor.name is None and fixed_name(tensor) is None:
+            tensor.__dict__[_FIXED] = base
         return base
+
+
+_FIXED = "_symgrad_fixed_name"
+
+
+def fixed_name(tensor: Any) -> str | None:
+    """The name ``tensor`` got the first time a graph holding it was named (lowered or
+    drawn), or None: the same name in every later lowering, whatever the caller's variables.
+
+    >>> w = symgrad.ones(2, requires_grad=True)
+    >>> symgrad.symbolic.lower(w * 2).sources[0].name
+    'w'
+    >>> def helper(leaf):  # its variable is called leaf here, but w is named already
+    ...     return symgrad.symbolic.lower(leaf * 3).sources[0].name
+    >>> helper(w), symgrad.autograd.naming.fixed_name(w)
+    ('w', 'w')
+    """
+    return getattr(tensor, "__dict__", {}).get(_FIXED)

@@ -9,6 +9,7 @@ backward.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -17,6 +18,7 @@ import numpy as np
 import sympy
 
 from symgrad import creation
+from symgrad.autograd.naming import fixed_name
 from symgrad.symbolic.lowering import (
     Lowered,
     Source,
@@ -24,9 +26,10 @@ from symgrad.symbolic.lowering import (
     _array,
     _exact,
     _substitute,
-    _symbol_names,
+    _unevaluated,
+    leaf_symbols,
     lower,
-    symbol_array,
+    unevaluated,
 )
 from symgrad.symbolic.printing import Formula
 from symgrad.tensor import Tensor
@@ -50,6 +53,10 @@ def local_partials(definition: Any, active: set[Any]) -> list[tuple[Any, Any]]:
         return [(u, sympy.Add(*[_diff(term, u) for term in terms]))
                 for u, terms in by_symbol.items()]
     return [(u, _diff(definition, u)) for u in symbols]
+
+
+def _name(symbol: Any) -> str:
+    return symbol.name
 
 
 def _diff(expr: Any, u: Any) -> Any:
@@ -81,6 +88,8 @@ class Chain:
             self.active.update(s for _, s, _ in step.placeholders())
         self._partials: dict[Any, list[tuple[Any, Any]]] = {}
         self._templates: dict[Any, list[tuple[Any, Any]]] = {}
+        self._seconds: dict[tuple[Any, Any], list[tuple[Any, Any]]] = {}
+        self._inline_memo: dict[Any, Any] = {}
 
     def partials(self, placeholder: Any, definition: Any) -> list[tuple[Any, Any]]:
         """The cached :func:`local_partials` of one placeholder's definition.
@@ -90,22 +99,25 @@ class Chain:
         """
         found = self._partials.get(placeholder)
         if found is None:
-            symbols = sorted(definition.free_symbols, key=str)
-            canonical = [_CANONICAL[k] for k in range(len(symbols))] \
-                if len(symbols) <= len(_CANONICAL) else None
-            if canonical is None:
-                found = local_partials(definition, self.active)
-            else:
-                key = (definition.xreplace(dict(zip(symbols, canonical, strict=True))),
-                       tuple(u in self.active for u in symbols))
-                template = self._templates.get(key)
-                if template is None:
-                    active = {c for c, on in zip(canonical, key[1], strict=True) if on}
-                    template = self._templates[key] = local_partials(key[0], active)
-                back = dict(zip(canonical, symbols, strict=True))
-                found = [(back[c], p.xreplace(back)) for c, p in template]
-            self._partials[placeholder] = found
+            found = self._partials[placeholder] = self._templated(definition)
         return found
+
+    def _templated(self, definition: Any) -> list[tuple[Any, Any]]:
+        """:func:`local_partials` of ``definition`` through the shared templates."""
+        symbols = sorted(definition.free_symbols, key=_name)
+        if len(symbols) > len(_CANONICAL):
+            return local_partials(definition, self.active)
+        canonical = _CANONICAL[:len(symbols)]
+        # renamed and rebuilt as they are (xreplace would evaluate each node again)
+        key = (_substitute(definition, dict(zip(symbols, canonical, strict=True)), {},
+                           _unevaluated),
+               tuple(u in self.active for u in symbols))
+        template = self._templates.get(key)
+        if template is None:
+            active = {c for c, on in zip(canonical, key[1], strict=True) if on}
+            template = self._templates[key] = local_partials(key[0], active)
+        back = dict(zip(canonical, symbols, strict=True))
+        return [(back[c], _substitute(p, back, {}, _unevaluated)) for c, p in template]
 
     def reverse(self, seeds: dict[Any, Any],
                 partial_value: Callable[[Any], Any] = lambda p: p) -> dict[Any, Any]:
@@ -132,23 +144,113 @@ class Chain:
 
     def inline(self, expr: Any, memo: dict[Any, Any] | None = None) -> Any:
         """``expr`` with every placeholder replaced by its expression in the leaves' symbols."""
-        from symgrad.symbolic.lowering import _unevaluated
-
         mapping = self.lowered.inlined_placeholders()
-        return _substitute(expr, mapping, {} if memo is None else memo, _unevaluated)
+        return _substitute(expr, mapping, self._inline_memo if memo is None else memo,
+                           _unevaluated)
+
+    def adjoints(self, seeds: dict[Any, Any], everything: bool = False) -> dict[Any, Any]:
+        """Adjoints of the leaf symbols (``everything``: of the placeholders too) given
+        adjoints ``seeds`` of output symbols, as expressions in the leaves' symbols.
+
+        The reverse sweep of :meth:`reverse`, but each term is built once on the inlined
+        expressions, unevaluated, so the result is a DAG whose size follows the graph's nodes:
+        a chain's adjoints share their factors instead of repeating ever longer products.
+        """
+        adjoint: dict[Any, list[Any]] = defaultdict(list)
+        for symbol, value in seeds.items():
+            if symbol in self.active:
+                adjoint[symbol].append(value)
+        done: dict[Any, Any] = {}
+        for step in reversed(self.lowered.steps):
+            for _, placeholder, definition in step.placeholders():
+                terms = adjoint.pop(placeholder, None)
+                if not terms:
+                    continue
+                a = _sum(terms)
+                if everything:
+                    done[placeholder] = a
+                if _is_zero(a):
+                    continue
+                for u, p in self.partials(placeholder, definition):
+                    adjoint[u].append(_times(a, self.inline(p)))
+        done.update((u, _sum(terms)) for u, terms in adjoint.items())
+        return done
+
+    def hessian_column(self, seeds: dict[Any, Any], u: Any,
+                       adjoint: dict[Any, Any]) -> dict[Any, Any]:
+        """d(adjoint of each leaf symbol) / du, in the leaves' symbols: one column of the
+        Hessian of ``<seeds, output>``, by a tangent sweep from ``u`` and the adjoints'
+        derivatives along it (forward over reverse on the local definitions, whose first and
+        second partials sympy takes; ``adjoint`` is :meth:`adjoints` with ``everything``)."""
+        order = [(placeholder, definition) for step in self.lowered.steps
+                 for _, placeholder, definition in step.placeholders()]
+        tangent: dict[Any, Any] = {u: sympy.Integer(1)}
+        for placeholder, definition in order:
+            terms = [_times(self.inline(p), tangent[w])
+                     for w, p in self.partials(placeholder, definition) if w in tangent]
+            if terms:
+                tangent[placeholder] = _sum(terms)
+        dot: dict[Any, list[Any]] = defaultdict(list)
+        for symbol, value in seeds.items():
+            if symbol in self.active and symbol not in adjoint:
+                adjoint = {**adjoint, symbol: value}
+        for placeholder, definition in reversed(order):
+            a_dot = _sum(dot.pop(placeholder, []))
+            a = adjoint.get(placeholder, sympy.Integer(0))
+            for w, p in self.partials(placeholder, definition):
+                if not _is_zero(a_dot):
+                    dot[w].append(_times(a_dot, self.inline(p)))
+                if _is_zero(a):
+                    continue
+                key = (placeholder, w)
+                seconds = self._seconds.get(key)
+                if seconds is None:
+                    seconds = self._seconds[key] = self._templated(p)
+                curvature = [_times(self.inline(d), tangent[z]) for z, d in seconds
+                             if z in tangent]
+                if curvature:
+                    dot[w].append(_times(a, _sum(curvature)))
+        return {w: _sum(terms) for w, terms in dot.items()}
 
 
 def _sum(terms: list[Any]) -> Any:
     """The sum of adjoint terms, kept as one node over them where they are expressions: an
     evaluated sum would splice in the terms of an adjoint that is itself a sum, so a deep
     chain's adjoints would repeat ever longer sums instead of sharing one (see
-    :mod:`symgrad.symbolic.printing`)."""
-    if all(term.is_number for term in terms):
-        return sympy.Add(*terms)
-    terms = [term for term in terms if term != 0]  # an adjoint term that is exactly 0
-    if len(terms) == 1:
-        return terms[0]
-    return sympy.Add(*terms, evaluate=False)
+    :mod:`symgrad.symbolic.printing`). Numbers are summed. Only class flags are asked of the
+    terms (``is_number`` would walk a whole deep expression)."""
+    terms = [sympy.sympify(term) for term in terms]
+    numbers = [term for term in terms if term.is_Number]
+    rest = [term for term in terms if not term.is_Number]
+    if numbers:
+        number = sympy.Add(*numbers)
+        if not rest or number != 0:
+            rest.append(number)
+    if len(rest) == 1:
+        return rest[0]
+    if not rest:
+        return sympy.Integer(0)
+    return unevaluated(sympy.Add, rest)
+
+
+def _times(a: Any, b: Any) -> Any:
+    """``a * b`` as one unevaluated node where both are expressions (a number factor of 1 or
+    0 folds away; two numbers multiply)."""
+    a, b = sympy.sympify(a), sympy.sympify(b)
+    if a.is_Number and b.is_Number:
+        return a * b
+    if _is_zero(a) or _is_zero(b):
+        return sympy.Integer(0)
+    if a.is_Number and a == 1:
+        return b
+    if b.is_Number and b == 1:
+        return a
+    return unevaluated(sympy.Mul, [a, b])
+
+
+def _is_zero(expr: Any) -> bool:
+    """Whether ``expr`` is the number 0 (a class flag and one comparison: no walk)."""
+    return bool(getattr(expr, "is_Number", False) and not expr)
 
 
 def _inputs(lowered: Lowered, inputs: Tensor | Sequence[Tensor] | None,
@@ -175,9 +277,9 @@ def _inputs(lowered: Lowered, inputs: Tensor | Sequence[Tensor] | None,
             if found:
                 sources.append(found[0])
                 continue
-            name, shape = x.name or f"unused{k}", x._value.shape
-            sources.append(Source(x, name, symbol_array(_symbol_names(name, shape), shape),
-                                  _exact(x._value, x), True))
+            name, shape = x.name or fixed_name(x) or f"unused{k}", x._value.shape
+            sources.append(Source(x, name, leaf_symbols(name, shape), _exact(x._value, x),
+                                  True))
         else:
             raise RuntimeError(f"The differentiated Tensor at index {k} appears to not have "
                                "been used in the graph. Set allow_unused=True if this is the "
@@ -229,11 +331,11 @@ def seeds(lowered: Lowered, gradient: Any) -> dict[Any, Any]:
     return dict(result)
 
 
-def _shaped(src: Source, adjoint: dict[Any, Any], transform: Callable[[Any], Any]) -> np.ndarray:
+def _shaped(src: Source, adjoint: dict[Any, Any]) -> np.ndarray:
     out = np.empty(src.symbols.shape, dtype=object)
     flat = out.reshape(-1)
     for k, u in enumerate(src.symbols.reshape(-1)):
-        flat[k] = transform(adjoint.get(u, sympy.Integer(0)))
+        flat[k] = adjoint.get(u, sympy.Integer(0))
     return out
 
 
@@ -253,11 +355,8 @@ def grad(output: Tensor | Lowered, inputs: Tensor | Sequence[Tensor] | None = No
     """
     lowered = output if isinstance(output, Lowered) else lower(output)
     sources = _inputs(lowered, inputs)
-    chain = Chain(lowered)
-    adjoint = chain.reverse(seeds(lowered, gradient))
-    memo: dict[Any, Any] = {}
-    return tuple(_array(_shaped(src, adjoint, lambda e: chain.inline(e, memo)))
-                 for src in sources)
+    adjoint = Chain(lowered).adjoints(seeds(lowered, gradient))
+    return tuple(_array(_shaped(src, adjoint)) for src in sources)
 
 
 def jacobian(output: Tensor | Lowered, input: Tensor) -> Formula:  # noqa: A002
@@ -271,16 +370,13 @@ def jacobian(output: Tensor | Lowered, input: Tensor) -> Formula:  # noqa: A002
     lowered = output if isinstance(output, Lowered) else lower(output)
     (src,) = _inputs(lowered, input)
     chain = Chain(lowered)
-    memo: dict[Any, Any] = {}
-    rows = []
-    for symbol in lowered.root.reshape(-1):
-        if isinstance(symbol, sympy.Symbol):
-            adjoint = chain.reverse({symbol: sympy.Integer(1)})
-        else:
-            adjoint = {}
-        rows.append(_shaped(src, adjoint, lambda e: chain.inline(e, memo)))
-    out = np.array(rows, dtype=object).reshape(lowered.shape + src.symbols.shape)
-    return _array(out)
+    root = np.asarray(lowered.root, dtype=object)
+    out = np.empty((root.size, src.symbols.size), dtype=object)
+    for k, symbol in enumerate(root.reshape(-1)):
+        adjoint = chain.adjoints({symbol: sympy.Integer(1)}) \
+            if isinstance(symbol, sympy.Symbol) else {}
+        out[k] = _shaped(src, adjoint).reshape(-1)
+    return _array(out.reshape(root.shape + src.symbols.shape))
 
 
 def hessian(output: Tensor | Lowered, input: Tensor) -> Formula:  # noqa: A002
@@ -291,17 +387,20 @@ def hessian(output: Tensor | Lowered, input: Tensor) -> Formula:  # noqa: A002
     [[12*x_0**2, 3*x_1**2], [3*x_1**2, 6*x_0*x_1]]
     """
     lowered = output if isinstance(output, Lowered) else lower(output)
-    if int(np.prod(lowered.shape)) != 1:
+    shape = tuple(np.shape(lowered.root))
+    if math.prod(shape) != 1:
         raise RuntimeError("hessian() expects an output with a single element, got shape "
-                           f"{tuple(lowered.shape)}")
-    (gradient,) = grad(lowered, input)
+                           f"{shape}")
     (src,) = _inputs(lowered, input)
+    chain = Chain(lowered)
+    root_seeds = seeds(lowered, None)
+    adjoint = chain.adjoints(root_seeds, everything=True)
     symbols = src.symbols.reshape(-1)
-    first = gradient.tolist() if gradient.shape else [gradient[()]]
     out = np.empty((len(symbols), len(symbols)), dtype=object)
-    for i, g in enumerate(np.array(first, dtype=object).reshape(-1)):
-        for j, u in enumerate(symbols):
-            out[i, j] = sympy.diff(g, u)
+    for j, u in enumerate(symbols):
+        column = chain.hessian_column(root_seeds, u, adjoint)
+        for i, w in enumerate(symbols):
+            out[i, j] = column.get(w, sympy.Integer(0))
     return _array(out.reshape(src.symbols.shape * 2))
 
 

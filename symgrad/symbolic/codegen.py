@@ -1,18 +1,18 @@
 """Compiled gradients: a lowered output and its exact gradient as one numpy function.
 
 :func:`compile` lowers a recorded graph, takes its exact gradient by the chain of
-:func:`symgrad.symbolic.grad`, and hands both to ``sympy.lambdify`` with the DAG's own
-common-subexpression elimination (:func:`symgrad.symbolic.printing.dag_cse`), so each shared
-value is computed once, as the graph computed it.
+:func:`symgrad.symbolic.grad`, and writes both as one Python function on numpy from the DAG's
+own common-subexpression elimination (:func:`symgrad.symbolic.printing.dag_cse`), so each
+shared value is computed once, as the graph computed it, and a deep graph becomes a sequence
+of short lines (sympy's ``lambdify`` would print it as one nested expression, recursively).
 """
 
 from __future__ import annotations
 
 import builtins
+import importlib
 import inspect
 import itertools
-import keyword
-import re
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -24,7 +24,7 @@ from sympy.printing.numpy import NumPyPrinter
 
 from symgrad.symbolic.calculus import _inputs, grad
 from symgrad.symbolic.lowering import Lowered, _unevaluated, lower
-from symgrad.symbolic.printing import dag_cse, fresh_base, postorder
+from symgrad.symbolic.printing import MAX_DEPTH, dag_cse, depth, postorder
 from symgrad.symbolic.progress import Progress
 from symgrad.tensor import Tensor
 
@@ -32,8 +32,9 @@ from symgrad.tensor import Tensor
 # recording (the first largest, the tied extremes): lowered, they read those elements only
 _SELECTIONS = frozenset({"max", "min", "amax", "amin", "max_dim", "min_dim"})
 
-# names the generated code must not rebind: numpy's namespace (lambdify's), Python's own
-_RESERVED = frozenset(dir(np)) | frozenset(keyword.kwlist) | frozenset(dir(builtins))
+# the generated code names a value at most this deep (Python's parser refuses deeper
+# nesting of parentheses, and printing recurses through it)
+_CODE_DEPTH = 30
 
 
 class _Printer(NumPyPrinter):
@@ -95,18 +96,6 @@ class _Printer(NumPyPrinter):
         return super().parenthesize(item, level, strict)
 
 
-def _identifier(name: str, used: set[str]) -> str:
-    """A Python identifier like ``name`` (``W_0,1`` -> ``W_0_1``) not in ``used`` nor reserved;
-    added to ``used``."""
-    ident = re.sub(r"\W", "_", name)
-    if not ident or ident[0].isdigit():
-        ident = "_" + ident
-    while ident in used or ident in _RESERVED:
-        ident += "_"
-    used.add(ident)
-    return ident
-
-
 class CompiledGradient:
     """A numpy function computing an output and its exact gradient (see :func:`compile`).
 
@@ -119,9 +108,10 @@ class CompiledGradient:
     Results are float64, or float32 when every array given is float32 (other dtypes are read
     as float64); the arithmetic is numpy's on that dtype.
 
-    ``source`` is the generated code: it reads element ``(i, j)`` of an input ``x`` as
-    ``x[i, j]``, with any batch dimensions moved last there (the call does that, so each
-    element is a scalar or one array over the whole batch); ``inputs`` names its parameters.
+    ``source`` is the generated code: its parameters are ``a0``, ``a1`` ... (one per input,
+    in order; a comment gives each input's name), and it reads element ``(i, j)`` of ``a0``
+    as ``a0[i, j]``, with any batch dimensions moved last there (the call does that, so each
+    element is a scalar or one array over the whole batch); ``inputs`` names the inputs.
 
     >>> x = t.tensor([1.0, 2.0], requires_grad=True)
     >>> f = symgrad.symbolic.compile((x * x).sum(), x)
@@ -135,8 +125,10 @@ class CompiledGradient:
     """
 
     def __init__(self, function: Any, inputs: tuple[str, ...],
-                 shapes: tuple[tuple[int, ...], ...], output_shape: tuple[int, ...]) -> None:
+                 shapes: tuple[tuple[int, ...], ...], output_shape: tuple[int, ...],
+                 source: str = "") -> None:
         self.function = function
+        self._source = source
         self.inputs = inputs
         self.shapes = shapes
         self.output_shape = output_shape
@@ -150,12 +142,13 @@ class CompiledGradient:
         >>> a = t.tensor(1.0, requires_grad=True)
         >>> h = a.exp()
         >>> print(symgrad.symbolic.compile(h * h + h, a).source)
-        def _lambdifygenerated(a):
-            t1 = exp(a)
+        def compiled(a0):
+            # a0: 'a', shape ()
+            t1 = exp(a0)
             return [t1**2 + t1, t1*(2*t1 + 1)]
         <BLANKLINE>
         """
-        return inspect.getsource(self.function)
+        return self._source or inspect.getsource(self.function)
 
     def __repr__(self) -> str:
         args = ", ".join(f"{n}: {s}" for n, s in zip(self.inputs, self.shapes, strict=True))
@@ -217,10 +210,10 @@ def compile(output: Tensor | Lowered,  # noqa: A001 - the issue's name
     The graph recorded for ``output`` is lowered and differentiated exactly as
     :func:`symgrad.symbolic.grad` does (``inputs`` defaults to every leaf that requires grad;
     ``gradient`` is the v of vᵀJ as ``backward`` takes it, baked into the code as exact
-    numbers, and required when the output has more than one element); ``sympy.lambdify``
-    then prints value and gradients as one function, each shared subexpression computed
-    once. Leaves that require grad but are not among ``inputs``, and constants, keep their
-    current values. The result is a :class:`CompiledGradient`: call it with arrays shaped
+    numbers, and required when the output has more than one element); value and gradients
+    are then printed as one numpy function, each shared subexpression computed once. Leaves
+    that require grad but are not among ``inputs``, and constants, keep their current
+    values. The result is a :class:`CompiledGradient`: call it with arrays shaped
     like the inputs, or with leading batch dimensions to evaluate many points at once (where
     compiling pays most: one numpy call per operation for the whole batch). ``progress``
     shows its stages on stderr (None: on a terminal, once it has run for about 2 s).
@@ -249,38 +242,43 @@ def _compile(lowered: Lowered, inputs: Tensor | Sequence[Tensor] | None, gradien
     for s in lowered.sources:  # everything else keeps its current value
         if id(s) not in chosen:
             replace.update(zip(s.symbols.reshape(-1), s.values.reshape(-1), strict=True))
-    used: set[str] = set()
-    args, reads, names = [], [], {}
-    for s in sources:
-        arg = sympy.Symbol(_identifier(s.name, used))
-        args.append(arg)
+    # the code's identifiers are its own (a0, a1 ... for the inputs, a0_1_2 for element (1, 2)
+    # of a0, t1, t2 ... for shared values): a user's name, whatever its characters, appears
+    # only in a comment, as Python writes it in a string
+    params = [f"a{k}" for k in range(len(sources))]
+    lines = [f"def compiled({', '.join(params)}):"]
+    names: dict[Any, str] = {}
+    reads = []
+    for param, s in zip(params, sources, strict=True):
+        lines.append(f"    # {param}: {s.name!r}, shape {tuple(s.symbols.shape)}")
         if s.symbols.ndim == 0:
-            names[s.symbols[()]] = arg.name
+            names[s.symbols[()]] = param
             continue
-        array = sympy.IndexedBase(arg)
         for index, symbol in np.ndenumerate(s.symbols):
-            names[symbol] = _identifier(symbol.name, used)
-            reads.append((symbol, array[index]))
-    base = fresh_base(used)
-    fresh = (sympy.Symbol(f"{base}{k}") for k in itertools.count(1))
+            names[symbol] = f"{param}_{'_'.join(map(str, index))}"
+            reads.append(f"    {names[symbol]} = {param}[{', '.join(map(str, index))}]")
     elements = [*lowered.inlined.reshape(-1)]
     for g in gradients:
         elements.extend(g._elements())
     elements = _fold_branches(elements)
     bar.update()
-
-    def cse(exprs: Sequence[Any]) -> tuple[list[tuple[Any, Any]], list[Any]]:
-        definitions, reduced = dag_cse(exprs, fresh, replace)
-        return reads + definitions, reduced
-
+    fresh = (sympy.Symbol(f"t{k}") for k in itertools.count(1))
+    definitions, reduced = dag_cse(elements, fresh, replace, max_depth=_CODE_DEPTH,
+                                   evaluate=depth(elements) <= MAX_DEPTH)
     printer = _Printer(names)
-    # use_imps=False: lambdify's search for implemented functions walks the expressions as
-    # trees, which for a deep DAG is exponential
-    function = sympy.lambdify(args, tuple(elements), modules="numpy", printer=printer, cse=cse,
-                              use_imps=False)
+    lines += reads
+    lines += [f"    {name} = {printer.doprint(e)}" for name, e in definitions]
+    lines.append(f"    return [{', '.join(printer.doprint(e) for e in reduced)}]")
+    source = "\n".join(lines) + "\n"
+    namespace = {k: getattr(np, k) for k in dir(np) if not k.startswith("_")}
+    for module, imported in printer.module_imports.items():  # functools.reduce, say
+        for name in imported:
+            namespace[name.rsplit(".", 1)[-1]] = getattr(importlib.import_module(module), name)
+    exec(builtins.compile(source, "<symgrad.symbolic.compile>", "exec"), namespace)  # noqa: S102
     bar.update()
-    return CompiledGradient(function, tuple(a.name for a in args),
-                            tuple(tuple(s.symbols.shape) for s in sources), lowered.shape)
+    return CompiledGradient(namespace["compiled"], tuple(s.name for s in sources),
+                            tuple(tuple(s.symbols.shape) for s in sources), lowered.shape,
+                            source)
 
 
 def _fold_branches(exprs: Sequence[Any]) -> list[Any]:

@@ -387,7 +387,7 @@ def _kinks(lowered: Lowered, point: _Point, chain: Chain) -> tuple[list[Kink], s
                 for v in variables:
                     left, right, convention = _one_sided(function, v, point)
                     kinks.append(Kink(step.name, _site(step.node), _index(k, step.out.shape),
-                                      str(v) if not str(v).startswith("_t") else "its input",
+                                      "its input" if isinstance(v, sympy.Dummy) else str(v),
                                       left, right, convention, step.node.op.convention))
             affected |= inlined.free_symbols & leaf_symbols
     return kinks, affected

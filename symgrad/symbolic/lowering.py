@@ -22,12 +22,11 @@ from typing import Any
 
 import numpy as np
 import sympy
-from sympy.functions.elementary.piecewise import ExprCondPair
 
 from symgrad.autograd.graph import Node
 from symgrad.autograd.naming import TensorNames, caller_names, mask_producers, topological
 from symgrad.symbolic import sympy_namespace as sx
-from symgrad.symbolic.printing import Formula, formula
+from symgrad.symbolic.printing import Formula, formula, register_leaf, unevaluated
 from symgrad.symbolic.progress import Progress
 from symgrad.tensor import Tensor
 
@@ -47,6 +46,7 @@ class Step:
     definition: np.ndarray
     out: np.ndarray
     inlined: np.ndarray | None = None  # the output in the leaves' symbols (filled on demand)
+    _placeholders: list[tuple[int, Any, Any]] | None = field(default=None, repr=False)
 
     @property
     def name(self) -> str:
@@ -55,10 +55,12 @@ class Step:
 
     def placeholders(self) -> list[tuple[int, Any, Any]]:
         """``(flat index, placeholder, definition)`` of the elements that have a placeholder."""
-        out = self.out.reshape(-1)
-        definition = self.definition.reshape(-1)
-        return [(k, s, d) for k, (s, d) in enumerate(zip(out, definition, strict=True))
-                if s is not d]
+        if self._placeholders is None:
+            out = self.out.reshape(-1)
+            definition = self.definition.reshape(-1)
+            self._placeholders = [(k, s, d) for k, (s, d) in
+                                  enumerate(zip(out, definition, strict=True)) if s is not d]
+        return self._placeholders
 
 
 @dataclass(eq=False)
@@ -284,14 +286,13 @@ def _substitute(expr: Any, mapping: dict[Any, Any], memo: dict[Any, Any],
 
 
 def _unevaluated(node: Any, args: list[Any]) -> Any:
-    if isinstance(node, sympy.Piecewise | ExprCondPair):
-        # their constructors rewrite conditions that hold a Piecewise (a relu of a relu) by
-        # set simplification, exponential in the nesting, even with evaluate=False
-        return sympy.Basic.__new__(node.func, *args)
-    try:
-        return node.func(*args, evaluate=False)
-    except TypeError:  # a function without the keyword
-        return node.func(*args)
+    """``node`` rebuilt on ``args`` without sympy's automatic simplification.
+
+    The result's hash and commutativity are taken at once: both are computed from the
+    arguments' and cached, so taken bottom-up (as every walk here builds) each costs one step,
+    where asked first of the top of a deep expression they would recurse through all of it.
+    """
+    return unevaluated(node.func, args)
 
 
 def _array(values: np.ndarray) -> Formula:
@@ -332,6 +333,21 @@ def _exact(value: Any, like: Any) -> np.ndarray:
     if isinstance(like, Tensor) and array.dtype != like._value.dtype:
         array = array.astype(like._value.dtype)
     return np.array(sx.asarray(array))
+
+
+def leaf_symbols(name: str, shape: tuple[int, ...]) -> sx.Expressions:
+    """The symbols of a tensor named ``name`` of ``shape`` (``x_0``, ``x_1`` ...), registered
+    for printing so that the name shows as written (:func:`~symgrad.symbolic.printing.
+    leaf_latex`).
+
+    >>> from symgrad.symbolic.lowering import leaf_symbols
+    >>> leaf_symbols("w", (2,))
+    Expressions([w_0, w_1], dtype=object)
+    """
+    names = _symbol_names(name, shape)
+    for symbol_name, index in zip(names, np.ndindex(*shape), strict=True):
+        register_leaf(symbol_name, name, ",".join(map(str, index)))
+    return symbol_array(names, shape)
 
 
 def symbol_array(names: Sequence[str], shape: tuple[int, ...]) -> sx.Expressions:
@@ -406,7 +422,7 @@ class _Lowering:
             name += "'"
             names = _symbol_names(name, shape)
         self.symbol_names.update(names)
-        src = Source(tensor, name, symbol_array(names, shape), _exact(value, tensor),
+        src = Source(tensor, name, leaf_symbols(name, shape), _exact(value, tensor),
                      requires_grad)
         self.sources.append(src)
         self.by_tensor[id(tensor)] = src
@@ -430,7 +446,9 @@ class _Lowering:
             if isinstance(d, sympy.Symbol) or (isinstance(d, sympy.Basic) and d.is_number):
                 flat_out[k] = d
             else:
-                flat_out[k] = sympy.Symbol(f"_t{index}_{k}", real=True)
+                # a Dummy: equal to no other symbol, whatever a leaf is named (it prints as
+                # _t3_0 but is not the symbol a leaf named "_t3_0" gets)
+                flat_out[k] = sympy.Dummy(f"t{index}_{k}", real=True)
         return Step(node, local_args, definition, out.view(sx.Expressions))
 
     def _constant(self, raw: Any, value: Any) -> Any:

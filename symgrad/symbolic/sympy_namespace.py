@@ -126,9 +126,24 @@ def _elementwise2(fn: Callable[[Any, Any], Any], a: Any, b: Any) -> Expressions:
     return out.view(Expressions)
 
 
+# functions that sympy's evaluation leaves as they are on a real symbol (a leaf's, or the
+# placeholder of a node's output): built directly there, skipping an evaluation that costs a
+# millisecond per element (sin asks whether its argument is a multiple of I ...)
+_PLAIN_ON_SYMBOLS = frozenset({sympy.exp, sympy.log, sympy.sin, sympy.cos, sympy.tanh,
+                               sympy.tan, sympy.sinh, sympy.cosh, sympy.atan})
+
+
 def _unary(fn: Callable[[Any], Any]) -> Callable[[Any], Expressions]:
+    if fn in _PLAIN_ON_SYMBOLS:
+        def direct(v: Any) -> Any:
+            if isinstance(v, sympy.Symbol) and v.is_real:
+                return fn(v, evaluate=False)
+            return fn(v)
+    else:
+        direct = fn
+
     def apply(a: Any) -> Expressions:
-        return _map(fn, a)
+        return _map(direct, a)
 
     apply.__name__ = getattr(fn, "__name__", "unary")
     apply.__doc__ = f"Elementwise ``{apply.__name__}`` of the expressions."
