@@ -354,6 +354,8 @@ def _static_home(obj: object) -> str | None:
 
 def _render(obj: object, heading: str, level: int) -> str:
     """A function documented by hand: heading, signature and docstring, as Python shows them."""
+    if str(Path(__file__).resolve().parent) not in sys.path:  # mkdocstrings swaps sys.path
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
     from docstring_markdown import markdown_docstring
 
     try:
