@@ -103,7 +103,7 @@ def _collect(roots: Sequence[Any]) -> tuple[dict[Any, int], list[Any]]:
             count = dependencies.get(target)
             if count is None:
                 dependencies[target] = 1
-                if target.__class__ is not Tensor and target not in root_set:
+                if not isinstance(target, Tensor) and target not in root_set:
                     stack.append(target)
                     nodes.append(target)
             else:
@@ -358,7 +358,7 @@ def execute(
             while ready:
                 target = ready.pop()
                 g = grads.pop(target, None)
-                if target.__class__ is Tensor:  # a leaf (g None: its gradient is undefined)
+                if isinstance(target, Tensor):  # a leaf (g None: its gradient is undefined)
                     if target._hooks:
                         node = None  # (for anomaly mode's report)
                         g = _run_hooks(target._hooks, g, create_graph)
