@@ -40,7 +40,7 @@ def test_page(page):
 
 # --- the source document's behaviours are taught in tutorials 1-4 ------------------------
 
-# the source document's behaviours: a copy of the project's ../shared/SEED.md, kept in the
+# the source document's behaviours: a copy of the blog post's behaviour table, kept in the
 # repository so that a fresh clone can run this test
 SEED = REPO / "tests" / "data" / "SEED.md"
 SEED_TUTORIALS = sorted((REPO / "docs" / "tutorials").glob("0[1-4]-*.md"))

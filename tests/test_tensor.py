@@ -109,7 +109,7 @@ def test_attributes():
 
 
 def test_devices_other_than_cpu_are_refused():
-    # PyTorch built without CUDA raises AssertionError (more in tests/test_anomaly.py)
+    # PyTorch built without CUDA raises AssertionError (more in tests/test_anomaly_and_refusals.py)
     with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
         t.ones(2).to("cuda")
     with pytest.raises(AssertionError, match="CPU only"):

@@ -1,4 +1,4 @@
-"""Every behaviour of the source document (../shared/SEED.md, rows S1-S14), one test each."""
+"""Every autograd pitfall of the blog post symgrad reproduces (rows S1-S14), one test each."""
 
 import re
 import warnings

@@ -1,4 +1,4 @@
-"""Random programs through the second symbolic layer: ``compile``, ``check_hessian``,
+"""Random programs through the symbolic tools: ``compile``, ``check_hessian``,
 ``Formula.cse`` and the mask -> ``Piecewise`` lowering, each against a reference that shares no
 code with it: the eager forward and ``autograd.grad`` at the recorded and at fresh points,
 central finite differences of the eager gradient, and sympy's own ``lambdify`` of the formulas.

@@ -1,4 +1,4 @@
-"""Independent checks of the symbolic side II (Formula printing, compile, explain,
+"""Independent checks of the symbolic tools (Formula printing, compile, explain,
 check_hessian): every answer against a reference that shares no code with symgrad's symbolic
 side (hand-written sympy, numpy, central finite differences), plus the regressions found."""
 
