@@ -11,12 +11,14 @@ tracked here too, so that they share version counters and follow their base's hi
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from symgrad import ops
+from symgrad.autograd import graph as _graph
 from symgrad.autograd.grad_mode import _mode
 from symgrad.autograd.graph import node_class
 from symgrad.numeric import dtypes
@@ -24,6 +26,8 @@ from symgrad.numeric import namespace as xp
 from symgrad.tensor import Tensor, _make, _torch_size, counter_of
 
 _F64 = np.dtype(np.float64)
+_new = object.__new__
+_getframe = sys._getframe
 
 
 def _broadcast_error(values: Sequence[Any], quiet: bool = False) -> str:
@@ -86,8 +90,80 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
     Only floating-point results are recorded: integer and bool results (casts, comparisons)
     are not differentiable, as in PyTorch.
     """
+    # the inputs' arrays, and which inputs require grad (bit i: input i)
+    if len(inputs) == 1 and inputs[0].__class__ is Tensor:
+        x = inputs[0]
+        values = (x._value,)
+        need = 1 if x._requires_grad else 0
+    else:
+        values, need = _unpack(inputs)
+    if op.float_only:
+        for v in values:
+            if v.__class__ is np.ndarray and v.dtype.kind in "biu":
+                values = tuple([_as_float(v) for v in values])
+                break
+    try:
+        out = op.forward(xp, *values, **params) if params else op.forward(xp, *values)
+    except ValueError as error:
+        raise _forward_error(op, values, error) from None
+    if out.__class__ is not np.ndarray:
+        out = np.asarray(out)
+    if out.dtype is _F64 and op.promotes:
+        out, values = _promoted(op, inputs, params, out, values, need)
+    if need and _mode.enabled and out.dtype.kind == "f":
+        cls = op.node_class
+        if cls is None or op.node_name_of is not None:
+            cls = _node_class(op, params, values)
+        # the node's slots, filled here rather than by Node.__init__ (this runs for every op)
+        node = _new(cls)
+        try:  # where the op was called: apply_op's caller is symgrad code, its caller the user's
+            frame = _getframe(2)
+            code = frame.f_code
+            if code is _graph._user_code:
+                node.code, node.lasti = code, frame.f_lasti
+            else:
+                node.code, node.lasti = _graph.locate(frame)
+        except ValueError:  # a shallow stack
+            node.code, node.lasti = None, 0
+        if _graph._anomaly_threads:
+            _graph._record_forward(node, 2)
+        node.op = op
+        node.params = params or None
+        node.inputs = inputs
+        node.values = values
+        node.ans = out
+        if need == 1 and len(inputs) == 1:
+            node.next = ((x.grad_fn or x) if x._base is None else _edge(x),)
+        else:
+            node.next = _edges(inputs)
+        node.out_version = None  # set when the output first gets a counter (counter_of)
+        saved = node.saved = op.saved_by_need[need]
+        node.versions = None
+        for i in saved:  # a saved input already changed in place: remember its version
+            counter = getattr(inputs[i], "_counter", None)
+            if counter is not None and counter.value:
+                node.versions = _graph.saved_versions(inputs, saved)
+                break
+        result = _new(Tensor)
+        result._value = out
+        result._requires_grad = True
+        result._grad = None
+        result.grad_fn = node
+        result._counter = None
+    else:
+        result = _make(out)
+    base = out.base
+    if base is not None and inputs[0].__class__ is Tensor:
+        source = inputs[0]
+        if base is source._value or base is source._value.base:
+            _mark_view(result, source, op, params)
+    return result
+
+
+def _unpack(inputs: Sequence[Any]) -> tuple[tuple, int]:
+    """The inputs' arrays (numbers as they are), and the bit mask of those requiring grad."""
     values = []
-    need = 0  # bit i set: input i requires grad
+    need = 0
     bit = 1
     for x in inputs:
         if x.__class__ is Tensor:
@@ -97,41 +173,31 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
         else:
             values.append(x)
         bit <<= 1
-    if op.float_only:
-        for v in values:
-            if v.__class__ is np.ndarray and v.dtype.kind in "biu":
-                values = [_as_float(v) for v in values]
-                break
-    try:
-        out = op.forward(xp, *values, **params) if params else op.forward(xp, *values)
-    except ValueError as error:
-        raise _forward_error(op, values, error) from None
-    if type(out) is not np.ndarray:
-        out = np.asarray(out)
-    if out.dtype is _F64 and op.promotes:
-        wanted = _result_dtype(op, inputs, params)
-        if wanted != _F64:
-            out = out.astype(wanted)
-        elif need:  # the VJPs then read float32 inputs in float64, as PyTorch computes them
-            values = [v.astype(_F64) if v.__class__ is np.ndarray and v.dtype.kind == "f"
-                      and v.dtype is not _F64 else v for v in values]
-    if need and _mode.enabled and out.dtype.kind == "f":
-        cls = _node_class(op, params, values)
-        next_ = [((x.grad_fn or x) if x._base is None else _edge(x))
-                 if x.__class__ is Tensor and x._requires_grad else None for x in inputs]
-        # 3: the node's creation site is looked for above apply_op's caller (symgrad code)
-        node = cls(op, inputs, values, params or None, out, next_, op.saved_by_need[need], 3)
-        result = _make(out, node, True)
-        if op.saves_output:
-            node.out_version = counter_of(result)
-    else:
-        result = _make(out)
-    base = out.base
-    if base is not None and inputs[0].__class__ is Tensor:
-        source = inputs[0]
-        if base is source._value or base is source._value.base:
-            _mark_view(result, source, op, params)
-    return result
+    return tuple(values), need
+
+
+def _edges(inputs: Sequence[Any]) -> tuple:
+    """Where each input's gradient goes: its grad_fn, the leaf itself, or None (no grad)."""
+    edges = []
+    for x in inputs:
+        if x.__class__ is Tensor and x._requires_grad:
+            edges.append((x.grad_fn or x) if x._base is None else _edge(x))
+        else:
+            edges.append(None)
+    return tuple(edges)
+
+
+def _promoted(op: ops.Op, inputs: Sequence[Any], params: dict, out: np.ndarray,
+              values: tuple, need: int) -> tuple[np.ndarray, tuple]:
+    """A float64 forward result in PyTorch's result dtype (numpy widens more eagerly); when it
+    is float64 indeed, the VJPs read float32 inputs in float64, as PyTorch computes them."""
+    wanted = _result_dtype(op, inputs, params)
+    if wanted != _F64:
+        return out.astype(wanted), values
+    if need:
+        values = tuple([v.astype(_F64) if v.__class__ is np.ndarray and v.dtype.kind == "f"
+                        and v.dtype is not _F64 else v for v in values])
+    return out, values
 
 
 def _node_class(op: ops.Op, params: dict, values: Sequence[Any]) -> type:
@@ -171,7 +237,11 @@ def _mark_view(view: Tensor, source: Tensor, op: ops.Op, params: dict) -> None:
     saved-value checks of the other; and it remembers how it was taken from its base, so that
     after an in-place change of the base its history can be rebuilt from the base's new one.
     """
-    view._counter = counter_of(source)
+    view._counter = counter = counter_of(source)
+    node = view.grad_fn
+    if node is not None and node.op.saves_output and node.out_version is None:
+        node.out_version = counter
+        node.out_version_value = counter.value
     if source._base is not None:
         view._base = source._base
         view._view_ops = (*source._view_ops, (op, params))

@@ -104,6 +104,29 @@ def _line_of(code: Any, lasti: int) -> int:
     return code.co_firstlineno
 
 
+def locate(frame: Any) -> tuple[Any, int]:
+    """``(code, offset of the current instruction)`` of the first frame outside the symgrad
+    package, from ``frame`` outwards; ``(None, 0)`` when there is none."""
+    global _user_code
+    try:
+        code = frame.f_code
+        if code is not _user_code:  # (the code found last time is known to be outside)
+            if not _INTERNAL[code.co_filename]:
+                _user_code = code
+            while _INTERNAL[code.co_filename]:
+                frame = frame.f_back
+                code = frame.f_code
+        return code, frame.f_lasti
+    except AttributeError:  # no frame outside symgrad
+        return None, 0
+
+
+def saved_versions(inputs: Sequence[Any], saved: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The versions of the saved inputs now: None when all are 0 (no counter, or a number)."""
+    versions = tuple([_version_of(inputs[j]) for j in saved])
+    return versions if any(versions) else None
+
+
 class Node:
     """A backward function: one recorded op application (``tensor.grad_fn``), PyTorch's
     ``torch.autograd.graph.Node``. Its class name is PyTorch's node name.
@@ -119,7 +142,7 @@ class Node:
     # What every node sets lives in slots; what few nodes set overrides class-level defaults in
     # the instance __dict__, which Python allocates only when first written to.
     __slots__ = ("op", "params", "inputs", "values", "ans", "next", "saved", "versions",
-                 "out_version", "site", "__dict__", "__weakref__")
+                 "out_version", "code", "lasti", "__dict__", "__weakref__")
     out_version_value: int = 0  # the output's version when saved (not 0 after an in-place op)
     # Rarely set; whoever sets one of these also sets ``special``, which the engine checks
     # first so that plain nodes cost one attribute read.
@@ -133,35 +156,26 @@ class Node:
     forward_stack: Any = None
     anomaly_parent: Node | None = None
 
-    def __init__(self, op: Op, inputs: tuple, values: list, params: dict | None, ans: Any,
-                 next_: Any, saved: tuple[int, ...] = (), skip: int = 2) -> None:
+    def __init__(self, op: Op, inputs: tuple, values: Sequence[Any], params: dict | None,
+                 ans: Any, next_: Sequence[Any], saved: tuple[int, ...] = (),
+                 skip: int = 2) -> None:
         """``skip``: the frames, counting this one, known to be symgrad's: 2 = this one and the
-        creator; ``apply_op`` passes 3, as its caller is symgrad code too. The search for the
-        user's frame starts above them, so that those frames are never materialized as Python
-        objects (this runs for every node)."""
-        # where the forward op was called: the first frame outside symgrad, as (code, offset of
-        # the call instruction); the line number is found only when asked for
-        global _user_code
+        creator. The search for the user's frame starts above them, so that those frames are
+        never materialized as Python objects. (``dispatch.apply_op`` fills the slots itself, on
+        the hot path.)"""
         try:
             frame = _getframe(skip)
-            code = frame.f_code
-            if code is not _user_code:  # (the code found last time is known to be outside)
-                if not _INTERNAL[code.co_filename]:
-                    _user_code = code
-                while _INTERNAL[code.co_filename]:
-                    frame = frame.f_back
-                    code = frame.f_code
-            self.site = (code, frame.f_lasti)
-        except (ValueError, AttributeError):  # a shallow stack, or no frame outside symgrad
-            self.site = None
+        except ValueError:  # a shallow stack
+            frame = None
+        self.code, self.lasti = locate(frame)
         if _anomaly_threads:
             _record_forward(self, skip)
         self.op = op
         self.params = params
         self.inputs = inputs  # the input Tensors (or Python numbers)
-        self.values = values  # their arrays, as the forward saw them
+        self.values = tuple(values)  # their arrays, as the forward saw them
         self.ans = ans
-        self.next = next_
+        self.next = tuple(next_)
         self.out_version = None  # the output's counter, for ops whose VJP reads the output
         # the inputs whose values backward will read (the op's saved_by_need), and their
         # versions now: None when all are 0, the common case (no counter yet, or a number)
@@ -170,8 +184,14 @@ class Node:
         for i in saved:
             counter = getattr(inputs[i], "_counter", None)
             if counter is not None and counter.value:
-                self.versions = tuple([_version_of(inputs[j]) for j in saved])
+                self.versions = saved_versions(inputs, saved)
                 break
+
+    @property
+    def site(self) -> tuple[Any, int] | None:
+        """Where the forward op was called, as (code object, offset of the call instruction)
+        of the first frame outside symgrad (None if there was none)."""
+        return None if self.code is None else (self.code, self.lasti)
 
     def name(self) -> str:
         """PyTorch's name of this node, e.g. ``'MulBackward0'``.
@@ -191,11 +211,10 @@ class Node:
         >>> isinstance(filename, str) and isinstance(line, int)
         True
         """
-        site = self.site
-        if site is None:
+        code = self.code
+        if code is None:
             return None
-        code, lasti = site
-        return code.co_filename, _line_of(code, lasti)
+        return code.co_filename, _line_of(code, self.lasti)
 
     @property
     def created_at(self) -> str | None:
