@@ -90,11 +90,24 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
     Only floating-point results are recorded: integer and bool results (casts, comparisons)
     are not differentiable, as in PyTorch.
     """
-    # the inputs' arrays, and which inputs require grad (bit i: input i)
-    if len(inputs) == 1 and inputs[0].__class__ is Tensor:
-        x = inputs[0]
-        values = (x._value,)
-        need = 1 if x._requires_grad else 0
+    # the inputs' arrays, and which inputs require grad (bit i: input i); unrolled for the
+    # common one- and two-input ops
+    n = len(inputs)
+    if n == 1 and inputs[0].__class__ is Tensor:
+        values = (inputs[0]._value,)
+        need = 1 if inputs[0]._requires_grad else 0
+    elif n == 2:
+        a, b = inputs
+        need = 0
+        if a.__class__ is Tensor:
+            if a._requires_grad:
+                need = 1
+            a = a._value
+        if b.__class__ is Tensor:
+            if b._requires_grad:
+                need |= 2
+            b = b._value
+        values = (a, b)
     else:
         values, need = _unpack(inputs)
     if op.float_only:
@@ -111,45 +124,7 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
     if out.dtype is _F64 and op.promotes:
         out, values = _promoted(op, inputs, params, out, values, need)
     if need and _mode.enabled and out.dtype.kind == "f":
-        cls = op.node_class
-        if cls is None or op.node_name_of is not None:
-            cls = _node_class(op, params, values)
-        # the node's slots, filled here rather than by Node.__init__ (this runs for every op)
-        node = _new(cls)
-        try:  # where the op was called: apply_op's caller is symgrad code, its caller the user's
-            frame = _getframe(2)
-            code = frame.f_code
-            if code is _graph._user_code:
-                node.code, node.lasti = code, frame.f_lasti
-            else:
-                node.code, node.lasti = _graph.locate(frame)
-        except ValueError:  # a shallow stack
-            node.code, node.lasti = None, 0
-        if _graph._anomaly_threads:
-            _graph._record_forward(node, 2)
-        node.op = op
-        node.params = params or None
-        node.inputs = inputs
-        node.values = values
-        node.ans = out
-        if need == 1 and len(inputs) == 1:
-            node.next = ((x.grad_fn or x) if x._base is None else _edge(x),)
-        else:
-            node.next = _edges(inputs)
-        node.out_version = None  # set when the output first gets a counter (counter_of)
-        saved = node.saved = op.saved_by_need[need]
-        node.versions = None
-        for i in saved:  # a saved input already changed in place: remember its version
-            counter = getattr(inputs[i], "_counter", None)
-            if counter is not None and counter.value:
-                node.versions = _graph.saved_versions(inputs, saved)
-                break
-        result = _new(Tensor)
-        result._value = out
-        result._requires_grad = True
-        result._grad = None
-        result.grad_fn = node
-        result._counter = None
+        result = _record(op, inputs, values, params, out, need)
     else:
         result = _make(out)
     base = out.base
@@ -157,6 +132,51 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
         source = inputs[0]
         if base is source._value or base is source._value.base:
             _mark_view(result, source, op, params)
+    return result
+
+
+def _record(op: ops.Op, inputs: tuple, values: tuple, params: dict, out: np.ndarray,
+            need: int) -> Tensor:
+    """The result of ``op`` as a Tensor whose grad_fn is a new node (its slots filled here
+    rather than by ``Node.__init__``: this runs for every recorded op)."""
+    cls = op.node_class
+    if cls is None or op.node_name_of is not None:
+        cls = _node_class(op, params, values)
+    node = _new(cls)
+    try:  # where the op was called: the caller of apply_op's caller (symgrad code)
+        frame = _getframe(3)
+        code = frame.f_code
+        if code is _graph._user_code:
+            node.code, node.lasti = code, frame.f_lasti
+        else:
+            node.code, node.lasti = _graph.locate(frame)
+    except ValueError:  # a shallow stack
+        node.code, node.lasti = None, 0
+    if _graph._anomaly_threads:
+        _graph._record_forward(node, 3)
+    node.op = op
+    node.params = params or None
+    node.inputs = inputs
+    node.values = values
+    node.ans = out
+    if len(inputs) == 1:
+        x = inputs[0]
+        node.next = ((x.grad_fn or x) if x._base is None else _edge(x),)
+    elif len(inputs) == 2:
+        a, b = inputs
+        node.next = (((a.grad_fn or a) if a._base is None else _edge(a)) if need & 1 else None,
+                     ((b.grad_fn or b) if b._base is None else _edge(b)) if need & 2 else None)
+    else:
+        node.next = _edges(inputs)
+    node.out_version = None  # set when the output first gets a counter (counter_of)
+    saved = node.saved = op.saved_by_need[need]
+    node.versions = _graph.saved_versions(inputs, saved)
+    result = _new(Tensor)
+    result._value = out
+    result._requires_grad = True
+    result._grad = None
+    result.grad_fn = node
+    result._counter = None
     return result
 
 

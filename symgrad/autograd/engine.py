@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from symgrad.autograd import anomaly, differentiable
+from symgrad.autograd import graph as _graph
 from symgrad.autograd.grad_mode import _mode
 from symgrad.autograd.graph import Node, _rules, runs_custom_backward
 from symgrad.dispatch import _edge
@@ -78,7 +79,7 @@ def _check_saved(node: Node) -> None:
     """Raise PyTorch's error when a value this node's backward reads changed in place."""
     inputs, versions = node.inputs, node.versions
     for k, i in enumerate(node.saved):
-        expected = 0 if versions is None else versions[k]
+        expected = versions[k] if versions.__class__ is tuple else 0
         counter = getattr(inputs[i], "_counter", None)
         version = 0 if counter is None else counter.value
         if version != expected:
@@ -406,10 +407,10 @@ def _run(p: _Pass) -> None:
             p.node = node
             _run_careful(p, node, g)
             continue
-        if node.saved:
+        if node.saved and node.versions is not _graph._epoch:  # (changed since it was made?)
             _check_versions(node)
         counter = node.out_version
-        if counter is not None and counter.value != node.out_version_value:
+        if counter is not None and counter._value != node.out_version_value:
             _check_saved(node)
         processed(node)
         if capturing and node in wanted:
@@ -438,7 +439,7 @@ def _run(p: _Pass) -> None:
 def _check_versions(node: Node) -> None:
     """Raise PyTorch's error when a saved input changed in place (inlined here for the common
     case: no input has a counter with changes)."""
-    if node.versions is not None:
+    if node.versions.__class__ is tuple:
         _check_saved(node)
         return
     inputs = node.inputs

@@ -20,12 +20,30 @@ from symgrad.ops import Op
 
 
 class Version:
-    """A tensor's in-place version counter, shared by tensors that share storage and history."""
+    """A tensor's in-place version counter, shared by tensors that share storage and history.
 
-    __slots__ = ("value",)
+    Every change counts also in the module's ``_epoch``: a node that saved inputs remembers
+    the epoch it was made in, and backward skips its version checks while nothing changed
+    since."""
+
+    __slots__ = ("_value",)
 
     def __init__(self) -> None:
-        self.value = 0
+        self._value = 0
+
+    @property
+    def value(self) -> int:
+        """The number of in-place changes so far."""
+        return self._value
+
+    @value.setter
+    def value(self, value: int) -> None:
+        global _epoch
+        _epoch += 1
+        self._value = value
+
+
+_epoch = 0  # the number of version changes in this process (see Version)
 
 
 class RemovableHandle:
@@ -121,10 +139,14 @@ def locate(frame: Any) -> tuple[Any, int]:
         return None, 0
 
 
-def saved_versions(inputs: Sequence[Any], saved: tuple[int, ...]) -> tuple[int, ...] | None:
-    """The versions of the saved inputs now: None when all are 0 (no counter, or a number)."""
-    versions = tuple([_version_of(inputs[j]) for j in saved])
-    return versions if any(versions) else None
+def saved_versions(inputs: Sequence[Any], saved: tuple[int, ...]) -> tuple[int, ...] | int:
+    """The versions of the saved inputs now, or, when all are 0 (no counter, or a number),
+    the current epoch: while it stays the same, no version has changed since."""
+    for i in saved:
+        counter = getattr(inputs[i], "_counter", None)
+        if counter is not None and counter._value:
+            return tuple([_version_of(inputs[j]) for j in saved])
+    return _epoch
 
 
 class Node:
@@ -178,14 +200,9 @@ class Node:
         self.next = tuple(next_)
         self.out_version = None  # the output's counter, for ops whose VJP reads the output
         # the inputs whose values backward will read (the op's saved_by_need), and their
-        # versions now: None when all are 0, the common case (no counter yet, or a number)
+        # versions now (see saved_versions)
         self.saved = saved
-        self.versions = None
-        for i in saved:
-            counter = getattr(inputs[i], "_counter", None)
-            if counter is not None and counter.value:
-                self.versions = saved_versions(inputs, saved)
-                break
+        self.versions = saved_versions(inputs, saved)
 
     @property
     def site(self) -> tuple[Any, int] | None:
