@@ -169,6 +169,7 @@ def _record(op: ops.Op, inputs: tuple, values: tuple, params: dict, out: np.ndar
     else:
         node.next = _edges(inputs)
     node.out_version = None  # set when the output first gets a counter (counter_of)
+    node.special = node.freed = False
     saved = node.saved = op.saved_by_need[need]
     node.versions = _graph.saved_versions(inputs, saved)
     result = _new(Tensor)

@@ -22,6 +22,7 @@ import re
 import sys
 import threading
 import warnings
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -539,10 +540,55 @@ def _commit(p: _Pass, keep_graph: bool) -> None:
             _accumulate(tensor, g, create_graph)
     if not keep_graph:
         for node in p.processed:
-            node.freed = node.special = True
-            node.ans = None
+            _release(node)
     for tensor, g in p.hooked_leaves:
         _after_accumulation(tensor, g)
+
+
+_PLACEHOLDERS: dict[tuple, np.ndarray] = {}
+_KEEP_BELOW = 512  # bytes: a smaller saved value costs less than its stand-in, and stays
+
+
+def _placeholder(value: np.ndarray) -> np.ndarray:
+    """A stand-in for a freed intermediate value: its shape and dtype (all that a node's
+    rules read when they read no saved value), no data (read-only, zero strides)."""
+    key = (value.shape, value.dtype)
+    known = _PLACEHOLDERS.get(key)
+    if known is None:
+        if len(_PLACEHOLDERS) > 1024:
+            _PLACEHOLDERS.clear()
+        known = _PLACEHOLDERS[key] = np.broadcast_to(np.zeros((), value.dtype), value.shape)
+    return known
+
+
+def _release(node: Node) -> None:
+    """Free what a backward without ``retain_graph`` frees in PyTorch: the node's output and
+    the intermediate values it saved (an input computed by another node keeps its shape, dtype
+    and producer, and a weak reference to its tensor for naming). What lowering's replay reads
+    stays: the graph, the leaves, the constants."""
+    node.freed = node.special = True
+    node.ans = None
+    values = node.values
+    for i, edge in enumerate(node.next):
+        if edge is None or edge.__class__ is Tensor:
+            continue
+        value = values[i]
+        if value.__class__ is np.ndarray and value.nbytes >= _KEEP_BELOW:
+            _stand_in(node, i, edge)
+            values = node.values
+
+
+def _stand_in(node: Node, i: int, edge: Node) -> None:
+    """Replace the node's ``i``-th input, computed by ``edge``, by a placeholder."""
+    raw = node.inputs[i]
+    array = _placeholder(node.values[i])
+    stand_in = _make(array, edge, True)
+    if raw.__class__ is Tensor:
+        stand_in.__dict__["_stands_for"] = weakref.ref(raw)
+        if raw._name is not None:
+            stand_in._name = raw._name
+    node.values = (*node.values[:i], array, *node.values[i + 1:])
+    node.inputs = (*node.inputs[:i], stand_in, *node.inputs[i + 1:])
 
 
 _warned_create_graph = False

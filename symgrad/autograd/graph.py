@@ -163,15 +163,15 @@ class Node:
 
     # What every node sets lives in slots; what few nodes set overrides class-level defaults in
     # the instance __dict__, which Python allocates only when first written to.
+    # ``special``: hooked, retaining or freed (whoever sets one of the rarely set attributes
+    # below sets it too), which the engine checks first so that plain nodes cost one read;
+    # ``freed``: set by a backward pass that did not retain the graph
     __slots__ = ("op", "params", "inputs", "values", "ans", "next", "saved", "versions",
-                 "out_version", "code", "lasti", "__dict__", "__weakref__")
+                 "out_version", "code", "lasti", "special", "freed", "__dict__", "__weakref__")
     out_version_value: int = 0  # the output's version when saved (not 0 after an in-place op)
-    # Rarely set; whoever sets one of these also sets ``special``, which the engine checks
-    # first so that plain nodes cost one attribute read.
-    special: bool = False
+    # Rarely set (in the instance __dict__, allocated only then)
     tensor_hooks: dict | None = None  # hooks registered on the output tensor
     retained: Any = None  # weak reference to the output tensor that retains its grad
-    freed: bool = False  # set by a backward pass that did not retain the graph
     pre_hooks: dict | None = None  # register_prehook: fn(grad_outputs)
     post_hooks: dict | None = None  # register_hook: fn(grad_inputs, grad_outputs)
     # anomaly mode only: the forward call's stack, and the node whose backward created this one
@@ -199,16 +199,11 @@ class Node:
         self.ans = ans
         self.next = tuple(next_)
         self.out_version = None  # the output's counter, for ops whose VJP reads the output
+        self.special = self.freed = False
         # the inputs whose values backward will read (the op's saved_by_need), and their
         # versions now (see saved_versions)
         self.saved = saved
         self.versions = saved_versions(inputs, saved)
-
-    @property
-    def site(self) -> tuple[Any, int] | None:
-        """Where the forward op was called, as (code object, offset of the call instruction)
-        of the first frame outside symgrad (None if there was none)."""
-        return None if self.code is None else (self.code, self.lasti)
 
     def name(self) -> str:
         """PyTorch's name of this node, e.g. ``'MulBackward0'``.
