@@ -239,14 +239,12 @@ def _input_grads(node: Node, g: Any, xp: Any, create_graph: bool, needs: list[bo
                     results.append(None)
                     continue
                 gi = xp.zeros_like(values[i])  # a registry op's None: zeros
+        if _shape_of(gi) != _shape_of(values[i]):
+            gi = _fit(node, i, gi, values[i])
         if create_graph:
             gi = _reduce_to(gi, node.inputs[i])
-        else:
-            value = values[i]
-            if gi.shape != value.shape:
-                gi = numeric_xp.sum_to_shape(gi, value.shape)
-            if gi.dtype != value.dtype:
-                gi = gi.astype(value.dtype)
+        elif gi.dtype != values[i].dtype:
+            gi = gi.astype(values[i].dtype)
         results.append(gi)
     return results
 
@@ -453,7 +451,7 @@ def _check_versions(node: Node) -> None:
 def _fit(node: Node, i: int, gi: Any, value: Any) -> Any:
     """Input ``i``'s gradient summed from the broadcast shape to the input's; a shape the
     input does not broadcast to is refused with PyTorch's message for an invalid gradient."""
-    shape, wanted = np.shape(gi), np.shape(value)
+    shape, wanted = _shape_of(gi), _shape_of(value)
     if not _expandable(wanted, shape):
         raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - "
                            f"got {_torch_size(shape)} but expected shape compatible with "
@@ -461,6 +459,10 @@ def _fit(node: Node, i: int, gi: Any, value: Any) -> Any:
     if isinstance(gi, Tensor):
         return differentiable.sum_to_shape(gi, wanted)
     return numeric_xp.sum_to_shape(gi, wanted)
+
+
+def _shape_of(value: Any) -> tuple[int, ...]:
+    return value._value.shape if isinstance(value, Tensor) else np.shape(value)
 
 
 def _expandable(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
