@@ -303,46 +303,15 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
     recording = _mode.enabled and (
         self._requires_grad or any(isinstance(x, Tensor) and x._requires_grad for x in others)
     )
-    if _mode.enabled and self._requires_grad and self.grad_fn is None and self._base is None:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                           "operation.")
-    base = self._base
-    if _mode.enabled and self._made_without_grad:
-        raise RuntimeError(
-            "A view was created in no_grad mode and is being modified inplace with grad mode "
-            "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You "
-            "can clarify your code by moving both the view and the inplace either both inside the "
-            "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
-            "want the inplace to be tracked).")
-    if _mode.enabled and self._multi_output is not None and self._requires_grad:
-        name, index = self._multi_output
-        raise RuntimeError(
-            f"Output {index} of {name} is a view and is being modified inplace. This view is the "
-            "output of a function that returns multiple views. Such functions do not allow the "
-            "output views to be modified inplace. You should replace the inplace operation by an "
-            "out-of-place one.")
-    if _mode.enabled and base is not None and base._requires_grad and base.grad_fn is None:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
-    if not self._value.flags.writeable:
-        raise RuntimeError("unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location. Please clone() the tensor "
-                           "before performing the operation.")
+    _check_inplace(self)
     values = [self._value, *others_values]
     try:
         new = op.forward(xp, *values, **params) if params else op.forward(xp, *values)
     except ValueError as error:
         raise _forward_error(op, values, error) from None
     new = np.asarray(new)
-    if new.shape != self._value.shape:
-        raise RuntimeError(f"output with shape {_torch_size(self._value.shape)} doesn't match "
-                           f"the broadcast shape {_torch_size(new.shape)}")
-    result_dtype = dtypes.from_numpy_dtype(_result_dtype(op, (self, *others), params)
-                                           if new.dtype is _F64 else new.dtype)
-    if not dtypes.can_cast(result_dtype, self.dtype):
-        raise RuntimeError(f"result type {result_dtype._torch_name} can't be cast to the desired "
-                           f"output type {self.dtype._torch_name}")
-    if recording and base is not None:
+    _check_inplace_result(op, self, others, params, new)
+    if recording and self._base is not None:
         _record_on_base(op, self, others, params)
         return self
     node = None
@@ -364,6 +333,50 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
             node.out_version_value = counter.value
         _rebase_history(self, node)
     return self
+
+
+def _check_inplace(self: Tensor) -> None:
+    """PyTorch's refusals of an in-place change of ``self`` (a leaf, a view of one, a view made
+    under no_grad, a piece of a multi-output view op, overlapping memory)."""
+    enabled = _mode.enabled
+    base = self._base
+    if enabled and self._requires_grad and self.grad_fn is None and base is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    if enabled and self._made_without_grad:
+        raise RuntimeError(
+            "A view was created in no_grad mode and is being modified inplace with grad mode "
+            "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You "
+            "can clarify your code by moving both the view and the inplace either both inside the "
+            "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
+            "want the inplace to be tracked).")
+    if enabled and self._multi_output is not None and self._requires_grad:
+        name, index = self._multi_output
+        raise RuntimeError(
+            f"Output {index} of {name} is a view and is being modified inplace. This view is the "
+            "output of a function that returns multiple views. Such functions do not allow the "
+            "output views to be modified inplace. You should replace the inplace operation by an "
+            "out-of-place one.")
+    if enabled and base is not None and base._requires_grad and base.grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    if not self._value.flags.writeable:
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the tensor "
+                           "before performing the operation.")
+
+
+def _check_inplace_result(op: ops.Op, self: Tensor, others: Sequence[Any], params: dict,
+                          new: np.ndarray) -> None:
+    """The result of an in-place op must keep ``self``'s shape and cast to its dtype."""
+    if new.shape != self._value.shape:
+        raise RuntimeError(f"output with shape {_torch_size(self._value.shape)} doesn't match "
+                           f"the broadcast shape {_torch_size(new.shape)}")
+    result_dtype = dtypes.from_numpy_dtype(_result_dtype(op, (self, *others), params)
+                                           if new.dtype is _F64 else new.dtype)
+    if not dtypes.can_cast(result_dtype, self.dtype):
+        raise RuntimeError(f"result type {result_dtype._torch_name} can't be cast to the desired "
+                           f"output type {self.dtype._torch_name}")
 
 
 def _record_on_base(op: ops.Op, view: Tensor, others: Sequence[Any], params: dict) -> None:
