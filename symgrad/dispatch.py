@@ -169,9 +169,10 @@ def _record(op: ops.Op, inputs: tuple, values: tuple, params: dict, out: np.ndar
     else:
         node.next = _edges(inputs)
     node.out_version = None  # set when the output first gets a counter (counter_of)
-    node.special = node.freed = False
+    node.special = op.joint_vjp is not None  # (such nodes run the engine's careful way)
+    node.freed = False
     saved = node.saved = op.saved_by_need[need]
-    node.versions = _graph.saved_versions(inputs, saved)
+    node.versions = _graph.saved_versions(inputs, saved) if saved else _graph._epoch
     result = _new(Tensor)
     result._value = out
     result._requires_grad = True

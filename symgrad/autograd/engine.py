@@ -398,11 +398,10 @@ def _run(p: _Pass) -> None:
             _reach_leaf(p, target, g)
             continue
         node = target
-        op = node.op
-        # carefully: hooked, retaining or freed nodes (special), in anomaly mode or with
-        # create_graph, when no gradient reached it (undefined: it still runs), and for ops
-        # whose input gradients come from one joint call
-        if node.special or careful or g is None or op.joint_vjp is not None:
+        # carefully: hooked, retaining or freed nodes and those of ops whose input gradients
+        # come from one joint call (special), in anomaly mode or with create_graph, and when no
+        # gradient reached it (undefined: it still runs)
+        if node.special or careful or g is None:
             p.node = node
             _run_careful(p, node, g)
             continue
@@ -414,11 +413,13 @@ def _run(p: _Pass) -> None:
         processed(node)
         if capturing and node in wanted:
             p.captured[node] = g
-        values, ans, params, vjp = node.values, node.ans, node.params, op.vjp
+        values, ans, params, vjp = node.values, node.ans, node.params, node.op.vjp
         i = -1
         for nxt in node.next:
             i += 1
-            if nxt is None or (useful is not None and nxt not in useful):
+            if nxt is None:
+                continue
+            if useful is not None and nxt not in useful:
                 continue
             rule = vjp[i]
             gi = rule(xp, g, ans, *values, **params) if params else rule(xp, g, ans, *values)
@@ -540,9 +541,14 @@ def _commit(p: _Pass, keep_graph: bool) -> None:
         g = None
         for tensor, g in p.retained:
             _accumulate(tensor, g, create_graph)
-    if not keep_graph:
+    if not keep_graph:  # free what PyTorch frees (see _release; inlined for small values)
         for node in p.processed:
-            _release(node)
+            node.freed = node.special = True
+            node.ans = None
+            for value in node.values:
+                if value.__class__ is np.ndarray and value.nbytes >= _KEEP_BELOW:
+                    _release(node)
+                    break
     for tensor, g in p.hooked_leaves:
         _after_accumulation(tensor, g)
 
@@ -564,12 +570,10 @@ def _placeholder(value: np.ndarray) -> np.ndarray:
 
 
 def _release(node: Node) -> None:
-    """Free what a backward without ``retain_graph`` frees in PyTorch: the node's output and
-    the intermediate values it saved (an input computed by another node keeps its shape, dtype
-    and producer, and a weak reference to its tensor for naming). What lowering's replay reads
-    stays: the graph, the leaves, the constants."""
-    node.freed = node.special = True
-    node.ans = None
+    """Free what a backward without ``retain_graph`` frees in PyTorch (the caller drops the
+    node's output): the intermediate values it saved. An input computed by another node keeps
+    its shape, dtype and producer, and a weak reference to its tensor for naming. What
+    lowering's replay reads stays: the graph, the leaves, the constants."""
     values = node.values
     for i, edge in enumerate(node.next):
         if edge is None or edge.__class__ is Tensor:

@@ -199,7 +199,8 @@ class Node:
         self.ans = ans
         self.next = tuple(next_)
         self.out_version = None  # the output's counter, for ops whose VJP reads the output
-        self.special = self.freed = False
+        self.special = op.joint_vjp is not None  # (such nodes run the engine's careful way)
+        self.freed = False
         # the inputs whose values backward will read (the op's saved_by_need), and their
         # versions now (see saved_versions)
         self.saved = saved
