@@ -12,9 +12,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from symgrad.methods.reductions import vector_norm
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim
+from symgrad.torch_api.reductions import vector_norm
 
 __all__ = ["matrix_norm", "norm", "vector_norm"]
 

@@ -23,7 +23,8 @@ from pathlib import Path
 import numpy as np
 
 import symgrad
-from symgrad import methods
+from symgrad import torch_api
+from symgrad.dispatch import apply_op
 from symgrad.ops import REGISTRY, Op
 
 SOURCES = Path(symgrad.__file__).resolve().parent
@@ -212,14 +213,14 @@ def _derivative_rows(op: Op) -> list[tuple[str, float, float, float, float]]:
         if points.size != size:
             points = np.resize(np.array(kinks, dtype=np.float64), size)
         x = symgrad.tensor(points, dtype=symgrad.float64, requires_grad=True)
-        out = symgrad._apply_op(op, x, **sample.params)
+        out = apply_op(op, x, **sample.params)
         if out.shape != x.shape:  # a reduction (vector_norm): not a per-point convention
             continue
         used = symgrad.autograd.grad(out.sum(), x)[0].numpy()
         h = 1e-7
 
         def f(v, sample=sample):
-            return symgrad._apply_op(op, symgrad.tensor(v, dtype=symgrad.float64),
+            return apply_op(op, symgrad.tensor(v, dtype=symgrad.float64),
                                      **sample.params).numpy()
         at = f(points)
         jump = 1e-4  # a step of h moving the value this much is a discontinuity
@@ -267,7 +268,25 @@ TIES: tuple[tuple[str, Callable], ...] = (
     ("linalg.vector_norm(x, inf)", lambda x: symgrad.linalg.vector_norm(x, float("inf"))),
     ("symgrad.maximum(x, c)", lambda x: symgrad.maximum(x, symgrad.tensor(_C))),
     ("symgrad.minimum(x, c)", lambda x: symgrad.minimum(x, symgrad.tensor(_C))),
+    ("x.median()", lambda x: x.median()),
+    ("x.median(dim=0).values", lambda x: x.median(dim=0).values),
+    ("x.kthvalue(2).values", lambda x: x.kthvalue(2).values),
+    ("x.mode().values", lambda x: x.mode().values),
+    ("x.topk(1).values", lambda x: x.topk(1).values),
+    ("x.sort().values", lambda x: x.sort().values),
+    ("x.cummax(0).values", lambda x: x.cummax(0).values),
+    ("x.cummin(0).values", lambda x: x.cummin(0).values),
+    ("F.max_pool2d(x.view(1, 1, 1, 3), (1, 3))",
+     lambda x: _functional().max_pool2d(x.view(1, 1, 1, 3), (1, 3))),
+    ("F.adaptive_max_pool2d(x.view(1, 1, 1, 3), 1)",
+     lambda x: _functional().adaptive_max_pool2d(x.view(1, 1, 1, 3), 1)),
 )
+
+
+def _functional() -> types.ModuleType:
+    from symgrad.nn import functional
+
+    return functional
 
 
 def ties_table() -> str:
@@ -382,16 +401,17 @@ def api_markdown(module_name: str, exclude: tuple[str, ...] = ()) -> str:
 
 
 def tensor_methods_markdown() -> str:
-    """mkdocstrings directives for the Tensor methods that ``symgrad.methods`` installs (static
+    """mkdocstrings directives for the Tensor methods that ``symgrad.torch_api`` installs (static
     analysis of ``symgrad/tensor.py`` cannot see them): one entry per function, headed by the
     method name(s) it is installed under."""
     names: dict[str, list[str]] = {}
-    for name, fn in methods.METHODS.items():
-        names.setdefault(_home(fn), []).append(name)
+    for name, fn in torch_api.METHODS.items():
+        if not name.startswith("_"):  # operators and helpers: documented by their named twin
+            names.setdefault(_home(fn), []).append(name)
     blocks = []
     for home, spellings in sorted(names.items(), key=lambda item: min(item[1])):
         shown = " / ".join(f"Tensor.{n}" for n in sorted(spellings))
-        fn = methods.METHODS[min(spellings)]
+        fn = torch_api.METHODS[min(spellings)]
         if _static_home(fn) is None:
             blocks.append(_render(fn, shown, 3))
             continue

@@ -84,6 +84,41 @@ log2, log10, exp2, erf = _unary(_ew.log2), _unary(_ew.log10), _unary(_ew.exp2), 
 floor, ceil, trunc, rint = _unary(_ew.floor), _unary(_ew.ceil), _unary(_ew.trunc), _unary(_ew.round)
 
 
+def div_rounded(a: Any, b: Any, mode: str) -> Tensor:
+    return apply_op(ops.elementwise.div_rounded, _t(a), _t(b), rounding_mode=mode)
+
+
+def isfinite(a: Tensor) -> Tensor:
+    return _make(np.isfinite(a._value))
+
+
+arcsinh, arccosh, arctanh = _unary(_ew.asinh), _unary(_ew.acosh), _unary(_ew.atanh)
+
+
+def copysign(a: Any, b: Any) -> Tensor:
+    return apply_op(ops.elementwise.copysign, _t(a), _t(b))
+
+
+def remainder(a: Any, b: Any) -> Tensor:
+    return apply_op(ops.elementwise.remainder, _t(a), _t(b))
+
+
+def fmod(a: Any, b: Any) -> Tensor:
+    return apply_op(ops.elementwise.fmod, _t(a), _t(b))
+
+
+def logaddexp(a: Any, b: Any) -> Tensor:
+    return apply_op(ops.elementwise.logaddexp, _t(a), _t(b))
+
+
+def logaddexp2(a: Any, b: Any) -> Tensor:
+    return apply_op(ops.elementwise.logaddexp2, _t(a), _t(b))
+
+
+def nan_to_num(a: Tensor, nan: float, posinf: float | None, neginf: float | None) -> Tensor:
+    return apply_op(ops.elementwise.nan_to_num, a, nan=nan, posinf=posinf, neginf=neginf)
+
+
 def softplus(a: Tensor) -> Tensor:
     return apply_op(ops.elementwise.softplus, a, beta=1, threshold=math.inf)
 
@@ -160,6 +195,10 @@ def logsumexp(a: Tensor, axis: Sequence[int], keepdims: bool = False) -> Tensor:
 
 def cumsum(a: Tensor, axis: int) -> Tensor:
     return apply_op(ops.reduction.cumsum, _t(a), dim=axis)
+
+
+def logcumsumexp(a: Tensor, axis: int) -> Tensor:
+    return apply_op(ops.reduction.logcumsumexp, a, dim=axis)
 
 
 def cumprod(a: Tensor, axis: int) -> Tensor:
@@ -258,6 +297,13 @@ def index_backward(g: Tensor, shape: Sequence[int], key: Any) -> Tensor:
     return apply_op(ops.shape.index_backward, g, shape=tuple(shape), key=key)
 
 
+def index_multiply(g: Tensor, shape: Sequence[int], key: Any) -> Tensor:
+    ones = _make(np.ones(tuple(shape), dtype=g._value.dtype))
+    return apply_op(ops.shape.scatter_reduce, ones, g, key=key,
+                    src_key=tuple(slice(None) for _ in g.shape), reduce="prod",
+                    include_self=True)
+
+
 def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
     return apply_op(ops.shape.setitem, a, value, key=key)
 
@@ -319,3 +365,31 @@ def masked_extreme(a: Tensor, mask: Any, axis: Any, keepdims: bool, largest: boo
     masked = where(_t(mask), a, fill)
     return masked.amax(axis, keepdims) if largest else masked.amin(axis, keepdims)
 
+
+
+# -- sliding windows (symgrad.ops.conv), through im2col / col2im so that they are recorded
+def windows(a: Tensor, kernel: Sequence[int], stride: Sequence[int],
+            dilation: Sequence[int]) -> Tensor:
+    kernel = tuple(kernel)
+    d = len(kernel)
+    cols = apply_op(ops.conv.im2col, _t(a), kernel=kernel, dilation=tuple(dilation),
+                    padding=((0, 0),) * d, stride=tuple(stride))
+    out = tuple(ops.conv.window_count(*v) for v in zip(a.shape[2:], kernel, stride, dilation,
+                                                         strict=True))
+    cols = cols.reshape((*a.shape[:2], *kernel, *out))
+    return cols.permute(0, 1, *range(2 + d, 2 + 2 * d), *range(2, 2 + d))
+
+
+def windows_backward(g: Tensor, shape: Sequence[int], kernel: Sequence[int],
+                     stride: Sequence[int], dilation: Sequence[int]) -> Tensor:
+    kernel, shape = tuple(kernel), tuple(shape)
+    d = len(kernel)
+    out = tuple(g.shape[2:2 + d])
+    covered = tuple((o - 1) * s + dl * (k - 1) + 1
+                    for o, k, s, dl in zip(out, kernel, stride, dilation, strict=True))
+    cols = g.permute(0, 1, *range(2 + d, 2 + 2 * d), *range(2, 2 + d))
+    cols = cols.reshape((g.shape[0], g.shape[1] * math.prod(kernel), math.prod(out)))
+    y = apply_op(ops.conv.col2im, cols, output_size=covered, kernel=kernel,
+                 dilation=tuple(dilation), padding=((0, 0),) * d, stride=tuple(stride))
+    rest = tuple((0, n - c) for n, c in zip(shape[2:], covered, strict=True))
+    return pad(y, ((0, 0), (0, 0), *rest), 0.0) if any(r for _, r in rest) else y

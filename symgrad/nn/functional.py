@@ -1,13 +1,46 @@
 """``symgrad.nn.functional`` (``import symgrad.nn.functional as F``): activations, softmax,
-padding and losses, with PyTorch's signatures.
+padding, convolution, pooling and losses, with PyTorch's signatures.
 
-Activations shared with ``symgrad.<name>`` are defined once in ``symgrad.methods`` and imported
+Activations shared with ``symgrad.<name>`` are defined once in ``symgrad.torch_api`` and imported
 here; the losses live in ``symgrad.nn.losses``.
 """
 
 from __future__ import annotations
 
-from symgrad.methods.pointwise import (  # noqa: F401 - the pointwise activations
+from symgrad.nn.losses import (  # noqa: F401 - the losses
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    mse_loss,
+    nll_loss,
+    smooth_l1_loss,
+)
+from symgrad.numeric.dtypes import dtype as _dtype
+from symgrad.tensor import Tensor as _Tensor
+from symgrad.torch_api.conv import (  # noqa: F401 - convolution and pooling
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    avg_pool3d,
+    conv1d,
+    conv2d,
+    conv3d,
+    conv_transpose1d,
+    conv_transpose2d,
+    conv_transpose3d,
+    fold,
+    max_pool1d,
+    max_pool2d,
+    max_pool3d,
+    unfold,
+)
+from symgrad.torch_api.pointwise import (  # noqa: F401 - the pointwise activations
     elu,
     elu_,
     gelu,
@@ -23,21 +56,8 @@ from symgrad.methods.pointwise import (  # noqa: F401 - the pointwise activation
     softplus,
     tanh,
 )
-from symgrad.methods.shaping import pad  # noqa: F401 - constant padding
-from symgrad.methods.softmax import implicit_dim as _implicit_dim
-from symgrad.nn.losses import (  # noqa: F401 - the losses
-    binary_cross_entropy,
-    binary_cross_entropy_with_logits,
-    cross_entropy,
-    huber_loss,
-    kl_div,
-    l1_loss,
-    mse_loss,
-    nll_loss,
-    smooth_l1_loss,
-)
-from symgrad.numeric.dtypes import dtype as _dtype
-from symgrad.tensor import Tensor as _Tensor
+from symgrad.torch_api.shaping import pad  # noqa: F401 - constant padding
+from symgrad.torch_api.softmax import implicit_dim as _implicit_dim
 
 
 def softmax(input: _Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa: A002

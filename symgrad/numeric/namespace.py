@@ -57,6 +57,26 @@ def _in_float64(ufunc: np.ufunc) -> Callable[..., np.ndarray]:
 tan, arcsin, arccos, arctan = (_in_float64(f) for f in (np.tan, np.arcsin, np.arccos, np.arctan))
 sinh, cosh, log1p, expm1 = (_in_float64(f) for f in (np.sinh, np.cosh, np.log1p, np.expm1))
 log2, log10, exp2, arctan2 = (_in_float64(f) for f in (np.log2, np.log10, np.exp2, np.arctan2))
+arcsinh, arccosh, arctanh = (_in_float64(f) for f in (np.arcsinh, np.arccosh, np.arctanh))
+logaddexp, logaddexp2 = _in_float64(np.logaddexp), _in_float64(np.logaddexp2)
+copysign, remainder, fmod, isfinite = np.copysign, np.remainder, np.fmod, np.isfinite
+
+
+def div_rounded(a: np.ndarray, b: np.ndarray, mode: str) -> np.ndarray:
+    """``a / b`` rounded down (``mode="floor"``, Python's ``//``) or toward zero ("trunc"),
+    in the inputs' dtype: integers divide exactly."""
+    if mode == "floor":
+        return np.floor_divide(a, b)
+    if np.result_type(a, b).kind in "biu":
+        q = np.floor_divide(a, b)
+        return q + ((q < 0) & (q * b != a))
+    return np.trunc(np.true_divide(a, b))
+
+
+def nan_to_num(a: np.ndarray, nan: float, posinf: float | None,
+               neginf: float | None) -> np.ndarray:
+    """nan, inf and -inf replaced (infinities by the dtype's extremes unless given)."""
+    return np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
 
 # numpy's function spellings of the array methods below cost about a microsecond of Python
 # dispatch each; the methods themselves do not, and the engine calls these on every node.
@@ -204,6 +224,13 @@ def index_backward(g: np.ndarray, shape: tuple[int, ...], key: object) -> np.nda
     return out
 
 
+def index_multiply(g: np.ndarray, shape: tuple[int, ...], key: object) -> np.ndarray:
+    """Ones of ``shape`` multiplied by ``g`` at ``key``, multiplying where indices repeat."""
+    out = np.ones(shape, dtype=g.dtype)
+    np.multiply.at(out, key, g)
+    return out
+
+
 def index_put(a: np.ndarray, key: object, value: object) -> np.ndarray:
     """A copy of ``a`` with ``a[key] = value``."""
     out = np.array(a, copy=True)
@@ -262,6 +289,13 @@ def logsumexp(a: np.ndarray, axis: tuple[int, ...], keepdims: bool = False) -> n
 def cumsum(a: np.ndarray, axis: int) -> np.ndarray:
     """``numpy.cumsum`` (bools and ints sum as int64); a 0-d ``a`` is copied."""
     return a.cumsum(axis) if a.ndim else a.copy()
+
+
+def logcumsumexp(a: np.ndarray, axis: int) -> np.ndarray:
+    """``log(cumsum(exp(a)))`` along ``axis``, without overflow."""
+    if not a.ndim:
+        return a.copy()
+    return np.logaddexp.accumulate(a, axis=axis)
 
 
 def cumprod(a: np.ndarray, axis: int) -> np.ndarray:
@@ -372,3 +406,44 @@ def masked_extreme(a: np.ndarray, mask: np.ndarray, axis: tuple[int, ...] | None
     return masked.max(axis=axis, keepdims=keepdims) if largest \
         else masked.min(axis=axis, keepdims=keepdims)
 
+
+
+# -- sliding windows (symgrad.ops.conv: convolution, pooling, unfold/fold)
+
+
+def windows(a: np.ndarray, kernel: tuple[int, ...], stride: tuple[int, ...],
+            dilation: tuple[int, ...]) -> np.ndarray:
+    """The sliding windows of ``a`` (N, C, *spatial) as a read-only strided view of shape
+    (N, C, *out, *kernel): element ``[n, c, *o, *k]`` is ``a[n, c, *(o * stride + k *
+    dilation)]``. No copy: a convolution's single copy is the reshape that feeds its matmul."""
+    d = len(kernel)
+    spatial = a.shape[2:]
+    out = tuple((n - dl * (k - 1) - 1) // s + 1
+                for n, k, s, dl in zip(spatial, kernel, stride, dilation, strict=True))
+    strides = a.strides[2:]
+    return np.lib.stride_tricks.as_strided(
+        a, a.shape[:2] + out + tuple(kernel),
+        a.strides[:2] + tuple(st * s for st, s in zip(strides, stride, strict=True))
+        + tuple(st * dl for st, dl in zip(strides, dilation, strict=True)),
+        writeable=False) if d else a
+
+
+def windows_backward(g: np.ndarray, shape: tuple[int, ...], kernel: tuple[int, ...],
+                     stride: tuple[int, ...], dilation: tuple[int, ...]) -> np.ndarray:
+    """The adjoint of :func:`windows`: ``g`` (N, C, *out, *kernel) added into zeros of
+    ``shape`` (N, C, *spatial) at the windows' positions (col2im), one strided add per
+    kernel offset."""
+    return add_windows(np.zeros(shape, dtype=g.dtype), g, kernel, stride, dilation)
+
+
+def add_windows(out: np.ndarray, g: np.ndarray, kernel: tuple[int, ...],
+                stride: tuple[int, ...], dilation: tuple[int, ...]) -> np.ndarray:
+    """``out`` (N, C, *spatial) with ``g`` (N, C, *out, *kernel) added at the windows'
+    positions, in place; also used on object arrays by the symbolic namespace."""
+    d = len(kernel)
+    n_out = g.shape[2:2 + d]
+    for offset in np.ndindex(*kernel):
+        key = tuple(slice(k * dl, k * dl + s * (o - 1) + 1, s)
+                    for k, dl, s, o in zip(offset, dilation, stride, n_out, strict=True))
+        out[(slice(None), slice(None), *key)] += g[(Ellipsis, *offset)]
+    return out

@@ -9,7 +9,7 @@ at ties; rounding ops have zero gradient).
 
 from __future__ import annotations
 
-from symgrad.ops import Op, Sample, register
+from symgrad.ops.record import Op, Sample, register
 
 UNARY = (Sample(((3,),)), Sample(((2, 3),)), Sample(((),)))
 BINARY = (
@@ -788,4 +788,214 @@ softplus = register(Op(
     samples=(Sample(((3,),), {"beta": 1.0, "threshold": 20.0}, low=-5.0, high=5.0),
              Sample(((2, 3),), {"beta": 2.0, "threshold": 1.0}, kinks=(0.5,)),
              Sample(((),), {"beta": 0.5, "threshold": 20.0})),
+))
+
+
+# ---------------------------------------------------------------- inverse hyperbolic functions
+asinh = register(Op(
+    "asinh", "AsinhBackward0",
+    forward=lambda xp, a: xp.arcsinh(a),
+    vjp=(lambda xp, g, ans, a: g / xp.sqrt(a * a + 1),),
+    saved=(0,),
+    float_only=True,
+    samples=_unary_samples(low=-3.0, high=3.0),
+))
+
+acosh = register(Op(
+    "acosh", "AcoshBackward0",
+    forward=lambda xp, a: xp.arccosh(a),
+    vjp=(lambda xp, g, ans, a: g / xp.sqrt(a * a - 1),),  # inf at 1, nan below
+    saved=(0,),
+    float_only=True,
+    samples=_unary_samples(low=1.2, high=3.0),
+))
+
+atanh = register(Op(
+    "atanh", "AtanhBackward0",
+    forward=lambda xp, a: xp.arctanh(a),
+    vjp=(lambda xp, g, ans, a: g / (1 - a * a),),  # inf at +-1
+    saved=(0,),
+    float_only=True,
+    samples=_unary_samples(low=-0.9, high=0.9),
+))
+
+
+# ---------------------------------------------------------------- logaddexp, lerp, copysign
+logaddexp = register(Op(
+    "logaddexp", "LogaddexpBackward0",
+    forward=lambda xp, a, b: xp.logaddexp(a, b),
+    vjp=(lambda xp, g, ans, a, b: g / (1 + xp.exp(b - a)),
+         lambda xp, g, ans, a, b: g / (1 + xp.exp(a - b))),
+    saved=(0, 1),
+    float_only=True,
+    samples=TENSOR_BINARY,
+))
+
+logaddexp2 = register(Op(
+    "logaddexp2", "Logaddexp2Backward0",
+    forward=lambda xp, a, b: xp.logaddexp2(a, b),
+    vjp=(lambda xp, g, ans, a, b: g / (1 + xp.exp2(b - a)),
+         lambda xp, g, ans, a, b: g / (1 + xp.exp2(a - b))),
+    saved=(0, 1),
+    float_only=True,
+    samples=TENSOR_BINARY,
+))
+
+
+def _lerp_forward(xp, start, end, weight):
+    # PyTorch's formula: exact at both ends (weight 0 gives start, weight 1 gives end)
+    return xp.where(weight < 0.5, start + weight * (end - start),
+                    end - (end - start) * (1 - weight))
+
+
+lerp = register(Op(
+    "lerp", "LerpBackward0",
+    forward=lambda xp, start, end, weight: _lerp_forward(xp, start, end, weight),
+    lower=lambda xp, start, end, weight: start + weight * (end - start),
+    vjp=(lambda xp, g, ans, start, end, weight: g * (1 - weight),
+         lambda xp, g, ans, start, end, weight: g * weight),
+    scalar_params=("weight",),
+    samples=(Sample(((3,), (3,)), {"weight": 0.3}), Sample(((2, 3), (3,)), {"weight": 0.75})),
+))
+
+lerp_tensor = register(Op(
+    "lerp_tensor", "LerpBackward1",
+    forward=_lerp_forward,
+    lower=lambda xp, start, end, weight: start + weight * (end - start),
+    vjp=(lambda xp, g, ans, start, end, weight: g * (1 - weight),
+         lambda xp, g, ans, start, end, weight: g * weight,
+         lambda xp, g, ans, start, end, weight: g * (end - start)),
+    saved=(0, 1, 2),
+    # weight kept away from 0.5, where the forward switches between two equal formulas
+    samples=(Sample(((3,), (3,), (3,)), kinks=(0.5,)), Sample(((2, 3), (3,), ()), kinks=(0.5,))),
+))
+
+
+def _copysign_grad(xp, g, ans, a, b):
+    # d|a|sign(b)/da = ans / a, taken as 0 at a == 0 (PyTorch's convention)
+    return xp.where(a == 0, 0.0, g * (ans / a))
+
+
+def _copysign_lower(xp, a, b):
+    return xp.where(b < 0, -xp.abs(a), xp.abs(a))
+
+
+copysign = register(Op(
+    "copysign", "CopysignBackward0",
+    forward=lambda xp, a, b: xp.copysign(a, b),
+    lower=_copysign_lower,
+    vjp=(_copysign_grad, lambda xp, g, ans, a, b: xp.zeros_like(g)),
+    saved={0: (0,)},
+    saves_output=True,
+    float_only=True,
+    samples=tuple(Sample(s.shapes, kinks=(0.0,)) for s in TENSOR_BINARY),
+))
+
+copysign_scalar = register(Op(
+    "copysign_scalar", "CopysignBackward1",
+    forward=lambda xp, a, other: xp.copysign(a, other),
+    lower=lambda xp, a, other: _copysign_lower(xp, a, other),
+    vjp=(lambda xp, g, ans, a, other: _copysign_grad(xp, g, ans, a, other),),
+    saved=(0,),
+    saves_output=True,
+    float_only=True,
+    scalar_params=("other",),
+    samples=(Sample(((3,),), {"other": -1.0}, kinks=(0.0,)),
+             Sample(((2, 3),), {"other": 2.0}, kinks=(0.0,))),
+))
+
+
+# ---------------------------------------------------------------- rounding divisions
+# remainder has the sign of the divisor (Python's %), fmod the sign of the dividend (C's fmod);
+# both pass the gradient to the dividend, and -g * (the rounded quotient) to a tensor divisor.
+# Division with a rounding mode is piecewise constant: zero gradient (PyTorch's DivBackward2).
+def _rounded_quotient(xp, a, b, mode):
+    return xp.floor(a / b) if mode == "floor" else xp.trunc(a / b)
+
+
+remainder = register(Op(
+    "remainder", "RemainderBackward1",
+    forward=lambda xp, a, b: xp.remainder(a, b),
+    lower=lambda xp, a, b: a - b * xp.floor(a / b),
+    vjp=(lambda xp, g, ans, a, b: g,
+         lambda xp, g, ans, a, b: -g * xp.div_rounded(a, b, "floor")),
+    saved={1: (0, 1)},
+    samples=tuple(Sample(s.shapes, **POSITIVE) for s in TENSOR_BINARY),
+))
+
+remainder_scalar = register(Op(
+    "remainder_scalar", "RemainderBackward0",
+    forward=lambda xp, a, other: xp.remainder(a, other),
+    lower=lambda xp, a, other: a - other * xp.floor(a / other),
+    vjp=(lambda xp, g, ans, a, other: g,),
+    scalar_params=("other",),
+    samples=(Sample(((3,),), {"other": 0.75}, kinks=(-1.5, -0.75, 0.0, 0.75, 1.5)),
+             Sample(((2, 3),), {"other": -1.5}, kinks=(-1.5, 0.0, 1.5))),
+))
+
+fmod = register(Op(
+    "fmod", "FmodBackward1",
+    forward=lambda xp, a, b: xp.fmod(a, b),
+    lower=lambda xp, a, b: a - b * xp.trunc(a / b),
+    vjp=(lambda xp, g, ans, a, b: g,
+         lambda xp, g, ans, a, b: -g * xp.div_rounded(a, b, "trunc")),
+    saved={1: (0, 1)},
+    samples=tuple(Sample(s.shapes, **POSITIVE) for s in TENSOR_BINARY),
+))
+
+fmod_scalar = register(Op(
+    "fmod_scalar", "FmodBackward0",
+    forward=lambda xp, a, other: xp.fmod(a, other),
+    lower=lambda xp, a, other: a - other * xp.trunc(a / other),
+    vjp=(lambda xp, g, ans, a, other: g,),
+    scalar_params=("other",),
+    samples=(Sample(((3,),), {"other": 0.75}, kinks=(-1.5, -0.75, 0.0, 0.75, 1.5)),
+             Sample(((2, 3),), {"other": -1.5}, kinks=(-1.5, 0.0, 1.5))),
+))
+
+div_rounded = register(Op(
+    "div_rounded", "DivBackward2",
+    forward=lambda xp, a, b, rounding_mode: xp.div_rounded(a, b, rounding_mode),
+    lower=lambda xp, a, b, rounding_mode: _rounded_quotient(xp, a, b, rounding_mode),
+    vjp=(lambda xp, g, ans, a, b, rounding_mode: xp.zeros_like(g),
+         lambda xp, g, ans, a, b, rounding_mode: xp.zeros_like(g)),
+    samples=(Sample(((3,), (3,)), {"rounding_mode": "floor"}, **POSITIVE),
+             Sample(((2, 3), None), {"rounding_mode": "trunc"})),
+))
+
+
+def _not_implemented(name):
+    def vjp(xp, g, ans, *args, **params):
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+    return vjp
+
+
+# Not registered (no gradient to check): PyTorch records these with a node named
+# "NotImplemented" whose backward raises: `x // y`, and a Python number `%` or `//` a tensor.
+floor_divide = Op(
+    "floor_divide", "NotImplemented",
+    forward=lambda xp, a, b: xp.div_rounded(a, b, "floor"),
+    lower=lambda xp, a, b: xp.floor(a / b),
+    vjp=(_not_implemented("floor_divide"), _not_implemented("floor_divide")),
+)
+
+rremainder = Op(
+    "rremainder", "NotImplemented",
+    forward=lambda xp, a, other: xp.remainder(other, a),
+    lower=lambda xp, a, other: other - a * xp.floor(other / a),
+    vjp=(_not_implemented("remainder"),),
+    scalar_params=("other",),
+)
+
+
+# nan_to_num: the gradient passes where the input is finite (PyTorch: grad * isfinite(x))
+nan_to_num = register(Op(
+    "nan_to_num", "NanToNumBackward0",
+    forward=lambda xp, a, nan, posinf, neginf: xp.nan_to_num(a, nan, posinf, neginf),
+    lower=lambda xp, a, nan, posinf, neginf: a * 1,
+    vjp=(lambda xp, g, ans, a, nan, posinf, neginf: xp.where(xp.isfinite(a), g, 0.0),),
+    saved=(0,),
+    samples=(Sample(((3,),), {"nan": 0.0, "posinf": None, "neginf": None}),
+             Sample(((2, 3),), {"nan": 1.0, "posinf": 2.0, "neginf": -2.0})),
 ))

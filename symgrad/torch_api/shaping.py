@@ -1,5 +1,5 @@
 """PyTorch spellings of the shaping, joining, splitting, indexing and matrix-structure ops
-(see ``symgrad.methods``).
+(see ``symgrad.torch_api``).
 
 Views are returned where PyTorch returns views (``narrow``, ``select``, ``movedim``, the pieces
 of ``split``/``chunk``/``unbind``/``tensor_split``, ``diagonal``): they share storage and the
@@ -13,6 +13,7 @@ have one output, so each piece gets its own node, of the same name (``SplitBackw
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
@@ -21,9 +22,9 @@ import numpy as np
 
 from symgrad import ops
 from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op
-from symgrad.methods import COMPOSITE, torch_api
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim, _make, _shape_arg, _torch_size
+from symgrad.torch_api.declaration import COMPOSITE, torch_api
 
 # ---------------------------------------------------------------- helpers
 
@@ -718,9 +719,8 @@ def masked_fill_(self: Tensor, mask: Tensor, value: float | Tensor) -> Tensor:
 def _scatter_args(input: Tensor, dim: int, index: Tensor, src: Any, value: Any,  # noqa: A002
                   reduce: str | None, name: str) -> tuple:
     """Check scatter's arguments; return the op, its inputs and its params."""
-    if reduce is not None:
-        raise NotImplementedError(f"symgrad's {name} does not support reduce={reduce!r}; use "
-                                  "scatter_add for reduce='add'")
+    if reduce is not None and reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
     if src is None:
         src = value
     idx = _index(index, name, "scatter(): Expected dtype int32/int64 for index")
@@ -747,6 +747,17 @@ def _scatter_args(input: Tensor, dim: int, index: Tensor, src: Any, value: Any, 
                            f"{list(shape)} apart from dimension {d}")
     _check_bounds(idx, d, shape[d] if shape else 1)
     key = _grid_key(idx, d) if shape else ()
+    if reduce is not None:  # PyTorch records no gradient for these (a NotImplemented node)
+        if isinstance(src, Tensor):
+            warnings.warn("The reduce argument of symgrad.scatter with Tensor src is deprecated "
+                          "and will be removed in a future PyTorch release. Use "
+                          "symgrad.scatter_reduce instead for more reduction options.",
+                          UserWarning, stacklevel=3)
+        else:
+            src = _make(np.full(idx.shape, src, dtype=input._value.dtype))
+        return ops.shape.scatter_with_reduce, (input, src), {
+            "key": key, "src_key": tuple(slice(0, n) for n in idx.shape),
+            "reduce": "sum" if reduce == "add" else "prod", "include_self": True}
     if not isinstance(src, Tensor):
         return ops.shape.scatter_value, (input,), {"key": key, "value": src}
     src_key = tuple(slice(0, n) for n in idx.shape)
@@ -758,7 +769,9 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | float | None =
             *, value: float | None = None, reduce: str | None = None) -> Tensor:
     """A copy of ``input`` with ``src[i][j]`` written at ``[i][index[i][j]]`` for ``dim=1``
     (``ScatterBackward0``), or the number ``value`` written there (``ScatterBackward1``).
-    Where indices repeat, which write wins is unspecified, as in PyTorch.
+    Where indices repeat, which write wins is unspecified, as in PyTorch. With ``reduce="add"``
+    or ``"multiply"`` the values are added or multiplied in instead (not differentiable in
+    PyTorch: the node raises in backward; see :func:`scatter_reduce`).
 
     >>> symgrad.zeros(3).scatter(0, symgrad.tensor([2]), 5.0)
     tensor([0., 0., 5.])

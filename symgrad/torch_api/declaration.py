@@ -1,10 +1,6 @@
-"""PyTorch's spellings of the registered ops: ``x.tan()``, ``symgrad.tan(x)``, ``F.gelu(x)``.
-
-``tensor.py`` holds the Tensor's core methods. The op library beyond them lives in the family
-modules of this package as plain functions with PyTorch's signatures and argument checks, each
-decorated with :func:`torch_api`, which installs it as a Tensor method and/or a ``symgrad.<name>``
-function and records which registered op it records (the registry test reads that to check every
-public method). The ops themselves (forward and VJP rules) stay in ``symgrad.ops``.
+"""The declaration of a PyTorch spelling: :func:`torch_api` installs a function as a Tensor method
+and/or a ``symgrad`` function and notes the op it records; :data:`METHODS` and :data:`FUNCTIONS`
+hold what it installed (see ``symgrad.torch_api``).
 """
 
 from __future__ import annotations
@@ -28,8 +24,12 @@ def torch_api(
     method: bool = True,
     function: bool = True,
     aliases: tuple[str, ...] = (),
+    method_aliases: tuple[str, ...] = (),
+    function_aliases: tuple[str, ...] = (),
     example: Callable[[Tensor], Any] | None = None,
     inplace: bool = False,
+    name: str | None = None,
+    attribute: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Install the decorated function under its name (and ``aliases``) as a Tensor method
     (``method``) and as a ``symgrad`` function (``function``).
@@ -39,12 +39,23 @@ def torch_api(
     the registry test; default ``x.name()``); ``inplace`` marks in-place methods, which the test
     calls on a non-leaf copy.
 
+    ``method_aliases`` are further names on Tensor only (operators: ``__eq__`` for ``eq``),
+    ``function_aliases`` further names in ``symgrad`` only (``subtract`` for ``sub``). ``name``
+    renames the function first (a function made by a factory, or a method whose name its module
+    already uses for the function spelling); ``attribute`` installs a property (``x.T``).
+    Operators are declared here like any method: the installed function is the one Python calls,
+    so a declaration costs nothing per call.
+
     Docstrings: an in-place function without an example gets one derived from its out-of-place
     twin's (``name`` without the trailing ``_``), and each alias is installed as a copy of the
     function with its own "Alias of" docstring and example (see ``symgrad._docs``).
     """
 
     def install(fn: Callable[..., Any]) -> Callable[..., Any]:
+        if name is not None:
+            fn.__name__ = name
+            fn.__qualname__ = fn.__qualname__.rpartition(".")[0] + "." * (
+                "." in fn.__qualname__) + name
         fn.records = records  # type: ignore[attr-defined]
         fn.example = example  # type: ignore[attr-defined]
         fn.inplace = inplace  # type: ignore[attr-defined]
@@ -52,17 +63,18 @@ def torch_api(
             base = _out_of_place(fn)
             if base is not None:
                 _docs.document_inplace(fn, base, method=method)
-        for name in (fn.__name__, *aliases):
-            named = fn if name == fn.__name__ else _docs.alias(fn, name, method=not function)
-            if method:
-                if name in METHODS or name in Tensor.__dict__:
-                    raise ValueError(f"Tensor.{name} is defined twice")
-                METHODS[name] = named
-                setattr(Tensor, name, named)
-            if function:
-                if name in FUNCTIONS:
-                    raise ValueError(f"symgrad.{name} is defined twice")
-                FUNCTIONS[name] = named
+        for spelling in (fn.__name__, *aliases, *method_aliases, *function_aliases):
+            named = fn if spelling == fn.__name__ else _docs.alias(fn, spelling,
+                                                                    method=not function)
+            if method and spelling not in function_aliases:
+                if spelling in METHODS or spelling in Tensor.__dict__:
+                    raise ValueError(f"Tensor.{spelling} is defined twice")
+                METHODS[spelling] = named
+                setattr(Tensor, spelling, property(named) if attribute else named)
+            if function and spelling not in method_aliases:
+                if spelling in FUNCTIONS:
+                    raise ValueError(f"symgrad.{spelling} is defined twice")
+                FUNCTIONS[spelling] = named
         return fn
 
     return install
@@ -75,7 +87,3 @@ def _out_of_place(fn: Callable[..., Any]) -> Callable[..., Any] | None:
     if callable(twin) and hasattr(twin, "records"):
         return twin
     return METHODS.get(name) or FUNCTIONS.get(name) or getattr(Tensor, name, None)
-
-
-# the family modules install themselves on import
-from symgrad.methods import pointwise, reductions, shaping, softmax  # noqa: E402,F401

@@ -1,4 +1,4 @@
-"""PyTorch spellings of softmax, log_softmax (see ``symgrad.methods``).
+"""PyTorch spellings of softmax, log_softmax (see ``symgrad.torch_api``).
 
 ``x.softmax(dim)`` and ``symgrad.softmax(x, dim)`` require ``dim``; ``F.softmax`` (in
 ``symgrad.nn.functional``) may omit it, with PyTorch's deprecation warning and implicit choice.
@@ -10,9 +10,9 @@ import warnings
 
 from symgrad import ops
 from symgrad.dispatch import apply_op
-from symgrad.methods import torch_api
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim
+from symgrad.torch_api.declaration import torch_api
 
 _REQUIRED = object()  # marks an omitted dim: PyTorch's own message, not Python's
 

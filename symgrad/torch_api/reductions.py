@@ -1,4 +1,4 @@
-"""PyTorch spellings of the reductions beyond sum and mean (see symgrad.methods): prod, max/min
+"""PyTorch spellings of the reductions beyond sum and mean (see symgrad.torch_api): prod, max/min
 (with indices), amax/amin, argmax/argmin, var/std, norm, logsumexp, cumsum/cumprod.
 
 Selections find their indices here, numerically (the first extreme of each slice, nan counting
@@ -23,10 +23,10 @@ from symgrad import ops
 from symgrad.autograd.grad_mode import is_grad_enabled
 from symgrad.autograd.graph import node_class
 from symgrad.dispatch import apply_inplace, apply_op
-from symgrad.methods import NO_GRAPH, torch_api
 from symgrad.numeric import dtypes
 from symgrad.ops.reduction import gather_key
 from symgrad.tensor import Tensor, _dim, _dims, _make
+from symgrad.torch_api.declaration import NO_GRAPH, torch_api
 
 _REQUIRED: Any = object()  # marks a required argument PyTorch names in its own error
 
@@ -88,6 +88,59 @@ def _no_keepdim_alone(name: str, keepdim: bool, signatures: str) -> None:
     if keepdim:
         raise TypeError(f"{name}() received an invalid combination of arguments - got "
                         f"(keepdim=bool, ), but expected one of:{signatures}")
+
+
+# ---------------------------------------------------------------- sum, mean
+@torch_api("sum")
+def sum(self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *,
+        dtype: dtypes.dtype | None = None, axis: int | Sequence[int] | None = None) -> Tensor:
+    """Sum of all elements (``SumBackward0``), or over ``dim`` (an int or a tuple), keeping the
+    summed dims with size 1 if ``keepdim`` (``SumBackward1``); bools and ints sum as int64.
+
+    >>> x = symgrad.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> x.sum()
+    tensor(10.)
+    >>> symgrad.sum(x, dim=1, keepdim=True)
+    tensor([[3.],
+            [7.]])
+    """
+    return _reduce(self, ops.reduction.sum, "sum", axis if dim is None else dim, keepdim,
+                        self._cast(dtype) if dtype is not None else self)
+
+
+def _reduce(self, op: ops.Op, name: str, dim: Any, keepdim: bool, source: Tensor) -> Tensor:
+    """Apply a reduction: all elements when ``dim`` is None, else the given dims."""
+    if dim is None:
+        if keepdim:
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            "(keepdim=bool, ), but expected one of: (*, dtype dtype = None) "
+                            "or (tuple of ints dim, bool keepdim = False, *, dtype dtype = "
+                            "None)")
+        return apply_op(op, source)
+    dims = _dims(dim, self._value.ndim)
+    return apply_op(op, source, dim=dims, keepdim=bool(keepdim))
+
+
+@torch_api("mean")
+def mean(self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *,
+         dtype: dtypes.dtype | None = None, axis: int | Sequence[int] | None = None
+         ) -> Tensor:
+    """Mean of all elements, or over ``dim``; floating-point tensors only (``MeanBackward0`` /
+    ``MeanBackward1``).
+
+    >>> x = symgrad.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> x.mean()
+    tensor(2.5000)
+    >>> symgrad.mean(x, dim=0)
+    tensor([2., 3.])
+    """
+    source = self._cast(dtype) if dtype is not None else self
+    if not source.is_floating_point():
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
+                           "a floating point or complex dtype. Got: "
+                           f"{source.dtype._torch_name}")
+    return _reduce(self, ops.reduction.mean, "mean", axis if dim is None else dim, keepdim,
+                        source)
 
 
 # ---------------------------------------------------------------- prod

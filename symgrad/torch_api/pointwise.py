@@ -1,4 +1,4 @@
-"""PyTorch spellings of the pointwise ops (see symgrad.methods): trigonometric, hyperbolic,
+"""PyTorch spellings of the pointwise ops (see symgrad.torch_api): trigonometric, hyperbolic,
 logarithmic and error functions, ``atan2``, ``maximum``/``minimum``, ``clamp``, the rounding
 functions, and the activations of ``symgrad.nn.functional`` (imported there).
 
@@ -12,8 +12,9 @@ from typing import Any
 
 from symgrad import ops
 from symgrad.dispatch import apply_inplace, apply_op
-from symgrad.methods import COMPOSITE, NO_GRAPH, torch_api  # noqa: F401
-from symgrad.tensor import Tensor, _scalar
+from symgrad.tensor import Tensor
+from symgrad.torch_api.arguments import scalar as _scalar
+from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api  # noqa: F401
 
 _ew = ops.elementwise
 

@@ -1,0 +1,459 @@
+"""Convolution, pooling and sliding windows (im2col / col2im): the ops of ``nn.functional``
+that slide a kernel over the spatial dims of an (N, C, *spatial) input.
+
+Everything is written on two namespace primitives: ``xp.windows`` (a strided view of the
+windows, (N, C, *out, *kernel), no copy on numpy) and its adjoint ``xp.windows_backward``
+(col2im: one strided add per kernel offset). A convolution is one reshape of the windows into
+rows and one matmul with the weight (a batched matmul over groups); its input gradient is a
+matmul and a col2im, its weight gradient a matmul of the windows with the output gradient.
+Transposed convolution is the input gradient of a convolution, so the same three helpers serve
+both directions. Padding is given per spatial dim as a (before, after) pair.
+
+Max pooling follows ``max(dim)``: the methods layer finds the index of each window's maximum
+numerically (:func:`max_pool_key`; ties go to the first in scan order, as PyTorch's kernel)
+and the op is a gather at those indices, so its gradient goes to the index PyTorch returns.
+Average pooling divides each window's sum by a constant divisor array (its count, PyTorch's
+``count_include_pad`` / ``divisor_override`` rules), computed by :func:`avg_pool_divisor`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from symgrad.numeric import namespace as numeric
+from symgrad.ops.record import Op, Sample, register
+
+
+# ---------------------------------------------------------------------------- helpers
+def _pad(xp, x, padding, value=0.0):
+    """``x`` with (before, after) ``padding`` on each spatial dim."""
+    if not any(lo or hi for lo, hi in padding):
+        return x
+    return xp.pad(x, ((0, 0), (0, 0), *padding), value)
+
+
+def _crop(x, padding, spatial):
+    """The inverse of :func:`_pad` to spatial size ``spatial`` (drops any excess after)."""
+    if not any(lo for lo, _ in padding) and tuple(x.shape[2:]) == tuple(spatial):
+        return x
+    return x[(slice(None), slice(None),
+              *(slice(lo, lo + n) for (lo, _), n in zip(padding, spatial, strict=True)))]
+
+
+def window_count(size: int, kernel: int, stride: int, dilation: int) -> int:
+    """How many windows fit in ``size`` elements (one spatial dim)."""
+    return (size - dilation * (kernel - 1) - 1) // stride + 1
+
+
+def _rows(xp, cols, d):
+    """Windows (N, C, *out, *K) as rows (N * L, C * prod(K)), channel-major in each row."""
+    c = cols.shape[1]
+    perm = (0, *range(2, 2 + d), 1, *range(2 + d, 2 + 2 * d))
+    return xp.reshape(xp.transpose(cols, perm), (-1, c * math.prod(cols.shape[2 + d:])))
+
+
+def _out_rows(xp, gy, d):
+    """An output-shaped (N, O, *out) array as rows (N * L, O)."""
+    return xp.reshape(xp.transpose(gy, (0, *range(2, 2 + d), 1)), (-1, gy.shape[1]))
+
+
+def _correlate(xp, x, w, stride, dilation, groups):
+    """``y[n, o, *p] = sum_{c, k} w[o, c, k] x[n, g(o) * C/G + c, p * stride + k * dilation]``
+    for an already padded ``x``: the cross-correlation PyTorch calls convolution."""
+    d = w.ndim - 2
+    cols = xp.windows(x, tuple(w.shape[2:]), stride, dilation)
+    n, out, o = x.shape[0], tuple(cols.shape[2:2 + d]), w.shape[0]
+    rows = _rows(xp, cols, d)
+    if groups == 1:
+        y = xp.matmul(rows, xp.transpose(xp.reshape(w, (o, -1))))
+    else:
+        rows = xp.transpose(xp.reshape(rows, (rows.shape[0], groups, -1)), (1, 0, 2))
+        wg = xp.swapaxes(xp.reshape(w, (groups, o // groups, -1)), 1, 2)
+        y = xp.reshape(xp.transpose(xp.matmul(rows, wg), (1, 0, 2)), (-1, o))
+    return xp.transpose(xp.reshape(y, (n, *out, o)), (0, d + 1, *range(1, d + 1)))
+
+
+def _correlate_input_grad(xp, gy, w, shape, stride, dilation, groups):
+    """The adjoint of :func:`_correlate` in ``x``: ``gy`` (N, O, *out) to an array of the
+    padded input's ``shape``."""
+    d = w.ndim - 2
+    n, o, out, kernel = gy.shape[0], gy.shape[1], tuple(gy.shape[2:]), tuple(w.shape[2:])
+    gy = _out_rows(xp, gy, d)
+    if groups == 1:
+        rows = xp.matmul(gy, xp.reshape(w, (o, -1)))
+    else:
+        gy = xp.transpose(xp.reshape(gy, (gy.shape[0], groups, o // groups)), (1, 0, 2))
+        rows = xp.matmul(gy, xp.reshape(w, (groups, o // groups, -1)))
+        rows = xp.transpose(rows, (1, 0, 2))
+    cols = xp.reshape(rows, (n, *out, shape[1], *kernel))
+    cols = xp.transpose(cols, (0, d + 1, *range(1, d + 1), *range(d + 2, 2 * d + 2)))
+    return xp.windows_backward(cols, tuple(shape), kernel, stride, dilation)
+
+
+def _correlate_weight_grad(xp, gy, x, kernel, stride, dilation, groups):
+    """The adjoint of :func:`_correlate` in ``w``: (O, C / groups, *kernel)."""
+    d = len(kernel)
+    o, c = gy.shape[1], x.shape[1]
+    rows = _rows(xp, xp.windows(x, kernel, stride, dilation), d)
+    gy = _out_rows(xp, gy, d)
+    if groups == 1:
+        gw = xp.matmul(xp.transpose(gy), rows)
+    else:
+        rows = xp.transpose(xp.reshape(rows, (rows.shape[0], groups, -1)), (1, 0, 2))
+        gy = xp.transpose(xp.reshape(gy, (gy.shape[0], groups, o // groups)), (1, 2, 0))
+        gw = xp.matmul(gy, rows)
+    return xp.reshape(gw, (o, c // groups, *kernel))
+
+
+# ---------------------------------------------------------------------------- convolution
+def transposed_shape(x_shape, w_shape, stride, padding, dilation, groups, output_padding):
+    """The output shape of a transposed convolution (padding as (before, after) pairs)."""
+    return (x_shape[0], w_shape[1] * groups,
+            *((n - 1) * s - lo - hi + dl * (k - 1) + op + 1
+              for n, k, s, (lo, hi), dl, op in zip(x_shape[2:], w_shape[2:], stride, padding,
+                                                   dilation, output_padding, strict=True)))
+
+
+def _conv_forward(xp, x, w, b, stride, padding, dilation, groups, transposed=False,
+                  output_padding=()):
+    d = w.ndim - 2
+    if transposed:
+        full = transposed_shape(x.shape, w.shape, stride, ((0, 0),) * d, dilation, groups,
+                                output_padding)
+        y = _correlate_input_grad(xp, x, w, full, stride, dilation, groups)
+        y = _crop(y, padding, transposed_shape(x.shape, w.shape, stride, padding, dilation,
+                                               groups, output_padding)[2:])
+    else:
+        y = _correlate(xp, _pad(xp, x, padding), w, stride, dilation, groups)
+    if b is not None:
+        y = y + xp.reshape(b, (-1,) + (1,) * d)
+    return y
+
+
+def _transposed_grad_out(xp, g, x, w, stride, padding, dilation):
+    """The output gradient of a transposed convolution, uncropped and cut to what the windows
+    of its input reach (output padding beyond them only ever held the bias)."""
+    g = _pad(xp, g, padding)
+    return g[(slice(None), slice(None),
+              *(slice(0, (n - 1) * s + dl * (k - 1) + 1)
+                for n, k, s, dl in zip(x.shape[2:], w.shape[2:], stride, dilation,
+                                       strict=True)))]
+
+
+def _conv_grad_input(xp, g, ans, x, w, b, stride, padding, dilation, groups, transposed=False,
+                     output_padding=()):
+    if transposed:
+        return _correlate(xp, _transposed_grad_out(xp, g, x, w, stride, padding, dilation), w,
+                          stride, dilation, groups)
+    shape = (*x.shape[:2], *(n + lo + hi for n, (lo, hi) in zip(x.shape[2:], padding,
+                                                                  strict=True)))
+    gx = _correlate_input_grad(xp, g, w, shape, stride, dilation, groups)
+    return _crop(gx, padding, tuple(x.shape[2:]))
+
+
+def _conv_grad_weight(xp, g, ans, x, w, b, stride, padding, dilation, groups, transposed=False,
+                      output_padding=()):
+    kernel = tuple(w.shape[2:])
+    if transposed:
+        gp = _transposed_grad_out(xp, g, x, w, stride, padding, dilation)
+        return _correlate_weight_grad(xp, x, gp, kernel, stride, dilation, groups)
+    return _correlate_weight_grad(xp, g, _pad(xp, x, padding), kernel, stride, dilation, groups)
+
+
+def _conv_grad_bias(xp, g, ans, x, w, b, stride, padding, dilation, groups, transposed=False,
+                    output_padding=()):
+    return xp.sum(g, axis=(0, *range(2, g.ndim)))
+
+
+def _conv_sample(x, w, stride=1, padding=0, dilation=1, groups=1, transposed=False,
+                 output_padding=0):
+    d = len(x) - 2
+    each = (lambda v: (v,) * d if isinstance(v, int) else tuple(v))  # noqa: E731
+    pads = tuple(p if isinstance(p, tuple) else (p, p) for p in
+                 (padding if isinstance(padding, tuple) else (padding,) * d))
+    bias = w[1] * groups if transposed else w[0]
+    return Sample((x, w, (bias,)), {
+        "stride": each(stride), "padding": pads, "dilation": each(dilation), "groups": groups,
+        "transposed": transposed, "output_padding": each(output_padding)})
+
+
+convolution = register(Op(
+    "convolution", "ConvolutionBackward0",
+    forward=_conv_forward,
+    vjp=(_conv_grad_input, _conv_grad_weight, _conv_grad_bias),
+    saved={0: (1,), 1: (0,), 2: ()},
+    float_only=True,
+    samples=(
+        _conv_sample((1, 2, 4, 4), (3, 2, 2, 2)),
+        _conv_sample((2, 2, 5, 4), (2, 1, 3, 2), stride=(2, 1), padding=((1, 1), (0, 1)),
+                     groups=2),
+        _conv_sample((1, 1, 6), (2, 1, 2), dilation=2, padding=1),
+        _conv_sample((1, 2, 3, 3, 3), (2, 2, 2, 2, 2), stride=(1, 2, 1)),
+        _conv_sample((1, 2, 3, 3), (2, 2, 2, 2), transposed=True, stride=2, padding=1,
+                     output_padding=1),
+        _conv_sample((2, 2, 4), (2, 1, 3), transposed=True, groups=2, dilation=2,
+                     stride=1, output_padding=1),
+    ),
+))
+
+
+# ---------------------------------------------------------------------------- im2col / col2im
+def _im2col(xp, x, kernel, dilation, padding, stride):
+    d = len(kernel)
+    cols = xp.windows(_pad(xp, x, padding), kernel, stride, dilation)
+    cols = xp.transpose(cols, (0, 1, *range(2 + d, 2 + 2 * d), *range(2, 2 + d)))
+    return xp.reshape(cols, (x.shape[0], x.shape[1] * math.prod(kernel), -1))
+
+
+def _col2im(xp, cols, output_size, kernel, dilation, padding, stride):
+    d = len(kernel)
+    n, c = cols.shape[0], cols.shape[1] // math.prod(kernel)
+    padded = tuple(m + lo + hi for m, (lo, hi) in zip(output_size, padding, strict=True))
+    out = tuple(window_count(*v) for v in zip(padded, kernel, stride, dilation, strict=True))
+    cols = xp.reshape(cols, (n, c, *kernel, *out))
+    cols = xp.transpose(cols, (0, 1, *range(2 + d, 2 + 2 * d), *range(2, 2 + d)))
+    y = xp.windows_backward(cols, (n, c, *padded), kernel, stride, dilation)
+    return _crop(y, padding, output_size)
+
+
+def _im2col_grad(xp, g, ans, x, kernel, dilation, padding, stride):
+    return _col2im(xp, g, tuple(x.shape[2:]), kernel, dilation, padding, stride)
+
+
+def _col2im_grad(xp, g, ans, cols, output_size, kernel, dilation, padding, stride):
+    return _im2col(xp, g, kernel, dilation, padding, stride)
+
+
+_WINDOW_PARAMS = (
+    {"kernel": (2, 2), "dilation": (1, 1), "padding": ((0, 0), (0, 0)), "stride": (1, 1)},
+    {"kernel": (2, 3), "dilation": (2, 1), "padding": ((1, 1), (0, 0)), "stride": (1, 2)},
+    {"kernel": (2,), "dilation": (1,), "padding": ((1, 1),), "stride": (2,)},
+)
+
+im2col = register(Op(
+    "im2col", "Im2ColBackward0",
+    forward=_im2col,
+    vjp=(_im2col_grad,),
+    float_only=True,
+    samples=(Sample(((1, 2, 3, 3),), _WINDOW_PARAMS[0]),
+             Sample(((2, 1, 4, 5),), _WINDOW_PARAMS[1]),
+             Sample(((1, 2, 5),), _WINDOW_PARAMS[2])),
+))
+
+col2im = register(Op(
+    "col2im", "Col2ImBackward0",
+    forward=_col2im,
+    vjp=(_col2im_grad,),
+    float_only=True,
+    samples=(Sample(((1, 8, 4),), {**_WINDOW_PARAMS[0], "output_size": (3, 3)}),
+             Sample(((2, 6, 8),), {**_WINDOW_PARAMS[1], "output_size": (4, 5)}),
+             Sample(((1, 4, 3),), {**_WINDOW_PARAMS[2], "output_size": (5,)})),
+))
+
+
+# ---------------------------------------------------------------------------- pooling
+def pool_padding(size, kernel, stride, padding, dilation, ceil_mode):
+    """One spatial dim of a pooling: its output length and its (before, after) padding, the
+    after part extended so that ceil mode's last window fits (PyTorch's
+    ``pooling_output_shape``: a last window starting in the right padding is dropped)."""
+    span = dilation * (kernel - 1) + 1
+    full = size + 2 * padding - span
+    out = (-(-full // stride) if ceil_mode else full // stride) + 1
+    if ceil_mode and (out - 1) * stride >= size + padding:
+        out -= 1
+    needed = (out - 1) * stride + span
+    return out, (padding, max(padding, needed - size - padding))
+
+
+def max_pool_key(value: np.ndarray, kernel, stride, padding, dilation):
+    """The gather key of a max pooling of ``value`` (N, C, *spatial; padding as (before,
+    after) pairs) and PyTorch's returned indices (flat positions in each (n, c) plane): the
+    first maximum of each window in scan order, or its first nan."""
+    d = len(kernel)
+    fill = -np.inf if value.dtype.kind == "f" else np.iinfo(value.dtype).min
+    padded = np.pad(value, ((0, 0), (0, 0), *padding), constant_values=fill) \
+        if any(lo or hi for lo, hi in padding) else value
+    cols = numeric.windows(padded, tuple(kernel), tuple(stride), tuple(dilation))
+    out = cols.shape[2:2 + d]
+    flat = cols.reshape(*cols.shape[:2 + d], -1)
+    pick = flat.argmax(-1)
+    if value.dtype.kind == "f":
+        nan = np.isnan(flat)
+        if nan.any():
+            pick = np.where(nan.any(-1), nan.argmax(-1), pick)
+    offsets = np.unravel_index(pick, kernel)
+    key = [np.arange(value.shape[0]).reshape((-1,) + (1,) * (d + 1)),
+           np.arange(value.shape[1]).reshape((1, -1) + (1,) * d)]
+    for i in range(d):
+        start = (np.arange(out[i]) * stride[i]).reshape((1, 1) + tuple(
+            -1 if j == i else 1 for j in range(d)))
+        key.append(start + offsets[i] * dilation[i] - padding[i][0])
+    n, c = value.shape[:2]
+    key = tuple(np.broadcast_to(k, (n, c, *out)) for k in key)
+    indices = np.ravel_multi_index(key[2:], value.shape[2:]) if d else np.zeros((n, c), int)
+    return key, indices
+
+
+def adaptive_max_key(value: np.ndarray, size: tuple[int, ...]):
+    """As :func:`max_pool_key` for an adaptive max pooling of ``value`` (N, C, *spatial) to
+    ``size``: window i of a dim of length n spans ``[floor(i n / o), ceil((i + 1) n / o))``.
+    One vectorised argmax per output position (their number is the output's, not the
+    input's)."""
+    n, c = value.shape[:2]
+    spatial = value.shape[2:]
+    d = len(size)
+    positions = [np.empty((n, c, *size), dtype=np.int64) for _ in range(d)]
+    for out in np.ndindex(*size):
+        bounds = [((o * m) // s, -(-((o + 1) * m) // s))
+                  for o, m, s in zip(out, spatial, size, strict=True)]
+        block = value[(slice(None), slice(None), *(slice(a, b) for a, b in bounds))]
+        flat = block.reshape(n, c, -1)
+        pick = flat.argmax(-1)
+        if value.dtype.kind == "f":
+            nan = np.isnan(flat)
+            pick = np.where(nan.any(-1), nan.argmax(-1), pick)
+        for i, offset in enumerate(np.unravel_index(pick, [b - a for a, b in bounds])):
+            positions[i][(slice(None), slice(None), *out)] = offset + bounds[i][0]
+    key = (np.broadcast_to(np.arange(n).reshape((-1,) + (1,) * (d + 1)), (n, c, *size)),
+           np.broadcast_to(np.arange(c).reshape((1, -1) + (1,) * d), (n, c, *size)),
+           *positions)
+    indices = np.ravel_multi_index(tuple(positions), spatial)
+    return key, indices
+
+
+def _pool_gather(xp, a, key, spatial=2, adaptive=False):
+    return a[key]
+
+
+def _pool_gather_grad(xp, g, ans, a, key, spatial=2, adaptive=False):
+    return xp.index_backward(g, a.shape, key)
+
+
+def _max_pool_name(params, a):
+    prefix = "AdaptiveMaxPool" if params.get("adaptive") else "MaxPool"
+    suffix = "Backward0" if params.get("adaptive") else "WithIndicesBackward0"
+    return f"{prefix}{params.get('spatial', 2)}D{suffix}"
+
+
+def _max_pool_sample(shape, kernel, stride, padding=None, dilation=None):
+    d = len(kernel)
+    padding = padding or ((0, 0),) * d
+    dilation = dilation or (1,) * d
+    rng = np.random.default_rng(len(shape) + sum(kernel))
+    key, _ = max_pool_key(rng.standard_normal(shape), kernel, stride, padding, dilation)
+    return Sample((shape,), {"key": key, "spatial": d})
+
+
+max_pool = register(Op(
+    "max_pool", "MaxPool2DWithIndicesBackward0",
+    forward=_pool_gather,
+    vjp=(_pool_gather_grad,),
+    node_name_of=_max_pool_name,
+    samples=(
+        _max_pool_sample((1, 2, 4, 4), (2, 2), (2, 2)),
+        _max_pool_sample((2, 1, 5, 5), (3, 3), (2, 2), ((1, 1), (1, 1))),
+        _max_pool_sample((1, 1, 5, 6), (2, 2), (1, 2), dilation=(2, 1)),
+        _max_pool_sample((1, 1, 4, 4, 4), (2, 2, 2), (2, 2, 2)),
+        Sample(((1, 2, 5, 3),), {"key": adaptive_max_key(
+            np.random.default_rng(1).standard_normal((1, 2, 5, 3)), (3, 2))[0],
+            "adaptive": True}),
+    ),
+))
+
+
+def avg_pool_divisor(sizes, kernel, stride, padding, count_include_pad, divisor_override,
+                     out):
+    """The divisor of each window of an average pooling, shaped (*out,): PyTorch's window
+    size clipped to the padded input (``count_include_pad``) or to the input, or the
+    override. ``padding`` is symmetric per dim (PyTorch's)."""
+    if divisor_override is not None:
+        total = np.full(out, float(divisor_override))
+        return total
+    counts = []
+    for n, k, s, p, o in zip(sizes, kernel, stride, padding, out, strict=True):
+        start = np.arange(o) * s - p
+        end = np.minimum(start + k, n + p)
+        if not count_include_pad:
+            start, end = np.maximum(start, 0), np.minimum(end, n)
+        counts.append(end - start)
+    total = counts[0].astype(np.float64)
+    for c in counts[1:]:
+        total = np.multiply.outer(total, c)
+    return total
+
+
+def _avg_pool_forward(xp, a, kernel, stride, padding, divisor):
+    d = len(kernel)
+    cols = xp.windows(_pad(xp, a, padding), kernel, stride, (1,) * d)
+    return xp.sum(cols, axis=tuple(range(2 + d, 2 + 2 * d))) / divisor
+
+
+def _avg_pool_grad(xp, g, ans, a, kernel, stride, padding, divisor):
+    d = len(kernel)
+    shape = (*a.shape[:2], *(n + lo + hi for n, (lo, hi) in zip(a.shape[2:], padding,
+                                                                  strict=True)))
+    share = xp.reshape(g / divisor, (*g.shape, *(1,) * d))
+    cols = xp.spread(share, (*g.shape, *kernel))
+    return _crop(xp.windows_backward(cols, shape, kernel, stride, (1,) * d), padding,
+                 tuple(a.shape[2:]))
+
+
+def _avg_pool_sample(shape, kernel, stride, padding=0, ceil_mode=False,
+                     count_include_pad=True, divisor_override=None):
+    d = len(kernel)
+    dims = [pool_padding(n, k, s, padding, 1, ceil_mode)
+            for n, k, s in zip(shape[2:], kernel, stride, strict=True)]
+    out = tuple(o for o, _ in dims)
+    divisor = avg_pool_divisor(shape[2:], kernel, stride, (padding,) * d, count_include_pad,
+                               divisor_override, out)
+    return Sample((shape,), {"kernel": kernel, "stride": stride,
+                             "padding": tuple(p for _, p in dims), "divisor": divisor})
+
+
+avg_pool = register(Op(
+    "avg_pool", "AvgPool2DBackward0",
+    forward=_avg_pool_forward,
+    vjp=(_avg_pool_grad,),
+    node_name_of=lambda params, a: f"AvgPool{len(params['kernel'])}DBackward0",
+    float_only=True,
+    samples=(
+        _avg_pool_sample((1, 2, 4, 4), (2, 2), (2, 2)),
+        _avg_pool_sample((1, 1, 5, 5), (3, 3), (2, 2), padding=1, ceil_mode=True,
+                         count_include_pad=False),
+        _avg_pool_sample((2, 1, 5, 4), (2, 2), (2, 1), padding=1, divisor_override=3),
+        _avg_pool_sample((1, 1, 4, 4, 4), (2, 2, 2), (2, 2, 2)),
+    ),
+))
+
+
+def adaptive_matrix(size: int, out: int) -> np.ndarray:
+    """(out, size): row i averages PyTorch's adaptive window ``[floor(i size / out),
+    ceil((i + 1) size / out))``."""
+    m = np.zeros((out, size))
+    for i in range(out):
+        start, end = (i * size) // out, -(-((i + 1) * size) // out)
+        m[i, start:end] = 1.0 / (end - start)
+    return m
+
+
+def _adaptive_avg_forward(xp, a, rows, cols):
+    return xp.matmul(xp.matmul(rows, a), cols.T)  # constant matrices: numpy's .T
+
+
+def _adaptive_avg_grad(xp, g, ans, a, rows, cols):
+    return xp.matmul(xp.matmul(rows.T, g), cols)
+
+
+adaptive_avg_pool = register(Op(
+    "adaptive_avg_pool", "AdaptiveAvgPool2DBackward0",
+    forward=_adaptive_avg_forward,
+    vjp=(_adaptive_avg_grad,),
+    float_only=True,
+    samples=(
+        Sample(((1, 2, 4, 4),), {"rows": adaptive_matrix(4, 2), "cols": adaptive_matrix(4, 2)}),
+        Sample(((2, 1, 5, 3),), {"rows": adaptive_matrix(5, 3), "cols": adaptive_matrix(3, 2)}),
+    ),
+))
+

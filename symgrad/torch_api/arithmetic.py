@@ -1,0 +1,525 @@
+"""PyTorch spellings of arithmetic (see ``symgrad.torch_api``): ``+ - * / **`` and their
+method, function and in-place spellings (``x.add(y, alpha=2)``, ``symgrad.sub(1.0, x)``,
+``x.mul_(2)``, ``x += y``), and the core unary functions (``exp``, ``log``, ``relu`` ...).
+
+Operators return NotImplemented for operands they do not take, so Python raises its own
+"unsupported operand type(s)" TypeError, exactly as with PyTorch. The op rules are in
+``symgrad.ops.elementwise``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from symgrad import ops
+from symgrad.dispatch import apply_inplace, apply_op
+from symgrad.numeric import dtypes
+from symgrad.tensor import Tensor
+from symgrad.torch_api.arguments import (
+    FAST_OPERANDS,
+    check_alpha,
+    check_not_bool_sub,
+    operand,
+    scalar,
+)
+from symgrad.torch_api.declaration import NO_GRAPH, torch_api
+
+_ew = ops.elementwise
+
+
+def _fast_binary(op: ops.Op) -> Callable[[Tensor, Any], Tensor]:
+    """``self <op> other`` for the hottest operators: tensors and Python numbers pass through a
+    set lookup; other operands are converted, or refused with NotImplemented (so Python raises
+    its own TypeError, as with PyTorch)."""
+
+    def method(self: Tensor, other: Any) -> Tensor:
+        if other.__class__ not in FAST_OPERANDS:
+            other = operand(other)
+            if other is None:
+                return NotImplemented
+        return apply_op(op, self, other)
+
+    return method
+
+
+__add__ = torch_api("add", function=False, method_aliases=("__radd__",), name="__add__",
+                    example=lambda x: x + x)(_fast_binary(_ew.add))
+__mul__ = torch_api("mul", function=False, method_aliases=("__rmul__",), name="__mul__",
+                    example=lambda x: x * x)(_fast_binary(_ew.mul))
+__truediv__ = torch_api("div", function=False, name="__truediv__",
+                        example=lambda x: x / 2.0)(_fast_binary(_ew.div))
+
+
+@torch_api("add", example=lambda x: x.add(x))
+def add(input: Any, other: Any, *, alpha: float = 1) -> Tensor:  # noqa: A002 - PyTorch's name
+    """``input + alpha * other`` with broadcasting (``AddBackward0``); either may be a Python
+    number.
+
+    >>> symgrad.add(symgrad.tensor([1.0, 2.0]), symgrad.tensor([10.0, 20.0]), alpha=2)
+    tensor([21., 42.])
+    >>> symgrad.add(1.0, symgrad.tensor([1.0, 2.0]))
+    tensor([2., 3.])
+    >>> symgrad.tensor([1.0, 2.0]).add(1.0)
+    tensor([2., 3.])
+    """
+    if not isinstance(input, Tensor):
+        return other.mul(alpha).add(input) if alpha != 1 else other.add(input)
+    other = operand(other, strict=True)
+    if alpha != 1:
+        check_alpha(input, other, alpha)
+        return apply_op(_ew.add, input, other, alpha=alpha)
+    return apply_op(_ew.add, input, other)
+
+
+@torch_api("sub", function_aliases=("subtract",), example=lambda x: x.sub(1.0))
+def sub(input: Any, other: Any, *, alpha: float = 1) -> Tensor:  # noqa: A002
+    """``input - alpha * other`` with broadcasting (``SubBackward0``); either may be a Python
+    number. Alias ``subtract``.
+
+    >>> symgrad.sub(symgrad.tensor([5.0, 6.0]), symgrad.tensor([1.0, 2.0]), alpha=2)
+    tensor([3., 2.])
+    >>> symgrad.sub(1.0, symgrad.tensor([1.0, 2.0]))
+    tensor([ 0., -1.])
+    >>> symgrad.tensor([1.0, 2.0]).sub(symgrad.tensor([10.0, 20.0]), alpha=2)
+    tensor([-19., -38.])
+    """
+    if not isinstance(input, Tensor):
+        return apply_op(_ew.sub, operand(input, strict=True),
+                        other * alpha if alpha != 1 else other)
+    other = operand(other, strict=True)
+    check_not_bool_sub(input, other)
+    if alpha != 1:
+        check_alpha(input, other, alpha)
+        return apply_op(_ew.sub, input, other, alpha=alpha)
+    return apply_op(_ew.sub, input, other)
+
+
+@torch_api("mul", function_aliases=("multiply",), example=lambda x: x.mul(x))
+def mul(input: Any, other: Any) -> Tensor:  # noqa: A002
+    """Elementwise product with broadcasting (``MulBackward0``); either may be a Python number.
+    Alias ``multiply``.
+
+    >>> symgrad.mul(symgrad.tensor([1.0, 2.0]), symgrad.tensor([3.0, 4.0]))
+    tensor([3., 8.])
+    """
+    if not isinstance(input, Tensor):
+        return other.mul(input)
+    return apply_op(_ew.mul, input, operand(other, strict=True))
+
+
+@torch_api("pow_scalar", example=lambda x: x.pow(2))
+def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001,A002 - PyTorch's name
+    """``input ** exponent`` for a tensor or Python number exponent (``PowBackward0``, or
+    ``PowBackward1`` for a tensor exponent); the base may be a Python number
+    (``symgrad.pow(2, x)``).
+
+    >>> symgrad.pow(symgrad.tensor([1.0, 2.0, 3.0]), 2)
+    tensor([1., 4., 9.])
+    >>> symgrad.pow(2, symgrad.tensor([0.0, 3.0]))
+    tensor([1., 8.])
+    """
+    if not isinstance(input, Tensor):
+        return exponent.__rpow__(input)
+    if isinstance(exponent, Tensor):
+        return apply_op(_ew.pow, input, exponent)
+    return apply_op(_ew.pow_scalar, input, exponent=scalar(exponent))
+
+
+@torch_api("neg", aliases=("negative",))
+def neg(self) -> Tensor:
+    """``-self`` (``NegBackward0``); refused for bool tensors. Also ``symgrad.neg``.
+
+    >>> symgrad.neg(symgrad.tensor([1.0, -2.0]))
+    tensor([-1.,  2.])
+    """
+    if self._value.dtype.kind == "b":
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+    return apply_op(_ew.neg, self)
+
+
+@torch_api("reciprocal")
+def reciprocal(self) -> Tensor:
+    """``1 / self`` (``ReciprocalBackward0``).
+
+    >>> symgrad.reciprocal(symgrad.tensor([2.0, 4.0]))
+    tensor([0.5000, 0.2500])
+    """
+    return apply_op(_ew.reciprocal, self)
+
+
+@torch_api("pow_scalar")
+def square(self) -> Tensor:
+    """``self ** 2`` (``PowBackward0``, as in PyTorch).
+
+    >>> symgrad.square(symgrad.tensor([2.0, -3.0]))
+    tensor([4., 9.])
+    """
+    return self.pow(2)
+
+
+@torch_api("exp")
+def exp(self) -> Tensor:
+    """Elementwise ``e ** x`` (``ExpBackward0``).
+
+    >>> symgrad.exp(symgrad.tensor([0.0, 1.0]))
+    tensor([1.0000, 2.7183])
+    """
+    return apply_op(_ew.exp, self)
+
+
+@torch_api("log")
+def log(self) -> Tensor:
+    """Elementwise natural logarithm (``LogBackward0``); nan below 0, -inf at 0.
+
+    >>> symgrad.log(symgrad.tensor([1.0, 2.0]))
+    tensor([0.0000, 0.6931])
+    """
+    return apply_op(_ew.log, self)
+
+
+@torch_api("sqrt")
+def sqrt(self) -> Tensor:
+    """Elementwise square root (``SqrtBackward0``).
+
+    >>> symgrad.sqrt(symgrad.tensor([4.0, 2.0]))
+    tensor([2.0000, 1.4142])
+    """
+    return apply_op(_ew.sqrt, self)
+
+
+@torch_api("sin")
+def sin(self) -> Tensor:
+    """Elementwise sine (``SinBackward0``).
+
+    >>> symgrad.sin(symgrad.tensor([0.0, 1.0]))
+    tensor([0.0000, 0.8415])
+    """
+    return apply_op(_ew.sin, self)
+
+
+@torch_api("cos")
+def cos(self) -> Tensor:
+    """Elementwise cosine (``CosBackward0``).
+
+    >>> symgrad.cos(symgrad.tensor([0.0, 1.0]))
+    tensor([1.0000, 0.5403])
+    """
+    return apply_op(_ew.cos, self)
+
+
+@torch_api("tanh")
+def tanh(self) -> Tensor:
+    """Elementwise hyperbolic tangent (``TanhBackward0``).
+
+    >>> symgrad.tanh(symgrad.tensor([0.0, 1.0]))
+    tensor([0.0000, 0.7616])
+    """
+    return apply_op(_ew.tanh, self)
+
+
+@torch_api("sigmoid")
+def sigmoid(self) -> Tensor:
+    """Elementwise logistic function ``1 / (1 + e ** -x)`` (``SigmoidBackward0``).
+
+    >>> symgrad.sigmoid(symgrad.tensor([0.0, 2.0]))
+    tensor([0.5000, 0.8808])
+    """
+    return apply_op(_ew.sigmoid, self)
+
+
+@torch_api("relu")
+def relu(self) -> Tensor:
+    """Elementwise ``max(x, 0)``; the gradient at 0 is 0, as in PyTorch (``ReluBackward0``).
+
+    >>> symgrad.relu(symgrad.tensor([-1.0, 0.0, 2.0]))
+    tensor([0., 0., 2.])
+    """
+    return apply_op(_ew.relu, self)
+
+
+@torch_api("abs")
+def abs(self) -> Tensor:
+    """Elementwise absolute value; the gradient at 0 is 0, as in PyTorch (``AbsBackward0``).
+
+    >>> symgrad.abs(symgrad.tensor([-1.5, 2.0]))
+    tensor([1.5000, 2.0000])
+    """
+    return apply_op(_ew.abs, self)
+
+
+@torch_api("sign")
+def sign(self) -> Tensor:
+    """Elementwise sign (-1, 0 or 1); its gradient is zero (``SignBackward0``).
+
+    >>> symgrad.sign(symgrad.tensor([-2.0, 0.0, 3.0]))
+    tensor([-1.,  0.,  1.])
+    """
+    return apply_op(_ew.sign, self)
+
+
+@torch_api("sub", function=False, example=lambda x: x - 1.0)
+def __sub__(self, other: Any) -> Tensor:
+    other = operand(other)
+    if other is None:
+        return NotImplemented
+    check_not_bool_sub(self, other)
+    return apply_op(_ew.sub, self, other)
+
+
+@torch_api("rsub", function=False, example=lambda x: 1.0 - x)
+def __rsub__(self, other: Any) -> Tensor:
+    other = operand(other)
+    if other is None:
+        return NotImplemented
+    check_not_bool_sub(self, other)
+    if isinstance(other, Tensor):
+        return apply_op(_ew.sub, other, self)
+    return apply_op(_ew.rsub, self, other=other)
+
+
+@torch_api("mul", function=False, example=lambda x: 2.0 / x)
+def __rtruediv__(self, other: Any) -> Tensor:
+    other = operand(other)
+    if other is None:
+        return NotImplemented
+    if isinstance(other, Tensor):
+        return apply_op(_ew.div, other, self)
+    return self.reciprocal() * other  # PyTorch records 2 / x as MulBackward0(reciprocal)
+
+
+@torch_api("pow_scalar", function=False, example=lambda x: x ** 2)
+def __pow__(self, exponent: Any) -> Tensor:
+    exponent = operand(exponent)
+    if exponent is None:
+        return NotImplemented
+    return self.pow(exponent)
+
+
+@torch_api("rpow_scalar", function=False, example=lambda x: 2.0 ** x)
+def __rpow__(self, base: Any) -> Tensor:
+    base = operand(base)
+    if base is None:
+        return NotImplemented
+    if isinstance(base, Tensor):
+        return apply_op(_ew.pow, base, self)
+    return apply_op(_ew.rpow_scalar, self, base=base)
+
+
+@torch_api("neg", function=False)
+def __neg__(self) -> Tensor:
+    return self.neg()
+
+
+@torch_api(NO_GRAPH, function=False)
+def __pos__(self) -> Tensor:
+    return self
+
+
+@torch_api("abs", function=False)
+def __abs__(self) -> Tensor:
+    return self.abs()
+
+
+@torch_api("add", function=False, inplace=True, example=lambda x: x.add_(1.0))
+def add_(self, other: Any, *, alpha: float = 1) -> Tensor:
+    """In-place ``self += alpha * other``."""
+    other = operand(other, strict=True)
+    if alpha != 1:
+        return apply_inplace(_ew.add, self, other, alpha=alpha)
+    return apply_inplace(_ew.add, self, other)
+
+
+@torch_api("sub", function=False, inplace=True, example=lambda x: x.sub_(1.0))
+def sub_(self, other: Any, *, alpha: float = 1) -> Tensor:
+    """In-place ``self -= alpha * other``."""
+    check_not_bool_sub(self, other)
+    other = operand(other, strict=True)
+    if alpha != 1:
+        return apply_inplace(_ew.sub, self, other, alpha=alpha)
+    return apply_inplace(_ew.sub, self, other)
+
+
+@torch_api("mul", function=False, inplace=True, example=lambda x: x.mul_(2.0))
+def mul_(self, other: Any) -> Tensor:
+    """In-place ``self *= other``."""
+    return apply_inplace(_ew.mul, self, operand(other, strict=True))
+
+
+@torch_api("pow_scalar", function=False, inplace=True, example=lambda x: x.pow_(2))
+def pow_(self, exponent: Any) -> Tensor:
+    """In-place ``self **= exponent`` for a Python number exponent."""
+    if isinstance(exponent, Tensor):
+        return apply_inplace(_ew.pow, self, exponent)
+    return apply_inplace(_ew.pow_scalar, self, exponent=scalar(exponent))
+
+
+@torch_api("zero", function=False, inplace=True)
+def zero_(self) -> Tensor:
+    """Fill with zeros in place.
+
+    >>> x = symgrad.tensor([1.0, 2.0])
+    >>> x.zero_()
+    tensor([0., 0.])
+    >>> x
+    tensor([0., 0.])
+    """
+    return apply_inplace(_ew.zero, self)
+
+
+@torch_api("fill", function=False, inplace=True, example=lambda x: x.fill_(2.0))
+def fill_(self, value: Any) -> Tensor:
+    """Fill with ``value`` in place.
+
+    >>> x = symgrad.zeros(3)
+    >>> x.fill_(2.5)
+    tensor([2.5000, 2.5000, 2.5000])
+    """
+    return apply_inplace(_ew.fill, self, value=scalar(value))
+
+
+@torch_api("copy", function=False, inplace=True, example=lambda x: x.copy_(x.new_ones(3)))
+def copy_(self, src: Tensor) -> Tensor:
+    """Copy ``src``'s values (broadcast, converted to this dtype) into self in place.
+
+    >>> x = symgrad.zeros(2, 2)
+    >>> x.copy_(symgrad.tensor([1, 2]))
+    tensor([[1., 2.],
+            [1., 2.]])
+    """
+    if not isinstance(src, Tensor):
+        raise TypeError("copy_(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(src).__name__}")
+    return apply_inplace(_ew.copy, self, src)
+
+
+@torch_api("neg", function=False, inplace=True)
+def neg_(self) -> Tensor:
+    """In-place ``-self``."""
+    return apply_inplace(_ew.neg, self)
+
+
+@torch_api("exp", function=False, inplace=True)
+def exp_(self) -> Tensor:
+    """In-place exp."""
+    return apply_inplace(_ew.exp, self)
+
+
+@torch_api("log", function=False, inplace=True)
+def log_(self) -> Tensor:
+    """In-place natural logarithm."""
+    return apply_inplace(_ew.log, self)
+
+
+@torch_api("sqrt", function=False, inplace=True)
+def sqrt_(self) -> Tensor:
+    """In-place square root."""
+    return apply_inplace(_ew.sqrt, self)
+
+
+@torch_api("sin", function=False, inplace=True)
+def sin_(self) -> Tensor:
+    """In-place sine."""
+    return apply_inplace(_ew.sin, self)
+
+
+@torch_api("cos", function=False, inplace=True)
+def cos_(self) -> Tensor:
+    """In-place cosine."""
+    return apply_inplace(_ew.cos, self)
+
+
+@torch_api("tanh", function=False, inplace=True)
+def tanh_(self) -> Tensor:
+    """In-place hyperbolic tangent."""
+    return apply_inplace(_ew.tanh, self)
+
+
+@torch_api("sigmoid", function=False, inplace=True)
+def sigmoid_(self) -> Tensor:
+    """In-place logistic function."""
+    return apply_inplace(_ew.sigmoid, self)
+
+
+@torch_api("relu", function=True, inplace=True)
+def relu_(self) -> Tensor:
+    """In-place max(x, 0)."""
+    return apply_inplace(_ew.relu, self)
+
+
+@torch_api("abs", function=False, inplace=True)
+def abs_(self) -> Tensor:
+    """In-place absolute value."""
+    return apply_inplace(_ew.abs, self)
+
+
+@torch_api("sign", function=False, inplace=True)
+def sign_(self) -> Tensor:
+    """In-place sign."""
+    return apply_inplace(_ew.sign, self)
+
+
+@torch_api("reciprocal", function=False, inplace=True)
+def reciprocal_(self) -> Tensor:
+    """In-place ``1 / self``."""
+    return apply_inplace(_ew.reciprocal, self)
+
+
+@torch_api("pow_scalar", function=False, inplace=True)
+def square_(self) -> Tensor:
+    """In-place ``self ** 2``."""
+    return self.pow_(2)
+
+
+@torch_api("add", function=False, inplace=True, example=lambda x: x.__iadd__(1.0))
+def __iadd__(self, other: Any) -> Tensor:
+    return self.add_(other)
+
+
+@torch_api("sub", function=False, inplace=True, example=lambda x: x.__isub__(1.0))
+def __isub__(self, other: Any) -> Tensor:
+    return self.sub_(other)
+
+
+@torch_api("mul", function=False, inplace=True, example=lambda x: x.__imul__(2.0))
+def __imul__(self, other: Any) -> Tensor:
+    return self.mul_(other)
+
+
+@torch_api("div", function=False, inplace=True, example=lambda x: x.__itruediv__(2.0))
+def __itruediv__(self, other: Any) -> Tensor:
+    return self.div_(other)
+
+
+@torch_api("pow_scalar", function=False, inplace=True, example=lambda x: x.__ipow__(2))
+def __ipow__(self, other: Any) -> Tensor:
+    return self.pow_(other)
+
+
+@torch_api("where", method=False)
+def where(condition: Tensor, input: Any, other: Any) -> Tensor:  # noqa: A002
+    """Elementwise ``input`` where ``condition`` else ``other`` (``WhereBackward0``).
+
+    >>> x = symgrad.tensor([-1.0, 2.0])
+    >>> symgrad.where(x > 0, x, 0.0)
+    tensor([0., 2.])
+    """
+    if not isinstance(condition, Tensor) or condition.dtype is not dtypes.bool_:
+        got = f", but got a tensor with dtype {condition.dtype._torch_name}" if isinstance(
+            condition, Tensor) else ""
+        raise RuntimeError(f"where expected condition to be a boolean tensor{got}")
+    return apply_op(_ew.where, condition, operand(input, strict=True),
+                    operand(other, strict=True))
+
+
+@torch_api("where", function=False, name="where", example=lambda x: x.where(x > 2, 0.0))
+def _where_method(self, condition: Tensor, other: Any) -> Tensor:
+    """``self`` where ``condition`` holds, else ``other`` (see :func:`symgrad.where`).
+
+    >>> x = symgrad.tensor([-1.0, 2.0])
+    >>> x.where(x > 0, 0.0)
+    tensor([0., 2.])
+    """
+    return where(condition, self, other)

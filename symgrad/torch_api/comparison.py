@@ -1,0 +1,169 @@
+"""PyTorch spellings of comparisons and logical reductions (see ``symgrad.torch_api``):
+``== != < <= > >=`` and ``eq`` ... ``ge``, ``& | ^ ~``, ``all``, ``any``, ``equal``,
+``allclose``. None of them is recorded for autograd.
+
+A bool tensor compared from graph values keeps its recipe (``Tensor._recipe``): the numpy
+function and its operands, so that lowering writes the mask as the condition it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from symgrad.dispatch import _broadcast_error
+from symgrad.tensor import Tensor, _dims, _make
+from symgrad.torch_api.arguments import value_of
+from symgrad.torch_api.declaration import NO_GRAPH, torch_api
+
+
+def _from_graph(operand: Any) -> bool:
+    """Whether ``operand`` is a graph value or a mask computed from one (see
+    ``Tensor._recipe``)."""
+    return isinstance(operand, Tensor) and (operand._requires_grad or operand.grad_fn is not None
+                                            or operand._recipe is not None)
+
+
+def _compare(self, other: Any, fn: Callable[[Any, Any], np.ndarray]) -> Tensor:
+    if isinstance(other, Tensor):
+        other_value = other._value
+    elif isinstance(other, bool | int | float | np.generic):
+        other_value = other
+    elif isinstance(other, complex):
+        raise TypeError("symgrad does not support complex numbers")
+    else:
+        return NotImplemented
+    try:
+        out = _make(np.asarray(fn(self._value, other_value)))
+    except ValueError:
+        raise RuntimeError(_broadcast_error([self._value, other_value])) from None
+    if _from_graph(self) or _from_graph(other):
+        out._recipe = (fn.__name__, ((self, self.grad_fn),
+                                     (other, getattr(other, "grad_fn", None))))
+    return out
+
+
+@torch_api(NO_GRAPH, method_aliases=("__eq__",))
+def eq(self, other: Any) -> Tensor:  # type: ignore[override]
+    """Elementwise ``self == other`` with broadcasting, as a bool tensor (``Tensor.eq``); not
+    recorded for autograd.
+
+    >>> symgrad.tensor([1.0, 2.0]).eq(2.0)
+    tensor([False,  True])
+    """
+    return _compare(self, other, np.equal)
+
+
+@torch_api(NO_GRAPH, method_aliases=("__ne__",))
+def ne(self, other: Any) -> Tensor:  # type: ignore[override]
+    """Elementwise ``self != other`` with broadcasting, as a bool tensor (``Tensor.ne``); not
+    recorded for autograd.
+
+    >>> symgrad.tensor([1.0, 2.0]).ne(2.0)
+    tensor([ True, False])
+    """
+    return _compare(self, other, np.not_equal)
+
+
+@torch_api(NO_GRAPH, method_aliases=("__lt__",))
+def lt(self, other: Any) -> Tensor:
+    """Elementwise ``self < other`` with broadcasting, as a bool tensor (``Tensor.lt``); not
+    recorded for autograd.
+
+    >>> symgrad.tensor([1.0, 2.0]).lt(2.0)
+    tensor([ True, False])
+    """
+    return _compare(self, other, np.less)
+
+
+@torch_api(NO_GRAPH, method_aliases=("__le__",))
+def le(self, other: Any) -> Tensor:
+    """Elementwise ``self <= other`` with broadcasting, as a bool tensor (``Tensor.le``); not
+    recorded for autograd.
+
+    >>> symgrad.tensor([1.0, 2.0]).le(2.0)
+    tensor([True, True])
+    """
+    return _compare(self, other, np.less_equal)
+
+
+@torch_api(NO_GRAPH, method_aliases=("__gt__",))
+def gt(self, other: Any) -> Tensor:
+    """Elementwise ``self > other`` with broadcasting, as a bool tensor (``Tensor.gt``); not
+    recorded for autograd.
+
+    >>> symgrad.tensor([1.0, 2.0]).gt(1.0)
+    tensor([False,  True])
+    """
+    return _compare(self, other, np.greater)
+
+
+@torch_api(NO_GRAPH, method_aliases=("__ge__",))
+def ge(self, other: Any) -> Tensor:
+    """Elementwise ``self >= other`` with broadcasting, as a bool tensor (``Tensor.ge``); not
+    recorded for autograd.
+
+    >>> symgrad.tensor([1.0, 2.0]).ge(2.0)
+    tensor([False,  True])
+    """
+    return _compare(self, other, np.greater_equal)
+
+
+@torch_api(NO_GRAPH)
+def all(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+    """Whether all elements (or all along ``dim``, an int or a tuple) are true, as a bool
+    tensor.
+
+    >>> x = symgrad.tensor([[True, False], [True, True]])
+    >>> x.all()
+    tensor(False)
+    >>> x.all(dim=1)
+    tensor([False,  True])
+    """
+    axis = None if dim is None else _dims(dim, self._value.ndim)
+    return _make(np.asarray(np.all(self._value, axis=axis, keepdims=keepdim)))
+
+
+@torch_api(NO_GRAPH)
+def any(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+    """Whether any element (or any along ``dim``, an int or a tuple) is true, as a bool
+    tensor.
+
+    >>> x = symgrad.tensor([[0.0, 0.0], [0.0, 1.0]])
+    >>> x.any()
+    tensor(True)
+    >>> x.any(dim=1)
+    tensor([False,  True])
+    """
+    axis = None if dim is None else _dims(dim, self._value.ndim)
+    return _make(np.asarray(np.any(self._value, axis=axis, keepdims=keepdim)))
+
+
+@torch_api(NO_GRAPH)
+def equal(self, other: Tensor) -> bool:
+    """True when both tensors have the same shape and values.
+
+    >>> symgrad.tensor([1.0, 2.0]).equal(symgrad.tensor([1.0, 2.0]))
+    True
+    """
+    return self._value.shape == other._value.shape and bool(
+        np.array_equal(self._value, other._value))
+
+
+@torch_api(NO_GRAPH)
+def allclose(self, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8,
+             equal_nan: bool = False) -> bool:
+    """Whether all elements are close: ``|self - other| <= atol + rtol * |other|``.
+
+    >>> symgrad.tensor([1.0, 2.0]).allclose(symgrad.tensor([1.0, 2.000001]))
+    True
+    """
+    if isinstance(other, Tensor) and other.dtype is not self.dtype:
+        raise RuntimeError(f"{self.dtype._torch_name} did not match {other.dtype._torch_name}")
+    try:
+        return bool(np.allclose(self._value, value_of(other), rtol=rtol, atol=atol,
+                                equal_nan=equal_nan))
+    except ValueError:
+        raise RuntimeError(_broadcast_error([self._value, value_of(other)])) from None

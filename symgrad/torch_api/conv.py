@@ -1,0 +1,542 @@
+"""PyTorch spellings of convolution and pooling (``symgrad.conv2d``, ``F.conv2d``,
+``F.max_pool2d`` ...), with PyTorch's signatures, argument checks and error messages.
+
+The ops (forward and VJP rules) are in ``symgrad.ops.conv``. Unbatched inputs (no N dim) are
+pooled or convolved as a batch of one and squeezed back, as PyTorch does; the 1-d poolings run
+the 2-d op on an inserted dim of size 1 (PyTorch's nodes are then ``SqueezeBackward1``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from symgrad import ops
+from symgrad.dispatch import apply_op
+from symgrad.tensor import Tensor, _make
+from symgrad.torch_api.declaration import COMPOSITE, torch_api
+from symgrad.torch_api.pointwise import _tensor
+
+_conv = ops.conv
+
+IntOrTuple = int | Sequence[int]
+
+
+def _size(value: object) -> str:
+    return f"[{', '.join(str(n) for n in value)}]"
+
+
+_COUNT = {1: "one", 2: "two", 3: "three"}
+
+
+def _expand(value: IntOrTuple, d: int, name: str, conv: bool | str = True) -> tuple[int, ...]:
+    """``value`` as a ``d``-tuple of ints (an int is repeated), PyTorch's message otherwise
+    (``conv`` True: a convolution's; else the name of the pooling that checks it)."""
+    if isinstance(value, int | np.integer):
+        return (int(value),) * d
+    value = tuple(int(v) for v in value)
+    if len(value) == 1:
+        return value * d
+    if len(value) != d:
+        if conv is True:
+            raise RuntimeError(f"expected {name} to be a single integer value or a list of {d} "
+                               f"values to match the convolution dimensions, but got "
+                               f"{name}={_size(value)}")
+        what = {"stride": "must either be omitted, a single int,",
+                "dilation": "must be either a single int,"}.get(
+                    name, "must either be a single int,")
+        raise RuntimeError(f"{conv}: {name} {what} or a tuple of {_COUNT[d]} ints")
+    return value
+
+
+def _batched(input: Tensor, d: int, message: str) -> tuple[Tensor, bool]:  # noqa: A002
+    """``input`` with a batch dim (and whether it had none), or PyTorch's RuntimeError."""
+    if input.ndim == d + 2:
+        return input, False
+    if input.ndim == d + 1:
+        return input.unsqueeze(0), True
+    raise RuntimeError(message)
+
+
+# ---------------------------------------------------------------------------- convolution
+def _convolution(name: str, d: int, input: Tensor, weight: Tensor,  # noqa: A002
+                 bias: Tensor | None, stride: IntOrTuple, padding: IntOrTuple | str,
+                 dilation: IntOrTuple, groups: int, transposed: bool = False,
+                 output_padding: IntOrTuple = 0) -> Tensor:
+    _tensor(input, name)
+    _tensor(weight, name, "weight", 2)
+    x, unbatched = _batched(input, d, f"Expected {d + 1}D (unbatched) or {d + 2}D (batched) "
+                            f"input to {name}, but got input of size: {_size(input.shape)}")
+    k = weight.ndim - 2
+    stride, dilation = _expand(stride, d, "stride"), _expand(dilation, d, "dilation")
+    if weight.ndim != d + 2:
+        raise RuntimeError(f"expected stride to be a single integer value or a list of {k} "
+                           f"values to match the convolution dimensions, but got "
+                           f"stride={_size(stride)}")
+    kernel = tuple(weight.shape[2:])
+    if isinstance(padding, str):
+        if padding == "valid":
+            pads = ((0, 0),) * d
+        elif padding == "same":
+            if any(s != 1 for s in stride):
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
+            total = [dl * (n - 1) for dl, n in zip(dilation, kernel, strict=True)]
+            pads = tuple((t // 2, t - t // 2) for t in total)
+        else:
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+    else:
+        pads = tuple((p, p) for p in _expand(padding, d, "padding"))
+    out_pad = _expand(output_padding, d, "output_padding")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(p < 0 for pair in pads for p in pair) or any(p < 0 for p in out_pad):
+        raise RuntimeError("negative padding is not supported")
+    if any(dl <= 0 for dl in dilation):
+        raise RuntimeError("dilation should be greater than zero")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    channels = x.shape[1]
+    if transposed:
+        if channels != weight.shape[0]:
+            raise RuntimeError(f"Given transposed=1, weight of size {_size(weight.shape)}, "
+                               f"expected input{_size(x.shape)} to have {weight.shape[0]} "
+                               f"channels, but got {channels} channels instead")
+        if weight.shape[0] % groups:
+            raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by "
+                               f"{groups} at dimension 0, but got weight of size "
+                               f"{_size(weight.shape)} instead")
+        if any(op >= s and op >= dl for op, s, dl in zip(out_pad, stride, dilation,
+                                                           strict=True)):
+            sides = ("depth", "height", "width")[3 - d:] if d > 1 else ("width",)
+            raise RuntimeError("output padding must be smaller than either stride or dilation, "
+                               "but got " + " ".join(
+                                   f"{what}_{side}: {v}" for what, values in (
+                                       ("output_padding", out_pad), ("stride", stride),
+                                       ("dilation", dilation))
+                                   for side, v in zip(sides, values, strict=True)))
+        out_channels = weight.shape[1] * groups
+    else:
+        if weight.shape[0] % groups:
+            raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by "
+                               f"{groups} at dimension 0, but got weight of size "
+                               f"{_size(weight.shape)} instead")
+        if channels != weight.shape[1] * groups:
+            raise RuntimeError(f"Given groups={groups}, weight of size {_size(weight.shape)}, "
+                               f"expected input{_size(x.shape)} to have "
+                               f"{weight.shape[1] * groups} channels, but got {channels} "
+                               "channels instead")
+        padded = [n + lo + hi for n, (lo, hi) in zip(x.shape[2:], pads, strict=True)]
+        span = [dl * (n - 1) + 1 for dl, n in zip(dilation, kernel, strict=True)]
+        if any(s > p for s, p in zip(span, padded, strict=True)):
+            raise RuntimeError(f"Calculated padded input size per channel: "
+                               f"({' x '.join(map(str, padded))}). Kernel size: "
+                               f"({' x '.join(map(str, span))}). Kernel size can't be greater "
+                               "than actual input size")
+        out_channels = weight.shape[0]
+    if bias is not None:
+        _tensor(bias, name, "bias", 3)
+        if bias.ndim != 1 or bias.shape[0] != out_channels:
+            raise RuntimeError(f"Given weight of size {_size(weight.shape)}, expected bias to "
+                               f"be 1-dimensional with {out_channels} elements, but got bias "
+                               f"of size {_size(bias.shape)} instead")
+    for other, what in ((weight, "weight"), (bias, "bias")):
+        if other is not None and other.dtype is not x.dtype:
+            if what == "bias":
+                raise RuntimeError(f"Input type ({x.dtype._cpp_name}) and bias type "
+                                   f"({other.dtype._cpp_name}) should be the same")
+            raise RuntimeError(f"Input type (torch.{x.dtype._torch_name}Tensor) and weight type "
+                               f"(torch.{other.dtype._torch_name}Tensor) should be the same or "
+                               "input should be a MKLDNN tensor and weight is a dense tensor")
+    y = apply_op(_conv.convolution, x, weight, bias, stride=stride, padding=pads,
+                 dilation=dilation, groups=int(groups), transposed=transposed,
+                 output_padding=out_pad)
+    return y.squeeze(0) if unbatched else y
+
+
+def _conv_fn(d: int):
+    name = f"conv{d}d"
+
+    def conv(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
+             stride: IntOrTuple = 1, padding: IntOrTuple | str = 0, dilation: IntOrTuple = 1,
+             groups: int = 1) -> Tensor:
+        return _convolution(name, d, input, weight, bias, stride, padding, dilation, groups)
+
+    conv.__name__ = conv.__qualname__ = name
+    shape = "2, 3" + ", 5" * d
+    conv.__doc__ = f"""A {d}-d convolution (PyTorch's cross-correlation) of ``input`` (N, C_in,
+    *spatial, or unbatched) with ``weight`` (C_out, C_in / groups, *kernel), plus ``bias``;
+    ``padding`` may be an int, a tuple or 'same' / 'valid' (``ConvolutionBackward0``).
+
+    >>> x = symgrad.ones({shape})
+    >>> F.{name}(x, symgrad.ones(4, 3{', 3' * d})).shape
+    symgrad.Size([2, 4{', 3' * d}])
+    """
+    return torch_api("convolution", method=False)(conv)
+
+
+conv1d, conv2d, conv3d = (_conv_fn(d) for d in (1, 2, 3))
+
+
+def _conv_transpose_fn(d: int):
+    name = f"conv_transpose{d}d"
+
+    def conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002
+                       stride: IntOrTuple = 1, padding: IntOrTuple = 0,
+                       output_padding: IntOrTuple = 0, groups: int = 1,
+                       dilation: IntOrTuple = 1) -> Tensor:
+        return _convolution(name, d, input, weight, bias, stride, padding, dilation, groups,
+                            transposed=True, output_padding=output_padding)
+
+    conv_transpose.__name__ = conv_transpose.__qualname__ = name
+    conv_transpose.__doc__ = f"""A {d}-d transposed convolution ("deconvolution", the input
+    gradient of :func:`conv{d}d`) of ``input`` (N, C_in, *spatial) with ``weight`` (C_in,
+    C_out / groups, *kernel) (``ConvolutionBackward0``).
+
+    >>> F.{name}(symgrad.ones(1, 2{', 3' * d}), symgrad.ones(2, 1{', 2' * d}), stride=2).shape
+    symgrad.Size([1, 1{', 6' * d}])
+    """
+    return torch_api("convolution", method=False)(conv_transpose)
+
+
+conv_transpose1d, conv_transpose2d, conv_transpose3d = (_conv_transpose_fn(d)
+                                                        for d in (1, 2, 3))
+
+
+# ---------------------------------------------------------------------------- unfold / fold
+@torch_api("im2col", method=False, function=False)
+def unfold(input: Tensor, kernel_size: IntOrTuple, dilation: IntOrTuple = 1,  # noqa: A002
+           padding: IntOrTuple = 0, stride: IntOrTuple = 1) -> Tensor:
+    """The sliding blocks of a (N, C, H, W) input as columns (N, C * kH * kW, L), im2col
+    (``Im2ColBackward0``).
+
+    >>> F.unfold(symgrad.arange(9.0).reshape(1, 1, 3, 3), 2)
+    tensor([[[0., 1., 3., 4.],
+             [1., 2., 4., 5.],
+             [3., 4., 6., 7.],
+             [4., 5., 7., 8.]]])
+    """
+    _tensor(input, "unfold")
+    if input.ndim < 3:
+        raise IndexError(f"Dimension out of range (expected to be in range of [-{input.ndim}, "
+                         f"{input.ndim - 1}], but got 2)")
+    x, unbatched = _batched(input, 2, "Input Error: Only 3D or 4D input Tensors are supported "
+                            f"(got {input.ndim}D)")
+    kernel, dilation = _expand(kernel_size, 2, "kernel_size"), _expand(dilation, 2, "dilation")
+    padding, stride = _expand(padding, 2, "padding"), _expand(stride, 2, "stride")
+    padded = [n + 2 * p for n, p in zip(x.shape[2:], padding, strict=True)]
+    out = [_conv.window_count(*v) for v in zip(padded, kernel, stride, dilation, strict=True)]
+    if any(o < 1 for o in out):
+        raise RuntimeError(f"Given input with spatial size ({x.shape[2]}, {x.shape[3]}), "
+                           f"kernel_size=({kernel[0]}, {kernel[1]}), dilation=({dilation[0]}, "
+                           f"{dilation[1]}), padding=({padding[0]}, {padding[1]}), calculated "
+                           f"shape of the array of sliding blocks as ({out[0]}, {out[1]}), but "
+                           "its components must be at least one.")
+    y = apply_op(_conv.im2col, x, kernel=kernel, dilation=dilation,
+                 padding=tuple((p, p) for p in padding), stride=stride)
+    return y.squeeze(0) if unbatched else y
+
+
+@torch_api("col2im", method=False, function=False)
+def fold(input: Tensor, output_size: IntOrTuple, kernel_size: IntOrTuple,  # noqa: A002
+         dilation: IntOrTuple = 1, padding: IntOrTuple = 0, stride: IntOrTuple = 1) -> Tensor:
+    """Columns (N, C * kH * kW, L) summed back into a (N, C, *output_size) image, col2im: the
+    adjoint of :func:`unfold` (``Col2ImBackward0``).
+
+    >>> F.fold(symgrad.ones(1, 4, 4), (3, 3), 2)
+    tensor([[[[1., 2., 1.],
+              [2., 4., 2.],
+              [1., 2., 1.]]]])
+    """
+    _tensor(input, "fold")
+    x, unbatched = _batched(input, 1, "Expected 2D or 3D (batch mode) tensor for input with "
+                            f"possibly 0 batch size and non-zero dimensions for input, but got: "
+                            f"{_size(input.shape)}")
+    size, kernel = _expand(output_size, 2, "output_size"), _expand(kernel_size, 2, "kernel_size")
+    dilation, padding = _expand(dilation, 2, "dilation"), _expand(padding, 2, "padding")
+    stride = _expand(stride, 2, "stride")
+    blocks = int(np.prod(kernel))
+    if x.shape[1] % blocks:
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product "
+                           f"of kernel_size, but got input.size(1)={x.shape[1]} and "
+                           f"kernel_size=({kernel[0]}, {kernel[1]}).")
+    out = [_conv.window_count(n + 2 * p, k, s, dl)
+           for n, p, k, s, dl in zip(size, padding, kernel, stride, dilation, strict=True)]
+    if out[0] * out[1] != x.shape[2]:
+        raise RuntimeError(f"Given output_size=({size[0]}, {size[1]}), kernel_size=({kernel[0]}, "
+                           f"{kernel[1]}), dilation=({dilation[0]}, {dilation[1]}), padding=("
+                           f"{padding[0]}, {padding[1]}), stride=({stride[0]}, {stride[1]}), "
+                           f"expected size of input's dimension 2 to match the calculated number"
+                           f" of sliding blocks {out[0]} * {out[1]} = {out[0] * out[1]}, but got"
+                           f" input.size(2)={x.shape[2]}.")
+    y = apply_op(_conv.col2im, x, output_size=size, kernel=kernel, dilation=dilation,
+                 padding=tuple((p, p) for p in padding), stride=stride)
+    return y.squeeze(0) if unbatched else y
+
+
+# ---------------------------------------------------------------------------- pooling
+def _pool_args(name: str, x: Tensor, kernel_size: IntOrTuple, stride: IntOrTuple | None,
+               padding: IntOrTuple, dilation: IntOrTuple, ceil_mode: bool, d: int = 2):
+    kernel = _expand(kernel_size, d, "kernel_size", name)
+    stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
+        else _expand(stride, d, "stride", name)
+    padding = _expand(padding, d, "padding", name)
+    dilation = _expand(dilation, d, "dilation", name)
+    if any(s == 0 for s in stride):
+        raise RuntimeError("stride should not be zero")
+    if any(k <= 0 for k in kernel):
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kernel[0]} "
+                           f"kW: {kernel[-1]}")
+    for p, k, dl in zip(padding, kernel, dilation, strict=True):
+        if p > (dl * (k - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation={dl}")
+    dims = [_conv.pool_padding(n, k, s, p, dl, ceil_mode) for n, k, s, p, dl in
+            zip(x.shape[2:], kernel, stride, padding, dilation, strict=True)]
+    out = tuple(o for o, _ in dims)
+    if any(o < 1 for o in out):
+        plane = "x".join(str(n) for n in x.shape[1:])
+        raise RuntimeError(f"Given input size: ({plane}). Calculated output size: "
+                           f"({x.shape[1]}x{'x'.join(str(o) for o in out)}). Output size is "
+                           "too small")
+    return kernel, stride, padding, dilation, tuple(p for _, p in dims), out
+
+
+def _max_pool(name: str, x: Tensor, kernel_size, stride, padding, dilation, ceil_mode,
+              return_indices, d: int = 2):
+    kernel, stride, _, dilation, pads, _ = _pool_args(name, x, kernel_size, stride, padding,
+                                                      dilation, ceil_mode, d)
+    key, indices = _conv.max_pool_key(x._value, kernel, stride, pads, dilation)
+    y = apply_op(_conv.max_pool, x, key=key, spatial=d)
+    return (y, _make(np.asarray(indices, dtype=np.int64))) if return_indices else y
+
+
+@torch_api(COMPOSITE, method=False)
+def max_pool1d(input: Tensor, kernel_size: IntOrTuple, stride: IntOrTuple | None = None,  # noqa: A002
+               padding: IntOrTuple = 0, dilation: IntOrTuple = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
+    """The maximum of each window along the last dim of a (N, C, L) or (C, L) input; ties
+    give the gradient to the first maximum, the index returned (``SqueezeBackward1`` over
+    the 2-d pooling, as PyTorch).
+
+    >>> F.max_pool1d(symgrad.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+    tensor([[3., 2.]])
+    """
+    _tensor(input, "max_pool1d")
+    if input.ndim not in (2, 3):
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{_size(input.shape)}")
+    k, s = _expand(kernel_size, 1, "kernel_size", "max_pool1d"), stride
+    s = None if s is None or (not isinstance(s, int) and len(s) == 0) else \
+        (1, *_expand(s, 1, "stride", "max_pool1d"))
+    pad = (0, *_expand(padding, 1, "padding", "max_pool1d"))
+    dilation = (1, *_expand(dilation, 1, "dilation", "max_pool1d"))
+    y = max_pool2d(input.unsqueeze(-2), (1, *k), s, pad, dilation, ceil_mode, return_indices)
+    if return_indices:
+        return y[0].squeeze(-2), y[1].squeeze(-2)
+    return y.squeeze(-2)
+
+
+@torch_api("max_pool", method=False)
+def max_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: IntOrTuple | None = None,  # noqa: A002
+               padding: IntOrTuple = 0, dilation: IntOrTuple = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
+    """The maximum of each (dilated) window of a (N, C, H, W) or (C, H, W) input, padding with
+    -inf; ``return_indices`` also gives each maximum's flat index in its H x W plane. Ties give
+    the gradient to the first maximum in scan order, the index returned
+    (``MaxPool2DWithIndicesBackward0``).
+
+    >>> F.max_pool2d(symgrad.arange(16.0).reshape(1, 4, 4), 2)
+    tensor([[[ 5.,  7.],
+             [13., 15.]]])
+    """
+    _tensor(input, "max_pool2d")
+    if input.ndim not in (3, 4) or 0 in input.shape[1:]:
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    x, unbatched = _batched(input, 2, "")
+    out = _max_pool("max_pool2d", x, kernel_size, stride, padding, dilation, ceil_mode,
+                    return_indices)
+    if not unbatched:
+        return out
+    return (out[0].squeeze(0), out[1].squeeze(0)) if return_indices else out.squeeze(0)
+
+
+@torch_api("max_pool", method=False)
+def max_pool3d(input: Tensor, kernel_size: IntOrTuple, stride: IntOrTuple | None = None,  # noqa: A002
+               padding: IntOrTuple = 0, dilation: IntOrTuple = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
+    """:func:`max_pool2d` over three spatial dims (``MaxPool3DWithIndicesBackward0``).
+
+    >>> F.max_pool3d(symgrad.arange(8.0).reshape(1, 2, 2, 2), 2)
+    tensor([[[[7.]]]])
+    """
+    _tensor(input, "max_pool3d")
+    if input.ndim not in (4, 5) or 0 in input.shape[1:]:
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    x, unbatched = _batched(input, 3, "")
+    out = _max_pool("max_pool3d", x, kernel_size, stride, padding, dilation, ceil_mode,
+                    return_indices, d=3)
+    if not unbatched:
+        return out
+    return (out[0].squeeze(0), out[1].squeeze(0)) if return_indices else out.squeeze(0)
+
+
+def _avg_pool(x: Tensor, kernel_size, stride, padding, ceil_mode, count_include_pad,
+              divisor_override, d: int) -> Tensor:
+    kernel, stride, padding, _, pads, out = _pool_args(f"avg_pool{d}d", x, kernel_size, stride,
+                                                       padding, 1, ceil_mode, d)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    divisor = _conv.avg_pool_divisor(tuple(x.shape[2:]), kernel, stride, padding,
+                                     count_include_pad, divisor_override, out)
+    return apply_op(_conv.avg_pool, x, kernel=kernel, stride=stride, padding=pads,
+                    divisor=divisor)
+
+
+@torch_api(COMPOSITE, method=False)
+def avg_pool1d(input: Tensor, kernel_size: IntOrTuple, stride: IntOrTuple | None = None,  # noqa: A002
+               padding: IntOrTuple = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
+    """The mean of each window along the last dim of a (N, C, L) or (C, L) input
+    (``SqueezeBackward1`` over the 2-d pooling, as PyTorch).
+
+    >>> F.avg_pool1d(symgrad.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+    tensor([[2., 1.]])
+    """
+    _tensor(input, "avg_pool1d")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"avg_pool1d() Expected 2D or 3D input tensor, but got "
+                           f"{_size(input.shape)}")
+    k = _expand(kernel_size, 1, "kernel_size", "avg_pool1d")
+    s = None if stride is None or (not isinstance(stride, int) and len(stride) == 0) else \
+        (1, *_expand(stride, 1, "stride", "avg_pool1d"))
+    return avg_pool2d(input.unsqueeze(-2), (1, *k), s,
+                      (0, *_expand(padding, 1, "padding", "avg_pool1d")), ceil_mode,
+                      count_include_pad).squeeze(-2)
+
+
+@torch_api("avg_pool", method=False, function=False)
+def avg_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: IntOrTuple | None = None,  # noqa: A002
+               padding: IntOrTuple = 0, ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
+    """The mean of each window of a (N, C, H, W) or (C, H, W) input, zero-padded; the
+    divisor counts the padding (``count_include_pad``) or not, or is ``divisor_override``
+    (``AvgPool2DBackward0``).
+
+    >>> F.avg_pool2d(symgrad.arange(16.0).reshape(1, 4, 4), 2)
+    tensor([[[ 2.5000,  4.5000],
+             [10.5000, 12.5000]]])
+    """
+    _tensor(input, "avg_pool2d")
+    if input.ndim not in (3, 4) or 0 in input.shape[1:]:
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    x, unbatched = _batched(input, 2, "")
+    y = _avg_pool(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                  divisor_override, 2)
+    return y.squeeze(0) if unbatched else y
+
+
+@torch_api("avg_pool", method=False, function=False)
+def avg_pool3d(input: Tensor, kernel_size: IntOrTuple, stride: IntOrTuple | None = None,  # noqa: A002
+               padding: IntOrTuple = 0, ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
+    """:func:`avg_pool2d` over three spatial dims (``AvgPool3DBackward0``).
+
+    >>> F.avg_pool3d(symgrad.arange(8.0).reshape(1, 2, 2, 2), 2)
+    tensor([[[[3.5000]]]])
+    """
+    _tensor(input, "avg_pool3d")
+    if input.ndim not in (4, 5) or 0 in input.shape[1:]:
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    x, unbatched = _batched(input, 3, "")
+    y = _avg_pool(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                  divisor_override, 3)
+    return y.squeeze(0) if unbatched else y
+
+
+def _adaptive_size(output_size, spatial: Sequence[int], d: int) -> tuple[int, ...]:
+    if isinstance(output_size, int | np.integer) or output_size is None:
+        output_size = (output_size,) * d
+    size = tuple(n if o is None else int(o) for o, n in zip(output_size, spatial, strict=False))
+    if len(size) != d:
+        raise ValueError(f"Input dimension should be at least {d + 1}")
+    return size
+
+
+@torch_api("adaptive_avg_pool", method=False, function=False)
+def adaptive_avg_pool2d(input: Tensor, output_size: IntOrTuple) -> Tensor:  # noqa: A002
+    """Average pooling to a fixed (oH, oW): window i spans ``[floor(i H / oH), ceil((i + 1) H
+    / oH))`` (``AdaptiveAvgPool2DBackward0``); None in ``output_size`` keeps that dim.
+
+    >>> F.adaptive_avg_pool2d(symgrad.arange(16.0).reshape(1, 4, 4), 1)
+    tensor([[[7.5000]]])
+    """
+    _tensor(input, "adaptive_avg_pool2d")
+    if input.ndim not in (3, 4) or 0 in input.shape[-2:]:
+        raise RuntimeError("adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+                           f"{_size(input.shape)}")
+    size = _adaptive_size(output_size, input.shape[-2:], 2)
+    return apply_op(_conv.adaptive_avg_pool, input,
+                    rows=_conv.adaptive_matrix(input.shape[-2], size[0]),
+                    cols=_conv.adaptive_matrix(input.shape[-1], size[1]))
+
+
+@torch_api(COMPOSITE, method=False)
+def adaptive_avg_pool1d(input: Tensor, output_size: IntOrTuple) -> Tensor:  # noqa: A002
+    """:func:`adaptive_avg_pool2d` along the last dim of a (N, C, L) or (C, L) input.
+
+    >>> F.adaptive_avg_pool1d(symgrad.tensor([[1.0, 3.0, 2.0]]), 2)
+    tensor([[2.0000, 2.5000]])
+    """
+    _tensor(input, "adaptive_avg_pool1d")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"adaptive_avg_pool1d() argument 'input' (position 1) must be 2D or "
+                           f"3D, got {_size(input.shape)}")
+    size = _expand(output_size, 1, "output_size", "adaptive_avg_pool1d")
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, *size)).squeeze(-2)
+
+
+def _adaptive_max(input: Tensor, output_size, return_indices: bool, d: int):  # noqa: A002
+    x, unbatched = _batched(input, d, "")
+    size = _adaptive_size(output_size, x.shape[2:], d)
+    key, indices = _conv.adaptive_max_key(x._value, size)
+    y = apply_op(_conv.max_pool, x, key=key, spatial=d, adaptive=True)
+    out = (y, _make(np.asarray(indices, dtype=np.int64)))
+    if unbatched:
+        out = tuple(o.squeeze(0) for o in out)
+    return out if return_indices else out[0]
+
+
+@torch_api("max_pool", method=False, function=False)
+def adaptive_max_pool2d(input: Tensor, output_size: IntOrTuple,  # noqa: A002
+                        return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
+    """Max pooling to a fixed (oH, oW), windows as :func:`adaptive_avg_pool2d`'s; ties give
+    the gradient to the first maximum, the index returned (``AdaptiveMaxPool2DBackward0``).
+
+    >>> F.adaptive_max_pool2d(symgrad.arange(16.0).reshape(1, 4, 4), 1)
+    tensor([[[15.]]])
+    """
+    _tensor(input, "adaptive_max_pool2d")
+    if input.ndim not in (3, 4) or 0 in input.shape[-2:]:
+        raise RuntimeError("adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
+                           f"{_size(input.shape)}")
+    return _adaptive_max(input, output_size, return_indices, 2)
+
+
+@torch_api(COMPOSITE, method=False)
+def adaptive_max_pool1d(input: Tensor, output_size: IntOrTuple,  # noqa: A002
+                        return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
+    """:func:`adaptive_max_pool2d` along the last dim of a (N, C, L) or (C, L) input.
+
+    >>> F.adaptive_max_pool1d(symgrad.tensor([[1.0, 3.0, 2.0]]), 2)
+    tensor([[3., 3.]])
+    """
+    _tensor(input, "adaptive_max_pool1d")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"adaptive_max_pool1d() argument 'input' (position 1) must be 2D or "
+                           f"3D, got {_size(input.shape)}")
+    size = _expand(output_size, 1, "output_size", "adaptive_max_pool1d")
+    out = adaptive_max_pool2d(input.unsqueeze(-2), (1, *size), return_indices)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out.squeeze(-2)
