@@ -98,18 +98,18 @@ def _collect(roots: Sequence[Any]) -> tuple[dict[Any, int], list[Any]]:
     nodes = [r for r in dict.fromkeys(roots) if isinstance(r, Node)]
     root_set = set(nodes)
     stack = list(nodes)
+    get, pop, push, found = dependencies.get, stack.pop, stack.append, nodes.append
     while stack:
-        for target in stack.pop().next:
-            if target is None:
-                continue
-            count = dependencies.get(target)
-            if count is None:
-                dependencies[target] = 1
-                if target.__class__ is not Tensor and target not in root_set:
-                    stack.append(target)
-                    nodes.append(target)
-            else:
-                dependencies[target] = count + 1
+        for target in pop().next:
+            if target is not None:
+                count = get(target)
+                if count is None:
+                    dependencies[target] = 1
+                    if target.__class__ is not Tensor and target not in root_set:
+                        push(target)
+                        found(target)
+                else:
+                    dependencies[target] = count + 1
     return dependencies, nodes
 
 
