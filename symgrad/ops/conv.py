@@ -340,7 +340,8 @@ def _max_pool_name(params, a):
 def _distinct(shape, seed):
     """Distinct values in no particular order (where the maxima of a sample's windows lie),
     without numpy.random, which ``import symgrad`` then need not import."""
-    return np.cos((np.arange(int(np.prod(shape))) + seed) * 2.399963).reshape(shape)
+    values = np.cos((np.arange(int(np.prod(shape))) + seed) * 2.399963)  # (a sample's data)
+    return values.reshape(shape)
 
 
 def _max_pool_sample(shape, kernel, stride, padding=None, dilation=None):
