@@ -22,7 +22,7 @@ from symgrad.autograd import graph as _graph
 from symgrad.autograd.grad_mode import _mode
 from symgrad.autograd.graph import node_class
 from symgrad.numeric import dtypes
-from symgrad.numeric import namespace as xp
+from symgrad.numeric import numpy_namespace as xp
 from symgrad.tensor import Tensor, _make, _torch_size, counter_of
 
 _F64 = np.dtype(np.float64)
@@ -84,6 +84,16 @@ def _forward_error(op: ops.Op, values: Sequence[Any], error: ValueError) -> Runt
     return RuntimeError(message)
 
 
+def _forward_quietly(op: ops.Op, values: Sequence[Any], params: dict) -> Any:
+    """``op``'s forward again, where the user's numpy error state raised on an inf or nan
+    (the first run costs nothing extra; forwards are pure)."""
+    with xp.quiet():
+        try:
+            return op.forward(xp, *values, **params)
+        except ValueError as error:
+            raise _forward_error(op, values, error) from None
+
+
 def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
     """Run ``op`` forward on the inputs' values and record its node when grad is needed.
 
@@ -93,17 +103,17 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
     # the inputs' arrays, and which inputs require grad (bit i: input i); unrolled for the
     # common one- and two-input ops
     n = len(inputs)
-    if n == 1 and inputs[0].__class__ is Tensor:
+    if n == 1 and isinstance(inputs[0], Tensor):
         values = (inputs[0]._value,)
         need = 1 if inputs[0]._requires_grad else 0
     elif n == 2:
         a, b = inputs
         need = 0
-        if a.__class__ is Tensor:
+        if a.__class__ is Tensor or isinstance(a, Tensor):  # (subclasses: nn.Parameter)
             if a._requires_grad:
                 need = 1
             a = a._value
-        if b.__class__ is Tensor:
+        if b.__class__ is Tensor or isinstance(b, Tensor):
             if b._requires_grad:
                 need |= 2
             b = b._value
@@ -119,6 +129,8 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
         out = op.forward(xp, *values, **params) if params else op.forward(xp, *values)
     except ValueError as error:
         raise _forward_error(op, values, error) from None
+    except xp.FLOAT_ERRORS:  # the user's np.seterr / warnings filter: compute as PyTorch does
+        out = _forward_quietly(op, values, params)
     if out.__class__ is not np.ndarray:
         out = np.asarray(out)
     if out.dtype is _F64 and op.promotes:
@@ -128,7 +140,7 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
     else:
         result = _make(out)
     base = out.base
-    if base is not None and inputs[0].__class__ is Tensor:
+    if base is not None and isinstance(inputs[0], Tensor):
         source = inputs[0]
         if base is source._value or base is source._value.base:
             _mark_view(result, source, op, params)
@@ -188,7 +200,7 @@ def _unpack(inputs: Sequence[Any]) -> tuple[tuple, int]:
     need = 0
     bit = 1
     for x in inputs:
-        if x.__class__ is Tensor:
+        if x.__class__ is Tensor or isinstance(x, Tensor):  # (subclasses: nn.Parameter)
             values.append(x._value)
             if x._requires_grad:
                 need |= bit
@@ -202,7 +214,7 @@ def _edges(inputs: Sequence[Any]) -> tuple:
     """Where each input's gradient goes: its grad_fn, the leaf itself, or None (no grad)."""
     edges = []
     for x in inputs:
-        if x.__class__ is Tensor and x._requires_grad:
+        if isinstance(x, Tensor) and x._requires_grad:
             edges.append((x.grad_fn or x) if x._base is None else _edge(x))
         else:
             edges.append(None)
@@ -310,6 +322,8 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
         new = op.forward(xp, *values, **params) if params else op.forward(xp, *values)
     except ValueError as error:
         raise _forward_error(op, values, error) from None
+    except xp.FLOAT_ERRORS:
+        new = _forward_quietly(op, values, params)
     new = np.asarray(new)
     _check_inplace_result(op, self, others, params, new)
     if recording and self._base is not None:

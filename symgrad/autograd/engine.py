@@ -28,12 +28,13 @@ from typing import Any
 
 import numpy as np
 
-from symgrad.autograd import anomaly, differentiable
+from symgrad.autograd import anomaly
 from symgrad.autograd import graph as _graph
+from symgrad.autograd import tensor_namespace as differentiable
 from symgrad.autograd.grad_mode import _mode
 from symgrad.autograd.graph import Node, _rules, runs_custom_backward
 from symgrad.dispatch import _edge
-from symgrad.numeric import namespace as numeric_xp
+from symgrad.numeric import numpy_namespace as numeric_xp
 from symgrad.tensor import Tensor, _make, _torch_size, counter_of
 
 FREED_GRAPH = (
@@ -105,7 +106,7 @@ def _collect(roots: Sequence[Any]) -> tuple[dict[Any, int], list[Any]]:
                 count = get(target)
                 if count is None:
                     dependencies[target] = 1
-                    if target.__class__ is not Tensor and target not in root_set:
+                    if not isinstance(target, Tensor) and target not in root_set:
                         push(target)
                         found(target)
                 else:
@@ -369,7 +370,7 @@ def execute(
     previous_mode = _mode.enabled
     _mode.enabled = create_graph
     try:
-        with np.errstate(all="ignore"):
+        with numeric_xp.quiet():
             _run(p)
     except BaseException:
         if p.anomalous and p.node is not None:
@@ -394,7 +395,7 @@ def _run(p: _Pass) -> None:
     while ready:
         target = pop()
         g = take(target, None)
-        if target.__class__ is Tensor:  # a leaf (g None: its gradient is undefined)
+        if isinstance(target, Tensor):  # a leaf (g None: its gradient is undefined)
             _reach_leaf(p, target, g)
             continue
         node = target
@@ -576,7 +577,7 @@ def _release(node: Node) -> None:
     lowering's replay reads stays: the graph, the leaves, the constants."""
     values = node.values
     for i, edge in enumerate(node.next):
-        if edge is None or edge.__class__ is Tensor:
+        if edge is None or isinstance(edge, Tensor):
             continue
         value = values[i]
         if value.__class__ is np.ndarray and value.nbytes >= _KEEP_BELOW:
@@ -589,7 +590,7 @@ def _stand_in(node: Node, i: int, edge: Node) -> None:
     raw = node.inputs[i]
     array = _placeholder(node.values[i])
     stand_in = _make(array, edge, True)
-    if raw.__class__ is Tensor:
+    if isinstance(raw, Tensor):
         stand_in.__dict__["_stands_for"] = weakref.ref(raw)
         if raw._name is not None:
             stand_in._name = raw._name

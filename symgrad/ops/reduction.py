@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from symgrad.ops.record import Op, Sample, register
+from symgrad.ops.record import Op, Sample, Singularity, register
 from symgrad.ops.shape import _take_op
 
 SAMPLES = (
@@ -218,8 +218,33 @@ _VAR_SAMPLES = (Sample(((5,),)), Sample(((2, 3),), {"correction": 2.5}),
                 _dims_sample((2, 3, 4), dim=(0, 2), correction=1, keepdim=True),
                 _dims_sample((4, 2), dim=(0,), correction=-1, keepdim=False))
 
+
+def _no_degrees_of_freedom(function: str) -> Singularity:
+    """N - correction <= 0: the divisor of var/std is not positive."""
+
+    def counts(params, shapes):
+        shape, dim = shapes[0], params.get("dim")
+        count = math.prod(shape[d] for d in (range(len(shape)) if dim is None else dim))
+        return count, params.get("correction", 1)
+
+    def hits(at, params, shapes):
+        count, correction = counts(params, shapes)
+        return count - correction <= 0
+
+    def why(params, shapes):
+        count, correction = counts(params, shapes)
+        return (f"the divisor of {function}(), the number of elements minus the correction, is "
+                f"{count} - {correction} <= 0: its value and derivative are inf there, or nan "
+                "where every deviation is 0")
+
+    return Singularity("no degrees of freedom", hits, why,
+                       "reduce over more elements than the correction, or pass correction=0 "
+                       "(the population variance) for a single element.", shows=None)
+
+
 var = register(Op(
     "var", "VarBackward0",
+    singular=(_no_degrees_of_freedom("var"),),
     forward=_var_forward,
     vjp=(_var_grad,),
     saved=(0,),
@@ -229,6 +254,7 @@ var = register(Op(
 
 std = register(Op(
     "std", "StdBackward0",
+    singular=(_no_degrees_of_freedom("std"),),
     forward=lambda xp, a, dim=None, correction=1, keepdim=False:
     xp.sqrt(_var_forward(xp, a, dim, correction, keepdim)),
     vjp=(_std_grad,),
@@ -289,6 +315,7 @@ def _norm_lower(xp, a, ord, dim=None, keepdim=False, key=None, mask=None, count=
 
 vector_norm = register(Op(
     "vector_norm", "LinalgVectorNormBackward0",
+    convention="0 at the zero vector (a subgradient), as PyTorch",
     forward=_norm_forward,
     lower=_norm_lower,
     vjp=(_norm_grad,),

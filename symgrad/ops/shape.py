@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from symgrad.numeric.namespace import is_basic_index
+from symgrad.numeric.numpy_namespace import is_basic_index
 from symgrad.ops.record import Op, Sample, register
 
 reshape = register(Op(

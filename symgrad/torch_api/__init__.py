@@ -22,6 +22,7 @@ from symgrad.torch_api import (  # noqa: F401
     conversion,
     fused,
     integer,
+    nn,
     pointwise,
     products,
     reductions,

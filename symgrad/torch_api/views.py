@@ -20,7 +20,7 @@ from symgrad.autograd.grad_mode import _mode
 from symgrad.autograd.graph import node_class
 from symgrad.dispatch import _rebase_history, apply_inplace, apply_op
 from symgrad.numeric import dtypes
-from symgrad.numeric import namespace as xp
+from symgrad.numeric import numpy_namespace as xp
 from symgrad.tensor import Tensor, _dim, _dims, _make, _shape_arg, _torch_size, counter_of
 from symgrad.torch_api.arguments import expanded_shape, infer_shape, normalize_key, operand
 from symgrad.torch_api.declaration import torch_api

@@ -1,4 +1,4 @@
-"""The differentiable array namespace: the names of ``symgrad.numeric.namespace`` on Tensors.
+"""The Tensor namespace: the names of ``symgrad.numeric.numpy_namespace`` on Tensors.
 
 With ``create_graph=True`` the engine runs the very same VJP rules with this namespace, so the
 gradients it computes are themselves recorded and can be differentiated again.
@@ -121,6 +121,10 @@ def nan_to_num(a: Tensor, nan: float, posinf: float | None, neginf: float | None
 
 def softplus(a: Tensor) -> Tensor:
     return apply_op(ops.elementwise.softplus, a, beta=1, threshold=math.inf)
+
+
+def power(a: Any, b: Any) -> Tensor:
+    return a ** b
 
 
 def arctan2(a: Any, b: Any) -> Tensor:

@@ -1,4 +1,4 @@
-"""The symbolic array namespace: the ``xp`` names of the op rules on sympy expressions.
+"""The sympy namespace: the ``xp`` names of the op rules on sympy expressions.
 
 Values are numpy object arrays (:class:`Expressions`) whose elements are sympy expressions, so
 the op rules of ``symgrad.ops`` -- written once against ``xp`` -- replay here unchanged: array
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import sympy
 
-from symgrad.numeric import namespace as _numeric
+from symgrad.numeric import numpy_namespace as _numeric
 
 
 class Expressions(np.ndarray):
@@ -177,6 +177,11 @@ arcsinh = _unary(sympy.asinh)
 arccosh = _unary(sympy.acosh)
 arctanh = _unary(sympy.atanh)
 pi = sympy.pi
+
+
+def power(a: Any, b: Any) -> Any:
+    """``a ** b``, exact (sympy's Pow of each element)."""
+    return a ** b
 
 
 def scalar_sqrt(c: Any) -> Any:
