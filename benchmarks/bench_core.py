@@ -34,6 +34,7 @@ import statistics
 import subprocess
 import sys
 import time
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -354,6 +355,77 @@ def bench_long(args: argparse.Namespace) -> None:
         long_table(x0, sizes, args.long_repeats, gc_off)
 
 
+# --------------------------------------------------------------------------- (d) memory
+def recorded_bytes_per_op(n: int) -> float:
+    """Bytes (tracemalloc) that recording an ``n``-op chain on float32[10] keeps alive, per op:
+    the pattern of the paired benchmark's W4 (mul, add, tanh, exp), graph only."""
+    rng = np.random.default_rng(SEED)
+    x = t.tensor(rng.uniform(-0.5, 0.5, 10).astype(np.float32), requires_grad=True)
+    w = t.tensor(rng.uniform(0.3, 0.7, 10).astype(np.float32), requires_grad=True)
+    ops = (lambda h: h * w, lambda h: h + x, lambda h: h.tanh(), lambda h: h.exp())
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        h = x
+        for i in range(n):
+            h = ops[i & 3](h)
+        after = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    del h
+    return (after - before) / n
+
+
+def kept_bytes_per_step(steps: int) -> float:
+    """RSS growth per step of a training loop that keeps every loss (a list of losses, as
+    users keep them for plotting): what a backward without retain_graph leaves alive."""
+    rng = np.random.default_rng(SEED)
+    w1 = t.tensor(rng.standard_normal((32, 64)).astype(np.float32) * 0.2, requires_grad=True)
+    w2 = t.tensor(rng.standard_normal((64, 8)).astype(np.float32) * 0.2, requires_grad=True)
+    data = t.tensor(rng.standard_normal((16, 32)).astype(np.float32))
+    target = t.tensor(rng.standard_normal((16, 8)).astype(np.float32))
+    losses = []
+
+    def step() -> None:
+        w1.grad = w2.grad = None
+        loss = (((data @ w1).tanh() @ w2 - target) ** 2).mean()
+        loss.backward()
+        losses.append(loss)
+
+    for _ in range(100):  # warm-up: allocator pools, caches
+        step()
+    gc.collect()
+    before = rss_bytes()
+    for _ in range(steps):
+        step()
+    gc.collect()
+    return (rss_bytes() - before) / steps
+
+
+def rss_bytes() -> int:
+    """This process's resident set size (Linux /proc; 0 elsewhere)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def bench_memory(args: argparse.Namespace) -> None:
+    """(d): memory per recorded op, and per kept loss after backward."""
+    n = 2_000 if args.quick else 20_000
+    print(f"\n(d) memory: a recorded op on float32[10] (chain of {n}, graph only) keeps "
+          f"{recorded_bytes_per_op(n):.0f} bytes (target <= 512)")
+    kept = kept_bytes_per_step(args.kept_steps)
+    print(f"    a step (16x32 -> 64 -> 8 MLP) whose loss is kept after backward keeps "
+          f"{kept / 1024:.2f} KiB (RSS over {args.kept_steps} steps; its saved values are "
+          "freed, the graph stays)")
+
+
 # --------------------------------------------------------------------------- profile, header
 def profile_chain(steps: int) -> None:
     """cProfile ``steps`` symgrad steps of (a); print the top 10 functions by tottime."""
@@ -472,10 +544,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--repeats", type=int, default=None,
                    help="timed repeats for (a) and (b) (default 9; 3 with --quick)")
     p.add_argument("--long-repeats", type=int, default=None,
-                   help="timed repeats per N for (c) (default 5; 1 with --quick)")
+                   help="timed repeats per N for (c) (default 1)")
     p.add_argument("--warmup", type=int, default=3, help="untimed warm-up steps per variant")
-    p.add_argument("--only", nargs="+", choices=("chain", "mlp", "long"),
-                   default=["chain", "mlp", "long"], help="run only these benchmarks")
+    p.add_argument("--only", nargs="+", choices=("chain", "mlp", "long", "memory"),
+                   default=["chain", "mlp", "long", "memory"], help="run only these benchmarks")
     p.add_argument("--no-torch", action="store_true", help="skip torch even if installed")
     p.add_argument("--gc-off", action="store_true",
                    help="disable Python's cyclic GC inside timed regions (default: on)")
@@ -485,13 +557,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.repeats is None:
         args.repeats = 3 if args.quick else 9
     if args.long_repeats is None:
-        args.long_repeats = 1 if args.quick else 5
+        args.long_repeats = 1
     if args.repeats < 1 or args.long_repeats < 1 or args.warmup < 0:
         p.error("repeats must be >= 1 and warmup >= 0")
     args.torch_note = "torch not installed" if torch is None else "--no-torch given"
     args.chain_inner = 20 if args.quick else 100
     args.mlp_inner = 10 if args.quick else 40
-    args.long_sizes = [2_000, 6_000, 20_000] if args.quick else [10_000, 30_000, 100_000]
+    args.long_sizes = [2_000, 6_000, 20_000] if args.quick else [10_000, 100_000, 1_000_000]
+    args.kept_steps = 1_000 if args.quick else 10_000
     return args
 
 
@@ -509,6 +582,8 @@ def main(argv: list[str] | None = None) -> None:
         bench_mlp(args, use_torch)
     if "long" in args.only:
         bench_long(args)
+    if "memory" in args.only:
+        bench_memory(args)
     if args.profile:
         profile_chain(20 if args.quick else 100)
     busy = machine_busy()

@@ -13,7 +13,19 @@ from symgrad.numeric import dtypes
 from symgrad.numeric import numpy_namespace as xp
 from symgrad.tensor import Tensor, _make, check_device
 
-_rng = np.random.default_rng()
+
+class _FirstUse:
+    """Stands for the generator until its first use, which makes it (importing numpy.random
+    would cost ``import symgrad`` a fifth of its time)."""
+
+    def __getattr__(self, name: str) -> Any:
+        global _rng
+        if isinstance(_rng, _FirstUse):
+            _rng = np.random.default_rng()
+        return getattr(_rng, name)
+
+
+_rng: Any = _FirstUse()
 
 
 def manual_seed(seed: int) -> np.random.Generator:

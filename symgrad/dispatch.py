@@ -11,12 +11,14 @@ tracked here too, so that they share version counters and follow their base's hi
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from symgrad import ops
+from symgrad.autograd import graph as _graph
 from symgrad.autograd.grad_mode import _mode
 from symgrad.autograd.graph import node_class
 from symgrad.numeric import dtypes
@@ -24,6 +26,8 @@ from symgrad.numeric import numpy_namespace as xp
 from symgrad.tensor import Tensor, _make, _torch_size, counter_of
 
 _F64 = np.dtype(np.float64)
+_new = object.__new__
+_getframe = sys._getframe
 
 
 def _broadcast_error(values: Sequence[Any], quiet: bool = False) -> str:
@@ -96,8 +100,104 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
     Only floating-point results are recorded: integer and bool results (casts, comparisons)
     are not differentiable, as in PyTorch.
     """
+    # the inputs' arrays, and which inputs require grad (bit i: input i); unrolled for the
+    # common one- and two-input ops
+    n = len(inputs)
+    if n == 1 and isinstance(inputs[0], Tensor):
+        values = (inputs[0]._value,)
+        need = 1 if inputs[0]._requires_grad else 0
+    elif n == 2:
+        a, b = inputs
+        need = 0
+        if a.__class__ is Tensor or isinstance(a, Tensor):  # (subclasses: nn.Parameter)
+            if a._requires_grad:
+                need = 1
+            a = a._value
+        if b.__class__ is Tensor or isinstance(b, Tensor):
+            if b._requires_grad:
+                need |= 2
+            b = b._value
+        values = (a, b)
+    else:
+        values, need = _unpack(inputs)
+    if op.float_only:
+        for v in values:
+            if v.__class__ is np.ndarray and v.dtype.kind in "biu":
+                values = tuple([_as_float(v) for v in values])
+                break
+    try:
+        out = op.forward(xp, *values, **params) if params else op.forward(xp, *values)
+    except ValueError as error:
+        raise _forward_error(op, values, error) from None
+    except xp.FLOAT_ERRORS:  # the user's np.seterr / warnings filter: compute as PyTorch does
+        out = _forward_quietly(op, values, params)
+    if out.__class__ is not np.ndarray:
+        out = np.asarray(out)
+    if out.dtype is _F64 and op.promotes:
+        out, values = _promoted(op, inputs, params, out, values, need)
+    if need and _mode.enabled and out.dtype.kind == "f":
+        result = _record(op, inputs, values, params, out, need)
+    else:
+        result = _make(out)
+    base = out.base
+    if base is not None and isinstance(inputs[0], Tensor):
+        source = inputs[0]
+        if base is source._value or base is source._value.base:
+            _mark_view(result, source, op, params)
+    return result
+
+
+def _record(op: ops.Op, inputs: tuple, values: tuple, params: dict, out: np.ndarray,
+            need: int) -> Tensor:
+    """The result of ``op`` as a Tensor whose grad_fn is a new node (its slots filled here
+    rather than by ``Node.__init__``: this runs for every recorded op)."""
+    cls = op.node_class
+    if cls is None or op.node_name_of is not None:
+        cls = _node_class(op, params, values)
+    node = _new(cls)
+    try:  # where the op was called: the caller of apply_op's caller (symgrad code)
+        frame = _getframe(3)
+        code = frame.f_code
+        if code is _graph._user_code:
+            node.code, node.lasti = code, frame.f_lasti
+        else:
+            node.code, node.lasti = _graph.locate(frame)
+    except ValueError:  # a shallow stack
+        node.code, node.lasti = None, 0
+    if _graph._anomaly_threads:
+        _graph._record_forward(node, 3)
+    node.op = op
+    node.params = params or None
+    node.inputs = inputs
+    node.values = values
+    node.ans = out
+    if len(inputs) == 1:
+        x = inputs[0]
+        node.next = ((x.grad_fn or x) if x._base is None else _edge(x),)
+    elif len(inputs) == 2:
+        a, b = inputs
+        node.next = (((a.grad_fn or a) if a._base is None else _edge(a)) if need & 1 else None,
+                     ((b.grad_fn or b) if b._base is None else _edge(b)) if need & 2 else None)
+    else:
+        node.next = _edges(inputs)
+    node.out_version = None  # set when the output first gets a counter (counter_of)
+    node.special = op.joint_vjp is not None  # (such nodes run the engine's careful way)
+    node.freed = False
+    saved = node.saved = op.saved_by_need[need]
+    node.versions = _graph.saved_versions(inputs, saved) if saved else _graph._epoch
+    result = _new(Tensor)
+    result._value = out
+    result._requires_grad = True
+    result._grad = None
+    result.grad_fn = node
+    result._counter = None
+    return result
+
+
+def _unpack(inputs: Sequence[Any]) -> tuple[tuple, int]:
+    """The inputs' arrays (numbers as they are), and the bit mask of those requiring grad."""
     values = []
-    need = 0  # bit i set: input i requires grad
+    need = 0
     bit = 1
     for x in inputs:
         if x.__class__ is Tensor or isinstance(x, Tensor):  # (subclasses: nn.Parameter)
@@ -107,43 +207,31 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
         else:
             values.append(x)
         bit <<= 1
-    if op.float_only:
-        for v in values:
-            if v.__class__ is np.ndarray and v.dtype.kind in "biu":
-                values = [_as_float(v) for v in values]
-                break
-    try:
-        out = op.forward(xp, *values, **params) if params else op.forward(xp, *values)
-    except ValueError as error:
-        raise _forward_error(op, values, error) from None
-    except xp.FLOAT_ERRORS:  # the user's np.seterr / warnings filter: compute as PyTorch does
-        out = _forward_quietly(op, values, params)
-    if type(out) is not np.ndarray:
-        out = np.asarray(out)
-    if out.dtype is _F64 and op.promotes:
-        wanted = _result_dtype(op, inputs, params)
-        if wanted != _F64:
-            out = out.astype(wanted)
-        elif need:  # the VJPs then read float32 inputs in float64, as PyTorch computes them
-            values = [v.astype(_F64) if v.__class__ is np.ndarray and v.dtype.kind == "f"
-                      and v.dtype is not _F64 else v for v in values]
-    if need and _mode.enabled and out.dtype.kind == "f":
-        cls = _node_class(op, params, values)
-        next_ = [((x.grad_fn or x) if x._base is None else _edge(x))
-                 if isinstance(x, Tensor) and x._requires_grad else None for x in inputs]
-        # 3: the node's creation site is looked for above apply_op's caller (symgrad code)
-        node = cls(op, inputs, values, params or None, out, next_, op.saved_by_need[need], 3)
-        result = _make(out, node, True)
-        if op.saves_output:
-            node.out_version = counter_of(result)
-    else:
-        result = _make(out)
-    base = out.base
-    if base is not None and isinstance(inputs[0], Tensor):
-        source = inputs[0]
-        if base is source._value or base is source._value.base:
-            _mark_view(result, source, op, params)
-    return result
+    return tuple(values), need
+
+
+def _edges(inputs: Sequence[Any]) -> tuple:
+    """Where each input's gradient goes: its grad_fn, the leaf itself, or None (no grad)."""
+    edges = []
+    for x in inputs:
+        if isinstance(x, Tensor) and x._requires_grad:
+            edges.append((x.grad_fn or x) if x._base is None else _edge(x))
+        else:
+            edges.append(None)
+    return tuple(edges)
+
+
+def _promoted(op: ops.Op, inputs: Sequence[Any], params: dict, out: np.ndarray,
+              values: tuple, need: int) -> tuple[np.ndarray, tuple]:
+    """A float64 forward result in PyTorch's result dtype (numpy widens more eagerly); when it
+    is float64 indeed, the VJPs read float32 inputs in float64, as PyTorch computes them."""
+    wanted = _result_dtype(op, inputs, params)
+    if wanted != _F64:
+        return out.astype(wanted), values
+    if need:
+        values = tuple([v.astype(_F64) if v.__class__ is np.ndarray and v.dtype.kind == "f"
+                        and v.dtype is not _F64 else v for v in values])
+    return out, values
 
 
 def _node_class(op: ops.Op, params: dict, values: Sequence[Any]) -> type:
@@ -183,7 +271,11 @@ def _mark_view(view: Tensor, source: Tensor, op: ops.Op, params: dict) -> None:
     saved-value checks of the other; and it remembers how it was taken from its base, so that
     after an in-place change of the base its history can be rebuilt from the base's new one.
     """
-    view._counter = counter_of(source)
+    view._counter = counter = counter_of(source)
+    node = view.grad_fn
+    if node is not None and node.op.saves_output and node.out_version is None:
+        node.out_version = counter
+        node.out_version_value = counter.value
     if source._base is not None:
         view._base = source._base
         view._view_ops = (*source._view_ops, (op, params))
@@ -224,31 +316,7 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
     recording = _mode.enabled and (
         self._requires_grad or any(isinstance(x, Tensor) and x._requires_grad for x in others)
     )
-    if _mode.enabled and self._requires_grad and self.grad_fn is None and self._base is None:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                           "operation.")
-    base = self._base
-    if _mode.enabled and self._made_without_grad:
-        raise RuntimeError(
-            "A view was created in no_grad mode and is being modified inplace with grad mode "
-            "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You "
-            "can clarify your code by moving both the view and the inplace either both inside the "
-            "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
-            "want the inplace to be tracked).")
-    if _mode.enabled and self._multi_output is not None and self._requires_grad:
-        name, index = self._multi_output
-        raise RuntimeError(
-            f"Output {index} of {name} is a view and is being modified inplace. This view is the "
-            "output of a function that returns multiple views. Such functions do not allow the "
-            "output views to be modified inplace. You should replace the inplace operation by an "
-            "out-of-place one.")
-    if _mode.enabled and base is not None and base._requires_grad and base.grad_fn is None:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
-    if not self._value.flags.writeable:
-        raise RuntimeError("unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location. Please clone() the tensor "
-                           "before performing the operation.")
+    _check_inplace(self)
     values = [self._value, *others_values]
     try:
         new = op.forward(xp, *values, **params) if params else op.forward(xp, *values)
@@ -257,15 +325,8 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
     except xp.FLOAT_ERRORS:
         new = _forward_quietly(op, values, params)
     new = np.asarray(new)
-    if new.shape != self._value.shape:
-        raise RuntimeError(f"output with shape {_torch_size(self._value.shape)} doesn't match "
-                           f"the broadcast shape {_torch_size(new.shape)}")
-    result_dtype = dtypes.from_numpy_dtype(_result_dtype(op, (self, *others), params)
-                                           if new.dtype is _F64 else new.dtype)
-    if not dtypes.can_cast(result_dtype, self.dtype):
-        raise RuntimeError(f"result type {result_dtype._torch_name} can't be cast to the desired "
-                           f"output type {self.dtype._torch_name}")
-    if recording and base is not None:
+    _check_inplace_result(op, self, others, params, new)
+    if recording and self._base is not None:
         _record_on_base(op, self, others, params)
         return self
     node = None
@@ -287,6 +348,50 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
             node.out_version_value = counter.value
         _rebase_history(self, node)
     return self
+
+
+def _check_inplace(self: Tensor) -> None:
+    """PyTorch's refusals of an in-place change of ``self`` (a leaf, a view of one, a view made
+    under no_grad, a piece of a multi-output view op, overlapping memory)."""
+    enabled = _mode.enabled
+    base = self._base
+    if enabled and self._requires_grad and self.grad_fn is None and base is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    if enabled and self._made_without_grad:
+        raise RuntimeError(
+            "A view was created in no_grad mode and is being modified inplace with grad mode "
+            "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You "
+            "can clarify your code by moving both the view and the inplace either both inside the "
+            "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
+            "want the inplace to be tracked).")
+    if enabled and self._multi_output is not None and self._requires_grad:
+        name, index = self._multi_output
+        raise RuntimeError(
+            f"Output {index} of {name} is a view and is being modified inplace. This view is the "
+            "output of a function that returns multiple views. Such functions do not allow the "
+            "output views to be modified inplace. You should replace the inplace operation by an "
+            "out-of-place one.")
+    if enabled and base is not None and base._requires_grad and base.grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    if not self._value.flags.writeable:
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the tensor "
+                           "before performing the operation.")
+
+
+def _check_inplace_result(op: ops.Op, self: Tensor, others: Sequence[Any], params: dict,
+                          new: np.ndarray) -> None:
+    """The result of an in-place op must keep ``self``'s shape and cast to its dtype."""
+    if new.shape != self._value.shape:
+        raise RuntimeError(f"output with shape {_torch_size(self._value.shape)} doesn't match "
+                           f"the broadcast shape {_torch_size(new.shape)}")
+    result_dtype = dtypes.from_numpy_dtype(_result_dtype(op, (self, *others), params)
+                                           if new.dtype is _F64 else new.dtype)
+    if not dtypes.can_cast(result_dtype, self.dtype):
+        raise RuntimeError(f"result type {result_dtype._torch_name} can't be cast to the desired "
+                           f"output type {self.dtype._torch_name}")
 
 
 def _record_on_base(op: ops.Op, view: Tensor, others: Sequence[Any], params: dict) -> None:

@@ -157,6 +157,10 @@ def counter_of(t: Tensor) -> Version:
     counter = t._counter
     if counter is None:
         counter = t._counter = Version()
+        node = t.grad_fn  # its backward may read this output: it watches the new counter
+        if node is not None and node.out_version is None and node.ans is t._value \
+                and node.op.saves_output:
+            node.out_version = counter
     return counter
 
 

@@ -20,13 +20,16 @@ from __future__ import annotations
 
 import re
 import sys
+import threading
 import warnings
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from symgrad.autograd import anomaly
+from symgrad.autograd import graph as _graph
 from symgrad.autograd import tensor_namespace as differentiable
 from symgrad.autograd.grad_mode import _mode
 from symgrad.autograd.graph import Node, _rules, runs_custom_backward
@@ -78,7 +81,7 @@ def _check_saved(node: Node) -> None:
     """Raise PyTorch's error when a value this node's backward reads changed in place."""
     inputs, versions = node.inputs, node.versions
     for k, i in enumerate(node.saved):
-        expected = 0 if versions is None else versions[k]
+        expected = versions[k] if versions.__class__ is tuple else 0
         counter = getattr(inputs[i], "_counter", None)
         version = 0 if counter is None else counter.value
         if version != expected:
@@ -96,18 +99,18 @@ def _collect(roots: Sequence[Any]) -> tuple[dict[Any, int], list[Any]]:
     nodes = [r for r in dict.fromkeys(roots) if isinstance(r, Node)]
     root_set = set(nodes)
     stack = list(nodes)
+    get, pop, push, found = dependencies.get, stack.pop, stack.append, nodes.append
     while stack:
-        for target in stack.pop().next:
-            if target is None:
-                continue
-            count = dependencies.get(target)
-            if count is None:
-                dependencies[target] = 1
-                if not isinstance(target, Tensor) and target not in root_set:
-                    stack.append(target)
-                    nodes.append(target)
-            else:
-                dependencies[target] = count + 1
+        for target in pop().next:
+            if target is not None:
+                count = get(target)
+                if count is None:
+                    dependencies[target] = 1
+                    if not isinstance(target, Tensor) and target not in root_set:
+                        push(target)
+                        found(target)
+                else:
+                    dependencies[target] = count + 1
     return dependencies, nodes
 
 
@@ -237,14 +240,12 @@ def _input_grads(node: Node, g: Any, xp: Any, create_graph: bool, needs: list[bo
                     results.append(None)
                     continue
                 gi = xp.zeros_like(values[i])  # a registry op's None: zeros
+        if _shape_of(gi) != _shape_of(values[i]):
+            gi = _fit(node, i, gi, values[i])
         if create_graph:
             gi = _reduce_to(gi, node.inputs[i])
-        else:
-            value = values[i]
-            if gi.shape != value.shape:
-                gi = numeric_xp.sum_to_shape(gi, value.shape)
-            if gi.dtype != value.dtype:
-                gi = gi.astype(value.dtype)
+        elif gi.dtype != values[i].dtype:
+            gi = gi.astype(values[i].dtype)
         results.append(gi)
     return results
 
@@ -286,10 +287,10 @@ def _run_node(node: Node, g: Any, xp: Any, create_graph: bool, useful: set | Non
     return results
 
 
-def _distribute(node: Node, results: list, grads: dict, dependencies: dict, ready: list,
-                useful: set | None) -> None:
+def _distribute(node: Node, results: list, p: _Pass) -> None:
     """Pass the gradients ``node`` computed on to its inputs' targets (None, undefined, adds
     nothing but counts as arrived)."""
+    grads, dependencies, useful = p.grads, p.dependencies, p.useful
     for nxt, gi in zip(node.next, results, strict=True):
         if nxt is None or (useful is not None and nxt not in useful):
             continue
@@ -299,7 +300,7 @@ def _distribute(node: Node, results: list, grads: dict, dependencies: dict, read
         left = dependencies[nxt] - 1
         dependencies[nxt] = left
         if left == 0:
-            ready.append(nxt)
+            p.ready.append(nxt)
 
 
 def _after_accumulation(tensor: Tensor, g: Any) -> None:
@@ -311,6 +312,31 @@ def _after_accumulation(tensor: Tensor, g: Any) -> None:
             raise RuntimeError("Tensor post accumulate grad hooks should return None.")
     if hooks.post:
         _run_tuple_hooks(hooks.post, [], False, (_as_tensor(g),))
+
+
+class _Pass:
+    """The state of one reverse pass: what is pending, what it found, how it runs."""
+
+    __slots__ = ("grads", "dependencies", "ready", "useful", "wanted", "capture",
+                 "accumulate_into", "create_graph", "xp", "anomalous", "check_nan", "captured",
+                 "leaf_grads", "retained", "processed", "hooked_leaves", "node")
+
+    def __init__(self, capture: Sequence[Any] | None, accumulate_into: set[Any] | None,
+                 create_graph: bool) -> None:
+        self.capture = capture
+        self.accumulate_into = accumulate_into
+        self.wanted = set(capture) if capture is not None else accumulate_into
+        self.create_graph = create_graph
+        self.xp = differentiable if create_graph else numeric_xp
+        self.anomalous = anomaly._state.enabled
+        self.check_nan = self.anomalous and anomaly._state.check_nan
+        self.grads: dict[Any, Any] = {}
+        self.captured: dict[Any, Any] = {}
+        self.leaf_grads: list[tuple[Tensor, Any]] = []
+        self.retained: list[tuple[Tensor, Any]] = []
+        self.processed: list[Node] = []
+        self.hooked_leaves: list[tuple[Tensor, Any]] = []  # to run after accumulation
+        self.node: Node | None = None  # the node running (for anomaly mode's report)
 
 
 def execute(
@@ -330,141 +356,246 @@ def execute(
     ``accumulate_into`` holds the targets (nodes or leaves) of ``backward(inputs=...)``; the
     non-leaf ones receive their gradient through ``retain_grad``.
     """
+    p = _Pass(capture, accumulate_into, create_graph)
     targets = [_edge(r) for r in roots]
-    dependencies, nodes = _collect(targets)
-    wanted = set(capture) if capture is not None else accumulate_into
-    useful = _useful(nodes, dependencies, wanted) if wanted is not None else None
-    xp = differentiable if create_graph else numeric_xp
-
-    grads: dict[Any, Any] = {}
+    p.dependencies, nodes = _collect(targets)
+    p.useful = _useful(nodes, p.dependencies, p.wanted) if p.wanted is not None else None
+    del nodes
+    grads = p.grads
     for target, g in zip(targets, root_grads, strict=True):
         grads[target] = grads[target] + g if target in grads else g
-    ready = [t for t in dict.fromkeys(targets) if dependencies.get(t, 0) == 0]
-    captured: dict[Any, Any] = {}
-    leaf_grads: list[tuple[Tensor, Any]] = []
-    retained: list[tuple[Tensor, Any]] = []
-    processed: list[Node] = []
-    hooked_leaves: list[tuple[Tensor, Any]] = []  # leaves with hooks to run after accumulation
-    anomalous = anomaly._state.enabled
-    check_nan = anomalous and anomaly._state.check_nan
-    node = None
-
+    p.ready = [t for t in dict.fromkeys(targets) if p.dependencies.get(t, 0) == 0]
     # the pass records only with create_graph; PyTorch is silent about inf and nan in
     # gradients (a sqrt at 0, say), and so is the pass
     previous_mode = _mode.enabled
     _mode.enabled = create_graph
     try:
         with numeric_xp.quiet():
-            while ready:
-                target = ready.pop()
-                g = grads.pop(target, None)
-                if isinstance(target, Tensor):  # a leaf (g None: its gradient is undefined)
-                    if target._hooks:
-                        node = None  # (for anomaly mode's report)
-                        g = _run_hooks(target._hooks, g, create_graph)
-                    if capture is not None:
-                        captured[target] = g
-                    elif accumulate_into is None or target in accumulate_into:
-                        hooks = target._leaf_hooks
-                        if hooks is not None:  # its AccumulateGrad's or post-accumulate hooks
-                            node = None
-                            if hooks.pre:
-                                g = _run_tuple_hooks(hooks.pre, [g], create_graph)[0]
-                            if hooks.post or hooks.post_accumulate:
-                                hooked_leaves.append((target, g))
-                        if g is not None:
-                            leaf_grads.append((target, g))
-                    continue
-                node = target
-                # carefully: in anomaly mode, when no gradient reached it (undefined: it still
-                # runs), and for ops whose input gradients come from one joint call
-                slow = anomalous or g is None or node.op.joint_vjp is not None
-                if node.special or slow:  # freed, hooked or retaining (or anomaly mode)
-                    if node.freed and _holds_saved_values(node) and any(
-                            nxt is not None and (useful is None or nxt in useful)
-                            for nxt in node.next):  # (not when it is only captured)
-                        raise RuntimeError(FREED_GRAPH)
-                    if node.tensor_hooks:
-                        g = _run_hooks(node.tensor_hooks, g, create_graph)
-                    if node.retained is not None and g is not None:
-                        tensor = node.retained()
-                        if tensor is not None and tensor.grad_fn is node:
-                            retained.append((tensor, g))
-                    if node.pre_hooks or node.post_hooks:
-                        slow = True
-                saved = node.saved
-                if saved:  # a saved value changed in place? (inlined for the common all-0 case)
-                    if node.versions is None:
-                        inputs = node.inputs
-                        for i in saved:
-                            counter = getattr(inputs[i], "_counter", None)
-                            if counter is not None and counter.value:
-                                _check_saved(node)
-                    else:
-                        _check_saved(node)
-                counter = node.out_version
-                if counter is not None and counter.value != node.out_version_value:
-                    _check_saved(node)
-                processed.append(node)
-                if capture is not None and node in wanted:
-                    captured[node] = g
-                if slow:
-                    _distribute(node, _run_node(node, g, xp, create_graph, useful, anomalous,
-                                                check_nan), grads, dependencies, ready, useful)
-                    continue
-                op, inputs, params = node.op, node.inputs, node.params
-                if create_graph:
-                    values = inputs
-                    ans = _make(node.ans, node, True)
-                else:
-                    values = node.values
-                    ans = node.ans
-                i = -1
-                for nxt in node.next:
-                    i += 1
-                    if nxt is None or (useful is not None and nxt not in useful):
-                        continue
-                    rule = op.vjp[i]
-                    gi = (rule(xp, g, ans, *values, **params) if params
-                          else rule(xp, g, ans, *values))
-                    if create_graph:
-                        gi = _reduce_to(gi, inputs[i])
-                    else:  # the broadcasting rule, inlined on the hot path
-                        value = values[i]
-                        if gi.shape != value.shape:
-                            gi = numeric_xp.sum_to_shape(gi, value.shape)
-                        if gi.dtype is not value.dtype and gi.dtype != value.dtype:
-                            gi = gi.astype(value.dtype)
-                    earlier = grads.get(nxt)
-                    grads[nxt] = gi if earlier is None else earlier + gi
-                    left = dependencies[nxt] - 1
-                    dependencies[nxt] = left
-                    if left == 0:
-                        ready.append(nxt)
+            _run(p)
     except BaseException:
-        if anomalous and node is not None:
-            anomaly.warn_error_in(node)
+        if p.anomalous and p.node is not None:
+            anomaly.warn_error_in(p.node)
         raise
     finally:
         _mode.enabled = previous_mode
+    _commit(p, keep_graph)
+    return p.captured
 
-    # the pass succeeded: now change state
-    g = gi = None  # drop the loop's references, so that fresh gradients can be taken over
-    while leaf_grads:
-        tensor, g = leaf_grads.pop()
-        # a fresh array that nothing else references can become .grad without a copy
-        # (PyTorch steals such buffers too); 2 = the local name + getrefcount's argument
-        exclusive = type(g) is np.ndarray and g.base is None and sys.getrefcount(g) == 2
-        _accumulate(tensor, g, create_graph, exclusive)
-    for tensor, g in retained:
-        _accumulate(tensor, g, create_graph)
-    if not keep_graph:
-        for node in processed:
+
+def _run(p: _Pass) -> None:
+    """The loop of the pass: each target runs once all its gradients have arrived. Plain nodes
+    (the hot path) are inlined; leaves and careful nodes go through helpers."""
+    grads, dependencies, ready, useful = p.grads, p.dependencies, p.ready, p.useful
+    careful = p.anomalous or p.create_graph
+    capturing = p.capture is not None
+    wanted = p.wanted
+    processed = p.processed.append
+    xp = numeric_xp
+    pop, push, take, get = ready.pop, ready.append, grads.pop, grads.get
+    while ready:
+        target = pop()
+        g = take(target, None)
+        if isinstance(target, Tensor):  # a leaf (g None: its gradient is undefined)
+            _reach_leaf(p, target, g)
+            continue
+        node = target
+        # carefully: hooked, retaining or freed nodes and those of ops whose input gradients
+        # come from one joint call (special), in anomaly mode or with create_graph, and when no
+        # gradient reached it (undefined: it still runs)
+        if node.special or careful or g is None:
+            p.node = node
+            _run_careful(p, node, g)
+            continue
+        if node.saved and node.versions is not _graph._epoch:  # (changed since it was made?)
+            _check_versions(node)
+        counter = node.out_version
+        if counter is not None and counter._value != node.out_version_value:
+            _check_saved(node)
+        processed(node)
+        if capturing and node in wanted:
+            p.captured[node] = g
+        values, ans, params, vjp = node.values, node.ans, node.params, node.op.vjp
+        i = -1
+        for nxt in node.next:
+            i += 1
+            if nxt is None:
+                continue
+            if useful is not None and nxt not in useful:
+                continue
+            rule = vjp[i]
+            gi = rule(xp, g, ans, *values, **params) if params else rule(xp, g, ans, *values)
+            value = values[i]
+            if gi.shape != value.shape:  # the broadcasting rule, inlined
+                gi = _fit(node, i, gi, value)
+            if gi.dtype is not value.dtype and gi.dtype != value.dtype:
+                gi = gi.astype(value.dtype)
+            earlier = get(nxt)
+            grads[nxt] = gi if earlier is None else earlier + gi
+            left = dependencies[nxt] - 1
+            dependencies[nxt] = left
+            if not left:
+                push(nxt)
+
+
+def _check_versions(node: Node) -> None:
+    """Raise PyTorch's error when a saved input changed in place (inlined here for the common
+    case: no input has a counter with changes)."""
+    if node.versions.__class__ is tuple:
+        _check_saved(node)
+        return
+    inputs = node.inputs
+    for i in node.saved:
+        counter = getattr(inputs[i], "_counter", None)
+        if counter is not None and counter.value:
+            _check_saved(node)
+
+
+def _fit(node: Node, i: int, gi: Any, value: Any) -> Any:
+    """Input ``i``'s gradient summed from the broadcast shape to the input's; a shape the
+    input does not broadcast to is refused with PyTorch's message for an invalid gradient."""
+    shape, wanted = _shape_of(gi), _shape_of(value)
+    if not _expandable(wanted, shape):
+        raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - "
+                           f"got {_torch_size(shape)} but expected shape compatible with "
+                           f"{_torch_size(wanted)}")
+    if isinstance(gi, Tensor):
+        return differentiable.sum_to_shape(gi, wanted)
+    return numeric_xp.sum_to_shape(gi, wanted)
+
+
+def _shape_of(value: Any) -> tuple[int, ...]:
+    return value._value.shape if isinstance(value, Tensor) else np.shape(value)
+
+
+def _expandable(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    """Whether ``shape`` broadcasts to ``target`` (a gradient may be given in a broadcast
+    shape, which the engine sums back)."""
+    if len(shape) > len(target):
+        return False
+    return all(s == t or s == 1 for s, t in zip(shape[::-1], target[::-1], strict=False))
+
+
+def _reach_leaf(p: _Pass, tensor: Tensor, g: Any) -> None:
+    """A leaf's gradient is complete: its hooks run, then it is captured or kept for
+    accumulation (which happens only once the whole pass has succeeded)."""
+    if tensor._hooks:
+        p.node = None  # (for anomaly mode's report)
+        g = _run_hooks(tensor._hooks, g, p.create_graph)
+    if p.capture is not None:
+        p.captured[tensor] = g
+        return
+    if p.accumulate_into is not None and tensor not in p.accumulate_into:
+        return
+    hooks = tensor._leaf_hooks
+    if hooks is not None:  # its AccumulateGrad's or post-accumulate hooks
+        p.node = None
+        if hooks.pre:
+            g = _run_tuple_hooks(hooks.pre, [g], p.create_graph)[0]
+        if hooks.post or hooks.post_accumulate:
+            p.hooked_leaves.append((tensor, g))
+    if g is not None:
+        p.leaf_grads.append((tensor, g))
+
+
+def _run_careful(p: _Pass, node: Node, g: Any) -> None:
+    """Run a node that is not plain: a freed graph's, hooked or retaining (``special``), in
+    anomaly mode or with create_graph, one no gradient reached, or a joint-VJP op's."""
+    useful = p.useful
+    if node.special:
+        if node.freed and _holds_saved_values(node) and any(
+                nxt is not None and (useful is None or nxt in useful)
+                for nxt in node.next):  # (not when it is only captured)
+            raise RuntimeError(FREED_GRAPH)
+        if node.tensor_hooks:
+            g = _run_hooks(node.tensor_hooks, g, p.create_graph)
+        if node.retained is not None and g is not None:
+            tensor = node.retained()
+            if tensor is not None and tensor.grad_fn is node:
+                p.retained.append((tensor, g))
+    if node.saved:
+        _check_versions(node)
+    counter = node.out_version
+    if counter is not None and counter.value != node.out_version_value:
+        _check_saved(node)
+    p.processed.append(node)
+    if p.capture is not None and node in p.wanted:
+        p.captured[node] = g
+    results = _run_node(node, g, p.xp, p.create_graph, useful, p.anomalous, p.check_nan)
+    _distribute(node, results, p)
+
+
+_accumulation = threading.Lock()  # one backward at a time adds into .grad (atomic per leaf)
+
+
+def _commit(p: _Pass, keep_graph: bool) -> None:
+    """The pass succeeded: now change state (accumulate into leaves and retained grads, free
+    the graph unless it is kept, run post-accumulation hooks)."""
+    leaf_grads, create_graph = p.leaf_grads, p.create_graph
+    p.grads.clear()  # drop the pass's references, so that fresh gradients can be taken over
+    with _accumulation:
+        while leaf_grads:
+            tensor, g = leaf_grads.pop()
+            # a fresh array that nothing else references can become .grad without a copy
+            # (PyTorch steals such buffers too); 2 = the local name + getrefcount's argument
+            exclusive = type(g) is np.ndarray and g.base is None and sys.getrefcount(g) == 2
+            _accumulate(tensor, g, create_graph, exclusive)
+        g = None
+        for tensor, g in p.retained:
+            _accumulate(tensor, g, create_graph)
+    if not keep_graph:  # free what PyTorch frees (see _release; inlined for small values)
+        for node in p.processed:
             node.freed = node.special = True
             node.ans = None
-    for tensor, g in hooked_leaves:
+            for value in node.values:
+                if value.__class__ is np.ndarray and value.nbytes >= _KEEP_BELOW:
+                    _release(node)
+                    break
+    for tensor, g in p.hooked_leaves:
         _after_accumulation(tensor, g)
-    return captured
+
+
+_PLACEHOLDERS: dict[tuple, np.ndarray] = {}
+_KEEP_BELOW = 512  # bytes: a smaller saved value costs less than its stand-in, and stays
+
+
+def _placeholder(value: np.ndarray) -> np.ndarray:
+    """A stand-in for a freed intermediate value: its shape and dtype (all that a node's
+    rules read when they read no saved value), no data (read-only, zero strides)."""
+    key = (value.shape, value.dtype)
+    known = _PLACEHOLDERS.get(key)
+    if known is None:
+        if len(_PLACEHOLDERS) > 1024:
+            _PLACEHOLDERS.clear()
+        known = _PLACEHOLDERS[key] = np.broadcast_to(np.zeros((), value.dtype), value.shape)
+    return known
+
+
+def _release(node: Node) -> None:
+    """Free what a backward without ``retain_graph`` frees in PyTorch (the caller drops the
+    node's output): the intermediate values it saved. An input computed by another node keeps
+    its shape, dtype and producer, and a weak reference to its tensor for naming. What
+    lowering's replay reads stays: the graph, the leaves, the constants."""
+    values = node.values
+    for i, edge in enumerate(node.next):
+        if edge is None or isinstance(edge, Tensor):
+            continue
+        value = values[i]
+        if value.__class__ is np.ndarray and value.nbytes >= _KEEP_BELOW:
+            _stand_in(node, i, edge)
+            values = node.values
+
+
+def _stand_in(node: Node, i: int, edge: Node) -> None:
+    """Replace the node's ``i``-th input, computed by ``edge``, by a placeholder."""
+    raw = node.inputs[i]
+    array = _placeholder(node.values[i])
+    stand_in = _make(array, edge, True)
+    if isinstance(raw, Tensor):
+        stand_in.__dict__["_stands_for"] = weakref.ref(raw)
+        if raw._name is not None:
+            stand_in._name = raw._name
+    node.values = (*node.values[:i], array, *node.values[i + 1:])
+    node.inputs = (*node.inputs[:i], stand_in, *node.inputs[i + 1:])
 
 
 _warned_create_graph = False

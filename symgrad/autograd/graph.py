@@ -20,12 +20,30 @@ from symgrad.ops import Op
 
 
 class Version:
-    """A tensor's in-place version counter, shared by tensors that share storage and history."""
+    """A tensor's in-place version counter, shared by tensors that share storage and history.
 
-    __slots__ = ("value",)
+    Every change counts also in the module's ``_epoch``: a node that saved inputs remembers
+    the epoch it was made in, and backward skips its version checks while nothing changed
+    since."""
+
+    __slots__ = ("_value",)
 
     def __init__(self) -> None:
-        self.value = 0
+        self._value = 0
+
+    @property
+    def value(self) -> int:
+        """The number of in-place changes so far."""
+        return self._value
+
+    @value.setter
+    def value(self, value: int) -> None:
+        global _epoch
+        _epoch += 1
+        self._value = value
+
+
+_epoch = 0  # the number of version changes in this process (see Version)
 
 
 class RemovableHandle:
@@ -104,6 +122,33 @@ def _line_of(code: Any, lasti: int) -> int:
     return code.co_firstlineno
 
 
+def locate(frame: Any) -> tuple[Any, int]:
+    """``(code, offset of the current instruction)`` of the first frame outside the symgrad
+    package, from ``frame`` outwards; ``(None, 0)`` when there is none."""
+    global _user_code
+    try:
+        code = frame.f_code
+        if code is not _user_code:  # (the code found last time is known to be outside)
+            if not _INTERNAL[code.co_filename]:
+                _user_code = code
+            while _INTERNAL[code.co_filename]:
+                frame = frame.f_back
+                code = frame.f_code
+        return code, frame.f_lasti
+    except AttributeError:  # no frame outside symgrad
+        return None, 0
+
+
+def saved_versions(inputs: Sequence[Any], saved: tuple[int, ...]) -> tuple[int, ...] | int:
+    """The versions of the saved inputs now, or, when all are 0 (no counter, or a number),
+    the current epoch: while it stays the same, no version has changed since."""
+    for i in saved:
+        counter = getattr(inputs[i], "_counter", None)
+        if counter is not None and counter._value:
+            return tuple([_version_of(inputs[j]) for j in saved])
+    return _epoch
+
+
 class Node:
     """A backward function: one recorded op application (``tensor.grad_fn``), PyTorch's
     ``torch.autograd.graph.Node``. Its class name is PyTorch's node name.
@@ -118,63 +163,51 @@ class Node:
 
     # What every node sets lives in slots; what few nodes set overrides class-level defaults in
     # the instance __dict__, which Python allocates only when first written to.
+    # ``special``: hooked, retaining or freed (whoever sets one of the rarely set attributes
+    # below sets it too), which the engine checks first so that plain nodes cost one read;
+    # ``freed``: set by a backward pass that did not retain the graph
     __slots__ = ("op", "params", "inputs", "values", "ans", "next", "saved", "versions",
-                 "out_version", "site", "__dict__", "__weakref__")
+                 "out_version", "code", "lasti", "special", "freed", "__dict__", "__weakref__")
     out_version_value: int = 0  # the output's version when saved (not 0 after an in-place op)
     custom_backward: bool = False  # a custom Function's node (function.BackwardCFunction)
     # Calling a node (``y.grad_fn(g)``) runs the engine: ``Node.__call__`` is installed by
     # symgrad.autograd.engine, the layer above, so that this module imports nothing above it.
-    # Rarely set; whoever sets one of these also sets ``special``, which the engine checks
-    # first so that plain nodes cost one attribute read.
-    special: bool = False
+    # Rarely set (in the instance __dict__, allocated only then)
     tensor_hooks: dict | None = None  # hooks registered on the output tensor
     retained: Any = None  # weak reference to the output tensor that retains its grad
-    freed: bool = False  # set by a backward pass that did not retain the graph
     pre_hooks: dict | None = None  # register_prehook: fn(grad_outputs)
     post_hooks: dict | None = None  # register_hook: fn(grad_inputs, grad_outputs)
     # anomaly mode only: the forward call's stack, and the node whose backward created this one
     forward_stack: Any = None
     anomaly_parent: Node | None = None
 
-    def __init__(self, op: Op, inputs: tuple, values: list, params: dict | None, ans: Any,
-                 next_: Any, saved: tuple[int, ...] = (), skip: int = 2) -> None:
+    def __init__(self, op: Op, inputs: tuple, values: Sequence[Any], params: dict | None,
+                 ans: Any, next_: Sequence[Any], saved: tuple[int, ...] = (),
+                 skip: int = 2) -> None:
         """``skip``: the frames, counting this one, known to be symgrad's: 2 = this one and the
-        creator; ``apply_op`` passes 3, as its caller is symgrad code too. The search for the
-        user's frame starts above them, so that those frames are never materialized as Python
-        objects (this runs for every node)."""
-        # where the forward op was called: the first frame outside symgrad, as (code, offset of
-        # the call instruction); the line number is found only when asked for
-        global _user_code
+        creator. The search for the user's frame starts above them, so that those frames are
+        never materialized as Python objects. (``dispatch.apply_op`` fills the slots itself, on
+        the hot path.)"""
         try:
             frame = _getframe(skip)
-            code = frame.f_code
-            if code is not _user_code:  # (the code found last time is known to be outside)
-                if not _INTERNAL[code.co_filename]:
-                    _user_code = code
-                while _INTERNAL[code.co_filename]:
-                    frame = frame.f_back
-                    code = frame.f_code
-            self.site = (code, frame.f_lasti)
-        except (ValueError, AttributeError):  # a shallow stack, or no frame outside symgrad
-            self.site = None
+        except ValueError:  # a shallow stack
+            frame = None
+        self.code, self.lasti = locate(frame)
         if _anomaly_threads:
             _record_forward(self, skip)
         self.op = op
         self.params = params
         self.inputs = inputs  # the input Tensors (or Python numbers)
-        self.values = values  # their arrays, as the forward saw them
+        self.values = tuple(values)  # their arrays, as the forward saw them
         self.ans = ans
-        self.next = next_
+        self.next = tuple(next_)
         self.out_version = None  # the output's counter, for ops whose VJP reads the output
+        self.special = op.joint_vjp is not None  # (such nodes run the engine's careful way)
+        self.freed = False
         # the inputs whose values backward will read (the op's saved_by_need), and their
-        # versions now: None when all are 0, the common case (no counter yet, or a number)
+        # versions now (see saved_versions)
         self.saved = saved
-        self.versions = None
-        for i in saved:
-            counter = getattr(inputs[i], "_counter", None)
-            if counter is not None and counter.value:
-                self.versions = tuple([_version_of(inputs[j]) for j in saved])
-                break
+        self.versions = saved_versions(inputs, saved)
 
     def name(self) -> str:
         """PyTorch's name of this node, e.g. ``'MulBackward0'``.
@@ -194,11 +227,10 @@ class Node:
         >>> isinstance(filename, str) and isinstance(line, int)
         True
         """
-        site = self.site
-        if site is None:
+        code = self.code
+        if code is None:
             return None
-        code, lasti = site
-        return code.co_filename, _line_of(code, lasti)
+        return code.co_filename, _line_of(code, self.lasti)
 
     @property
     def created_at(self) -> str | None:

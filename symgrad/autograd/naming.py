@@ -129,7 +129,11 @@ class TensorNames:
         >>> symgrad.autograd.naming.TensorNames({}).known(symgrad.ones(1, name="w"))
         'w'
         """
-        return tensor.name or fixed_name(tensor) or self.names.get(id(tensor))
+        name = tensor.name or fixed_name(tensor) or self.names.get(id(tensor))
+        if name is None and "_stands_for" in getattr(tensor, "__dict__", ()):
+            held = tensor._stands_for()  # a stand-in for a value a backward freed
+            name = None if held is None else self.known(held)
+        return name
 
     def __call__(self, tensor: Any, prefix: str) -> str:
         """A name for ``tensor`` not given out before: :meth:`known`, else ``prefix`` and a
