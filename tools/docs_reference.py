@@ -377,6 +377,9 @@ def _wrapped_signature(name: str, signature: inspect.Signature, width: int = 76)
 
 def _render(obj: object, heading: str, level: int) -> str:
     """A function documented by hand: heading, signature and docstring, as Python shows them."""
+    tools = str(Path(__file__).resolve().parent)
+    if tools not in sys.path:  # not there while mkdocs renders pages (seen: ModuleNotFoundError)
+        sys.path.insert(0, tools)
     from docstring_markdown import markdown_docstring
 
     try:
