@@ -731,3 +731,30 @@ def test_margin_and_embedding_loss_gradients(name, compute, expected):
             down = replay()
             x[index] += h
         assert x.grad[index].item() == pytest.approx((up - down) / (2 * h), abs=1e-5)
+
+
+def test_gaussian_nll_loss_is_pytorchs():
+    x = symgrad.tensor(_X, requires_grad=True)
+    target = symgrad.tensor([[0.0, 1.0, 0.5], [1.0, 0.0, 0.25]])
+    var = symgrad.tensor([[0.5, 1e-8, 2.0], [1.0, 0.3, 0.1]], requires_grad=True)
+    loss = nn.GaussianNLLLoss()(x, target, var)  # var 1e-8 is clamped to eps = 1e-6
+    assert loss.item() == pytest.approx(520832.25, rel=1e-6)  # PyTorch's values from here on
+    loss.backward()
+    np.testing.assert_allclose(x.grad.tolist(), [
+        [0.06666667014360428, -416666.6875, 0.01666666567325592],
+        [0.016666671261191368, 0.1666666567325592, -1.0833333730697632]], rtol=1e-5)
+    np.testing.assert_allclose(var.grad.tolist(), [
+        [0.15333333611488342, -520833236992.0, 0.04083333536982536],
+        [0.08250000327825546, 0.1944444179534912, -2.687499523162842]], rtol=1e-5)
+    full = F.gaussian_nll_loss(x, target, var[:, :1], full=True, reduction="sum")
+    assert full.item() == pytest.approx(11.065159797668457, rel=1e-6)
+    np.testing.assert_allclose(
+        F.gaussian_nll_loss(x, target, symgrad.tensor([0.5, 2.0]), reduction="none").tolist(),
+        [[-0.3065735995769501, 5.903426170349121, -0.3065735995769501],
+         [0.349073588848114, 0.3690735995769501, 0.4521985650062561]], rtol=1e-6)
+    with pytest.raises(ValueError, match="var has negative entry/entries"):
+        F.gaussian_nll_loss(x, target, -var)
+    with pytest.raises(ValueError, match="var is of incorrect size"):
+        F.gaussian_nll_loss(x, target, symgrad.ones(3))
+    with pytest.raises(ValueError, match="x is not valid"):
+        F.gaussian_nll_loss(x, target, var, reduction="x")

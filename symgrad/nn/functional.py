@@ -12,6 +12,7 @@ from symgrad.nn.losses import (  # noqa: F401 - the losses
     binary_cross_entropy_with_logits,
     cosine_embedding_loss,
     cross_entropy,
+    gaussian_nll_loss,
     hinge_embedding_loss,
     huber_loss,
     kl_div,

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from symgrad import ops
-from symgrad.autograd.grad_mode import _mode
+from symgrad.autograd.grad_mode import _mode, no_grad
 from symgrad.dispatch import _broadcast_error, apply_op
 from symgrad.tensor import Tensor, _make, _torch_size
 from symgrad.torch_api.nn import logsigmoid, pairwise_distance
@@ -28,6 +28,7 @@ __all__ = [
     "binary_cross_entropy_with_logits",
     "cosine_embedding_loss",
     "cross_entropy",
+    "gaussian_nll_loss",
     "hinge_embedding_loss",
     "huber_loss",
     "kl_div",
@@ -637,3 +638,37 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
     if swap:
         d_neg = d_neg.minimum(pairwise_distance(positive, negative, p, eps))
     return _reduced((margin + d_pos - d_neg).clamp_min(0), reduction, size_average, reduce)
+
+
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float,  # noqa: A002
+                      full: bool = False, eps: float = 1e-6,
+                      reduction: str = "mean") -> Tensor:
+    """Gaussian negative log likelihood ``0.5·(log(var) + (input - target)²/var)`` (``full``:
+    plus ``0.5·log(2π)``), with ``var`` clamped to at least ``eps`` outside the graph; ``var``
+    may lack the last dimension or have size 1 in one dimension.
+
+    >>> F.gaussian_nll_loss(symgrad.tensor([1.0, 2.0]), symgrad.tensor([1.0, 0.0]),
+    ...                     symgrad.tensor([1.0, 2.0]))
+    tensor(0.6733)
+    """
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * input.new_ones(input.shape)
+    elif (var < 0).any().item():
+        raise ValueError("var has negative entry/entries")
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape:
+            var = var.unsqueeze(-1)
+        elif not (input.ndim == var.ndim and sum(
+                y for x, y in zip(input.shape, var.shape, strict=True) if x != y) == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return loss if reduction == "none" else loss.sum() if reduction == "sum" else loss.mean()

@@ -290,3 +290,28 @@ class TripletMarginLoss(_Loss):
         """
         return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p,
                                      eps=self.eps, swap=self.swap, reduction=self.reduction)
+
+
+class GaussianNLLLoss(_Loss):
+    """Gaussian negative log likelihood of ``target`` under mean ``input`` and variance
+    ``var``.
+
+    >>> loss = symgrad.nn.GaussianNLLLoss()
+    >>> loss(symgrad.tensor([1.0]), symgrad.tensor([1.0]), symgrad.tensor([1.0]))
+    tensor(0.)
+    """
+
+    def __init__(self, *, full: bool = False, eps: float = 1e-6,
+                 reduction: str = "mean") -> None:
+        super().__init__(reduction=reduction)
+        self.full = full
+        self.eps = eps
+
+    def forward(self, input: Tensor, target: Tensor, var: Tensor | float) -> Tensor:  # noqa: A002
+        """``F.gaussian_nll_loss(input, target, var, full, eps, reduction)``.
+
+        >>> symgrad.nn.GaussianNLLLoss(full=True)(symgrad.zeros(1), symgrad.zeros(1), 1.0)
+        tensor(0.9189)
+        """
+        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps,
+                                   reduction=self.reduction)
