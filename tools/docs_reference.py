@@ -29,6 +29,11 @@ from symgrad import torch_api
 from symgrad.dispatch import apply_op
 from symgrad.ops import REGISTRY, Op
 
+# the sibling module, also when this file is loaded by path (mkdocs' hooks, the tests)
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+from docstring_markdown import markdown_docstring  # noqa: E402
+
 SOURCES = Path(symgrad.__file__).resolve().parent
 
 
@@ -377,14 +382,14 @@ def _wrapped_signature(name: str, signature: inspect.Signature, width: int = 76)
 
 def _render(obj: object, heading: str, level: int) -> str:
     """A function documented by hand: heading, signature and docstring, as Python shows them."""
-    from docstring_markdown import markdown_docstring
-
     try:
         signature = _wrapped_signature(obj.__name__, inspect.signature(obj))
     except (TypeError, ValueError):
         signature = obj.__name__
     doc = markdown_docstring(inspect.cleandoc(obj.__doc__ or ""))
-    return f"{'#' * level} `{heading}`\n\n```python\n{signature}\n```\n\n{doc}\n"
+    # in a "doc" block like mkdocstrings' own entries, so that they look and wrap the same
+    return (f"{'#' * level} `{heading}`\n\n<div class=\"doc\" markdown>\n\n```python\n"
+            f"{signature}\n```\n\n{doc}\n\n</div>\n")
 
 
 def _home(obj: object) -> str | None:
