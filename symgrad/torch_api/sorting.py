@@ -79,16 +79,29 @@ def _sorted(input: Tensor, dim: int, descending: bool,  # noqa: A002
     d = _dim(dim, value.ndim)
     if value.ndim == 0:
         return d, np.zeros((), dtype=np.int64)
+    stable_order = _stable_order(value, d, bool(descending))
     if stable or value.shape[d] <= 16:  # PyTorch's unstable sort is stable up to 16
-        return d, _stable_order(value, d, bool(descending))
+        return d, stable_order
+    # without equal values (or nans) every sort gives the same order: emulate PyTorch's
+    # unstable sort only on the rows that have some
     moved = np.moveaxis(value, d, -1)
-    order = np.zeros(moved.shape, dtype=np.int64)
+    order = np.moveaxis(stable_order, d, -1).copy()
     comp = _sort_comparison(bool(descending))
-    for idx in np.ndindex(*moved.shape[:-1]):
+    ties = _has_ties(moved)
+    for idx in np.ndindex(*ties.shape):
+        if not ties[idx]:
+            continue
         pairs = _pairs(moved[idx])
         _std_sort(pairs, 0, len(pairs), comp)
         order[idx] = [i for _, i in pairs]
     return d, np.moveaxis(order, -1, d)
+
+
+def _has_ties(rows: np.ndarray) -> np.ndarray:
+    """For each row (last dim) of ``rows``: whether two elements are equal or one is nan."""
+    ordered = np.sort(rows, axis=-1)
+    equal = (ordered[..., 1:] == ordered[..., :-1]).any(-1)
+    return equal | (np.isnan(rows).any(-1) if rows.dtype.kind == "f" else False)
 
 
 @torch_api("sort", example=lambda x: x.sort(1).values)
@@ -333,7 +346,12 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:  # noqa: A
     _check_tensor(input, "mode")
     value = input._value
     d = _dim(dim, value.ndim)
-    positions = _rowwise(value, d, _mode_position) if value.ndim else None
+    positions = None
+    if value.ndim:  # rows of distinct values: every value occurs once, the smallest wins
+        positions = np.expand_dims(np.argmin(value, axis=d), d) if value.shape[d] else None
+        moved = np.moveaxis(value, d, -1)
+        if positions is None or _has_ties(moved).any():
+            positions = _rowwise(value, d, _mode_position)
     return _reduced("mode", _red.mode, input, d, positions, keepdim)
 
 
