@@ -341,7 +341,6 @@ _SELU = {"alpha": 1.6732632423543772, "scale": 1.0507009873554805, "input_scale"
 
 scaled_elu = register(Op(
     "scaled_elu", "EluBackward0",
-    convention="scale * alpha at 0 (the left derivative)",
     forward=_scaled_elu_forward,
     vjp=(_scaled_elu_grad,),
     node_name_of=lambda params, a: "CeluBackward0" if params.get("celu") else "EluBackward0",
@@ -356,7 +355,6 @@ scaled_elu = register(Op(
 
 hardsigmoid = register(Op(
     "hardsigmoid", "HardsigmoidBackward0",
-    convention="0 at -3 and 3 (the flat side)",
     forward=lambda xp, a: xp.where(a <= -3, 0.0, xp.where(a >= 3, 1.0, a / 6 + 0.5)),
     vjp=(lambda xp, g, ans, a: xp.where((a > -3) & (a < 3), g / 6, 0.0),),
     saved=(0,),
@@ -368,7 +366,6 @@ hardsigmoid = register(Op(
 
 hardswish = register(Op(
     "hardswish", "HardswishBackward0",
-    convention="0 at -3 and 1 at 3 (the outer, linear side)",
     forward=lambda xp, a: xp.where(a <= -3, 0.0, xp.where(a < 3, a * (a + 3) / 6, a)),
     vjp=(lambda xp, g, ans, a: xp.where(a <= -3, 0.0, xp.where(a < 3, g * (a / 3 + 0.5), g)),),
     saved=(0,),
