@@ -13,7 +13,7 @@ import numpy as np
 
 from symgrad.autograd.grad_mode import enable_grad, no_grad
 from symgrad.creation import from_numpy, tensor
-from symgrad.nn.modules.module import typename
+from symgrad.nn.modules.module import typename, zero_grads
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor
 
@@ -125,18 +125,7 @@ class Optimizer:
         None
         """
         for group in self.param_groups:
-            for param in group["params"]:
-                grad = param.grad
-                if grad is None:
-                    continue
-                if set_to_none:
-                    param.grad = None
-                else:
-                    if grad.grad_fn is not None:
-                        grad.detach_()
-                    else:
-                        grad.requires_grad_(False)
-                    grad.zero_()
+            zero_grads(group["params"], set_to_none)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One update of every parameter that has a gradient; ``closure`` (re-evaluating the

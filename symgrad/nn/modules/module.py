@@ -4,7 +4,7 @@ order, state_dict, train/eval, hooks and repr."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from symgrad.autograd.grad_mode import no_grad
@@ -559,18 +559,7 @@ class Module:
         >>> print(lin.weight.grad)
         None
         """
-        for param in self.parameters():
-            grad = param.grad
-            if grad is None:
-                continue
-            if set_to_none:
-                param.grad = None
-            else:
-                if grad.grad_fn is not None:
-                    grad.detach_()
-                else:
-                    grad.requires_grad_(False)
-                grad.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     def apply(self, fn: Callable[[Module], Any]) -> Module:
         """Call ``fn`` on every submodule (children first) and then on self; returns self.
@@ -716,3 +705,21 @@ class Module:
             else:
                 text += "\n  " + "\n  ".join(lines) + "\n"
         return text + ")"
+
+
+def zero_grads(params: Iterable[Tensor], set_to_none: bool = True) -> None:
+    """Reset the ``.grad`` of ``params``: to None, or to zeros in place (detached first), as
+    ``Module.zero_grad`` and ``Optimizer.zero_grad`` do."""
+    for param in params:
+        grad = param.grad
+        if grad is None:
+            continue
+        if set_to_none:
+            param.grad = None
+        else:
+            if grad.grad_fn is not None:
+                grad.detach_()
+            else:
+                grad.requires_grad_(False)
+            grad.zero_()
+
