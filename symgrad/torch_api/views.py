@@ -23,7 +23,14 @@ from symgrad.numeric import dtypes
 from symgrad.numeric import namespace as xp
 from symgrad.tensor import Tensor, _dim, _dims, _make, _shape_arg, _torch_size, counter_of
 from symgrad.torch_api import torch_api
-from symgrad.torch_api.arguments import expanded_shape, infer_shape, normalize_key, operand
+from symgrad.torch_api.arguments import (
+    check_masks,
+    expanded_shape,
+    infer_shape,
+    normalize_key,
+    operand,
+    split_key,
+)
 
 
 @torch_api("reshape", example=lambda x: x.reshape(3, 2))
@@ -251,6 +258,10 @@ def broadcast_to(self, shape: Sequence[int]) -> Tensor:
 @torch_api("index", function=False, example=lambda x: x[0])
 def __getitem__(self, key: Any) -> Tensor:
     key = normalize_key(key)
+    split = split_key(key, self._value.ndim)
+    if split is not None:  # PyTorch's order: the ints (a select), then the index arrays
+        _check_index(self, split[0])
+        return apply_op(ops.shape.index, self, key=split[0])[split[1]]
     _check_index(self, key)
     return apply_op(ops.shape.index, self, key=key)
 
@@ -258,11 +269,17 @@ def __getitem__(self, key: Any) -> Tensor:
 @torch_api("setitem", function=False, inplace=True, example=lambda x: x.__setitem__(0, 1.0))
 def __setitem__(self, key: Any, value: Any) -> None:
     key = normalize_key(key)
+    split = split_key(key, self._value.ndim)
     if _mode.enabled and self._requires_grad and self.grad_fn is None:
         # for ints and slices PyTorch writes through a view of self, hence its wording
-        view = xp.is_basic_index(key) and key is not Ellipsis and key != slice(None)
+        view = split is not None or (
+            xp.is_basic_index(key) and key is not Ellipsis and key != slice(None))
         raise RuntimeError(f"a {'view of a ' if view else ''}leaf Variable that requires "
                            "grad is being used in an in-place operation.")
+    if split is not None:  # PyTorch's order: a view by the ints, then index_put_ on it
+        _check_index(self, split[0])
+        __setitem__(self[split[0]], split[1], value)
+        return
     target = _check_index(self, key)
     value = operand(value, strict=True)
     if isinstance(value, Tensor):
@@ -270,8 +287,20 @@ def __setitem__(self, key: Any, value: Any) -> None:
         extra = len(shape) - target.ndim
         if extra > 0 and all(s == 1 for s in shape[:extra]):
             value = value.reshape(shape[extra:])  # PyTorch drops leading size-1 dims
-        expanded_shape(value._value.shape, target.shape)
+        if xp.is_basic_index(key):  # a copy_ into a view, in PyTorch
+            expanded_shape(value._value.shape, target.shape)
+        elif _broadcast_shape(value._value.shape, target.shape) != target.shape:  # index_put_
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} "
+                               "cannot be broadcast to indexing result of shape "
+                               f"{list(target.shape)}")
     apply_inplace(ops.shape.setitem, self, value, key=key)
+
+
+def _broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...] | None:
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        return None
 
 
 def _check_index(self, key: Any) -> np.ndarray:
@@ -280,9 +309,13 @@ def _check_index(self, key: Any) -> np.ndarray:
             isinstance(key, np.ndarray) and key.dtype == bool)):
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    check_masks(self._value.shape, key)
     try:
         return self._value[key]
     except IndexError as error:
+        if str(error).startswith("too many indices"):
+            raise IndexError("too many indices for tensor of dimension "
+                             f"{self._value.ndim}") from None
         raise IndexError(str(error).replace("axis", "dimension")) from None
 
 
