@@ -71,12 +71,26 @@ def _is_int(value: Any, bool_ok: bool = False) -> bool:
     return isinstance(value, Tensor) and value.ndim == 0 and value.dtype.np_dtype.kind in "iu"
 
 
-def _unpack_error(fn: str, position: int, value: Any) -> TypeError:
-    return TypeError(f"{fn}(): argument 'size' failed to unpack the object at pos {position} "
+def _unpack_error(fn: str, position: int, value: Any, name: str = "size") -> TypeError:
+    return TypeError(f"{fn}(): argument '{name}' failed to unpack the object at pos {position} "
                      f"with error \"type must be tuple of ints,but got {type_name(value)}\"")
 
 
-def size_arg(fn: str, size: Any, varargs: bool = True) -> tuple[int, ...]:
+def varargs(fn: str, name: str, args: tuple, keyword: Any) -> tuple:
+    """The sizes of ``f(*args)`` or of ``f(name=...)``: PyTorch's varargs int lists take their
+    name as a keyword too (``x.permute(dims=(1, 0))``, ``ones(size=(2, 3))``).
+
+    >>> varargs("permute", "dims", (), (1, 0)), varargs("permute", "dims", (1, 0), None)
+    (((1, 0),), (1, 0))
+    """
+    if keyword is None:
+        return args
+    if args:
+        raise TypeError(f"{fn}() got multiple values for argument '{name}'")
+    return (keyword,)
+
+
+def size_arg(fn: str, size: Any, varargs: bool = True, name: str = "size") -> tuple[int, ...]:
     """A size given PyTorch's ways, checked with its messages: ``f(2, 3)``, ``f((2, 3))``,
     ``f([2, 3])`` (``varargs``: ``size`` is the tuple of positional arguments) or
     ``f(size=(2, 3))`` (not ``varargs``: ``size`` is the one argument).
@@ -89,24 +103,24 @@ def size_arg(fn: str, size: Any, varargs: bool = True) -> tuple[int, ...]:
     """
     if varargs:
         if not size:
-            raise TypeError(f'{fn}() missing 1 required positional arguments: "size"')
+            raise TypeError(f'{fn}() missing 1 required positional arguments: "{name}"')
         first = size[0]
         if _is_int(first):
             for i, s in enumerate(size[1:], 2):
                 if not _is_int(s, bool_ok=True):
-                    raise _unpack_error(fn, i, s)
+                    raise _unpack_error(fn, i, s, name)
             return tuple(int(s) for s in size)
         if len(size) > 1:
             raise TypeError(f"{fn}() takes 1 positional argument but {len(size)} were given")
         size = first
     if not isinstance(size, tuple | list):  # (symgrad.Size is a tuple)
-        raise wrong_type(fn, "size", "tuple of ints", size, 1)
+        raise wrong_type(fn, name, "tuple of ints", size, 1)
     for i, s in enumerate(size):
         if not _is_int(s, bool_ok=i > 0):
             if i == 0:
-                raise TypeError(f"{fn}(): argument 'size' (position 1) must be tuple of ints, "
-                                f"but found element of type {type_name(s)} at pos 0")
-            raise _unpack_error(fn, i + 1, s)
+                raise TypeError(f"{fn}(): argument '{name}' (position 1) must be tuple of "
+                                f"ints, but found element of type {type_name(s)} at pos 0")
+            raise _unpack_error(fn, i + 1, s, name)
     return tuple(int(s) for s in size)
 
 

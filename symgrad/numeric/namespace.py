@@ -7,7 +7,6 @@ on Tensors (for ``create_graph=True``) and in ``symgrad.symbolic`` on sympy obje
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -56,17 +55,6 @@ def quiet() -> np.errstate:
     -inf
     """
     return np.errstate(all="ignore")
-
-
-def quiet_calls(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` run under :func:`quiet` (a public entry point that computes on numpy itself)."""
-
-    @functools.wraps(fn)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        with np.errstate(all="ignore"):
-            return fn(*args, **kwargs)
-
-    return run
 
 
 def quietly(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

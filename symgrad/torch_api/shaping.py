@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from symgrad import ops
+from symgrad import ops, parser
 from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim, _make, _shape_arg, _torch_size
@@ -104,14 +104,14 @@ def _negative_size_error(shape: Sequence[int]) -> RuntimeError:
 
 
 @torch_api("repeat", function=False, example=lambda x: x.repeat(2, 1))
-def repeat(self: Tensor, *sizes: Any) -> Tensor:
+def repeat(self: Tensor, *args: Any, repeats: Sequence[int] | None = None) -> Tensor:
     """Tile the tensor ``sizes[d]`` times along each dim (``RepeatBackward0``); extra leading
     sizes add dims.
 
     >>> symgrad.tensor([1.0, 2.0]).repeat(2)
     tensor([1., 2., 1., 2.])
     """
-    reps = _shape_arg(sizes)
+    reps = _shape_arg(parser.varargs("repeat", "repeats", args, repeats))
     if len(reps) < self._value.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
@@ -123,25 +123,27 @@ def repeat(self: Tensor, *sizes: Any) -> Tensor:
 
 
 @torch_api("repeat", example=lambda x: x.tile(2))
-def tile(input: Tensor, *dims: Any) -> Tensor:  # noqa: A002 - PyTorch's name
+def tile(input: Tensor, *args: Any,  # noqa: A002 - PyTorch's name
+         dims: Sequence[int] | None = None) -> Tensor:
     """:meth:`repeat`, with missing leading sizes taken as 1.
 
     >>> symgrad.tile(symgrad.tensor([[1.0], [2.0]]), (2,)).shape
     symgrad.Size([2, 2])
     """
-    reps = _shape_arg(dims)
+    reps = _shape_arg(parser.varargs("tile", "dims", args, dims))
     return repeat(input, (1,) * (input._value.ndim - len(reps)) + reps)
 
 
 @torch_api("flip", example=lambda x: x.flip(0))
-def flip(input: Tensor, *dims: Any) -> Tensor:  # noqa: A002
+def flip(input: Tensor, *args: Any, dims: Sequence[int] | None = None) -> Tensor:  # noqa: A002
     """Reverse the order of elements along ``dims`` (a copy, ``FlipBackward0``).
 
     >>> symgrad.tensor([1.0, 2.0, 3.0]).flip(0)
     tensor([3., 2., 1.])
     """
     ndim = input._value.ndim
-    axes = _unique_dims(_shape_arg(dims), ndim)
+    axes = _unique_dims(parser.size_arg("flip", parser.varargs("flip", "dims", args, dims),
+                                        name="dims"), ndim)
     return apply_op(ops.shape.flip, input, dims=axes if ndim else ())
 
 
@@ -216,7 +218,7 @@ def movedim(input: Tensor, source: int | Sequence[int],  # noqa: A002
     for s, d in zip(src, dst, strict=True):
         order[d] = s
     rest = iter(d for d in range(ndim) if d not in src)
-    return input.permute(*(next(rest) if s is None else s for s in order))
+    return input.permute((*(next(rest) if s is None else s for s in order),))
 
 
 @torch_api("transpose", example=lambda x: x.swapdims(0, 1))
@@ -248,7 +250,7 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:  # noqa:
     if math.prod(sizes) != size or any(s < 0 for s in sizes):
         raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
                            f"size of dim {dim} ({size}) in the input tensor")
-    return input.reshape(*shape[:d], *sizes, *shape[d + 1:])
+    return input.reshape((*shape[:d], *sizes, *shape[d + 1:]))
 
 
 # ---------------------------------------------------------------- narrow, select
@@ -462,7 +464,7 @@ def _split_size(input: Tensor, split_size: int, dim: int) -> tuple[Tensor, ...]:
                    [_slice_key(dim, slice(a, min(a + split_size, size))) for a in starts])
 
 
-@torch_api("split", example=lambda x: x.split(2, 1)[0])
+@torch_api("split", method=False, example=lambda x: x.split(2, 1)[0])
 def split(tensor: Tensor, split_size_or_sections: int | Sequence[int],
           dim: int = 0) -> tuple[Tensor, ...]:
     """Views of consecutive pieces along ``dim``: of ``split_size_or_sections`` elements each
@@ -478,6 +480,17 @@ def split(tensor: Tensor, split_size_or_sections: int | Sequence[int],
     if isinstance(split_size_or_sections, int | np.integer):
         return _split_size(tensor, int(split_size_or_sections), d)
     return _split_sizes(tensor, _int_list(split_size_or_sections), d)
+
+
+@torch_api("split", function=False, name="split", example=lambda x: x.split(2, 1)[0])
+def _split_method(self: Tensor, split_size: int | Sequence[int], dim: int = 0,
+                  ) -> tuple[Tensor, ...]:
+    """Tensor.split: :func:`split` with PyTorch's method keyword ``split_size``.
+
+    >>> [p.shape[0] for p in symgrad.zeros(5).split(split_size=2)]
+    [2, 2, 1]
+    """
+    return split(self, split_size, dim)
 
 
 @torch_api("split", example=lambda x: x.chunk(2, 1)[1])
@@ -621,7 +634,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
         raise RuntimeError(_broadcast_error([np.empty(rest), np.empty(rest_index)])) from None
     target = (*common[:d], shape[d], *common[d:])
     if target != shape:
-        input = input.expand(*target)
+        input = input.expand((*target,))
     idx = np.broadcast_to(idx, (*common[:d], idx.shape[d], *common[d:]))
     return apply_op(ops.shape.gather, input, key=_grid_key(idx, d))
 
@@ -1043,14 +1056,14 @@ def _einsum_diagonals(x: Tensor, labels: list, k: int) -> tuple[Tensor, list]:
 def _arranged(x: Tensor, labels: list, order: list) -> Tensor:
     """``x`` with its dims permuted into ``order`` (no node when already in order)."""
     perm = [labels.index(s) for s in order]
-    return x if perm == list(range(len(perm))) else x.permute(*perm)
+    return x if perm == list(range(len(perm))) else x.permute((*perm,))
 
 
 def _expand_label(x: Tensor, labels: list, label: Any, size: int) -> Tensor:
     i = labels.index(label)
     if x._value.shape[i] == size:
         return x
-    return x.expand(*x._value.shape[:i], size, *x._value.shape[i + 1:])
+    return x.expand((*x._value.shape[:i], size, *x._value.shape[i + 1:]))
 
 
 def _einsum_pair(a: Tensor, la: list, b: Tensor, lb: list, keep: set,
@@ -1068,14 +1081,14 @@ def _einsum_pair(a: Tensor, la: list, b: Tensor, lb: list, keep: set,
     n_a = [a._value.shape[la.index(s)] for s in only_a]
     n_b = [b._value.shape[lb.index(s)] for s in only_b]
     if not summed:
-        left = _arranged(a, la, batch + only_a).reshape(*shape_a, *n_a, *[1] * len(only_b))
-        right = _arranged(b, lb, batch + only_b).reshape(*shape_b, *[1] * len(only_a), *n_b)
+        left = _arranged(a, la, batch + only_a).reshape((*shape_a, *n_a, *[1] * len(only_b)))
+        right = _arranged(b, lb, batch + only_b).reshape((*shape_b, *[1] * len(only_a), *n_b))
         return left * right, batch + only_a + only_b
     inner = math.prod(sizes[s] for s in summed)
-    left = _arranged(a, la, batch + only_a + summed).reshape(*shape_a, math.prod(n_a), inner)
-    right = _arranged(b, lb, batch + summed + only_b).reshape(*shape_b, inner, math.prod(n_b))
+    left = _arranged(a, la, batch + only_a + summed).reshape((*shape_a, math.prod(n_a), inner))
+    right = _arranged(b, lb, batch + summed + only_b).reshape((*shape_b, inner, math.prod(n_b)))
     product = left.matmul(right)
-    return product.reshape(*product.shape[:-2], *n_a, *n_b), batch + only_a + only_b
+    return product.reshape((*product.shape[:-2], *n_a, *n_b)), batch + only_a + only_b
 
 
 @torch_api(COMPOSITE, method=False)
@@ -1139,7 +1152,7 @@ def einsum(equation: str, *operands: Tensor) -> Tensor:
     if len(tensors) == 1:  # as PyTorch: permute (always), then sum what is not kept
         x, term = tensors[0]
         rest = [s for s in term if s not in output]
-        x = x.permute(*[term.index(s) for s in output + rest])
+        x = x.permute((*[term.index(s) for s in output + rest],))
         return x.sum(tuple(range(len(output), len(term)))) if rest else x
     # sum out the labels of one operand only that the output does not keep, then combine
     for k, (x, term) in enumerate(tensors):

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from symgrad import ops
+from symgrad import ops, parser
 from symgrad.autograd.grad_mode import _mode
 from symgrad.autograd.graph import node_class
 from symgrad.dispatch import _rebase_history, apply_inplace, apply_op
@@ -34,7 +34,7 @@ from symgrad.torch_api.arguments import (
 
 
 @torch_api("reshape", example=lambda x: x.reshape(3, 2))
-def reshape(self, *shape: Any) -> Tensor:
+def reshape(self, *args: Any, shape: Sequence[int] | None = None) -> Tensor:
     """The same elements in a new shape (one dim may be -1); a view when the layout allows.
 
     >>> x = symgrad.arange(6.0)
@@ -42,12 +42,13 @@ def reshape(self, *shape: Any) -> Tensor:
     tensor([[0., 1., 2.],
             [3., 4., 5.]])
     """
-    target = infer_shape(_shape_arg(shape), self._value.size)
+    shape = parser.varargs("reshape", "shape", args, shape)
+    target = infer_shape(parser.size_arg("reshape", shape, name="shape"), self._value.size)
     return apply_op(ops.shape.reshape, self, shape=target)
 
 
 @torch_api("reshape", function=False, example=lambda x: x.view(-1))
-def view(self, *shape: Any) -> Tensor:
+def view(self, *args: Any, size: Sequence[int] | None = None) -> Tensor:
     """The same storage seen with a new shape; fails where a copy would be needed
     (after a transpose, say), exactly where PyTorch's ``view`` fails.
 
@@ -56,9 +57,14 @@ def view(self, *shape: Any) -> Tensor:
             [2., 3.],
             [4., 5.]])
     """
+    shape = parser.varargs("view", "size", args, size)
     if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
         raise NotImplementedError("view(dtype) is not supported by symgrad")
-    target = infer_shape(_shape_arg(shape), self._value.size)
+    try:
+        given = parser.size_arg("view", shape, name="size")
+    except TypeError:  # view has two overloads (sizes, dtype): PyTorch lists what it got
+        raise parser.invalid_combination("view", args, {"size": size}) from None
+    target = infer_shape(given, self._value.size)
     probe = self._value.view()
     try:
         probe.shape = target  # numpy refuses when the strides do not allow it
@@ -110,7 +116,7 @@ def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return self.reshape(*shape[:start], -1, *shape[end + 1:])
 
 
-@torch_api("transpose", aliases=("swapaxes",), example=lambda x: x.transpose(0, 1))
+@torch_api("transpose", example=lambda x: x.transpose(0, 1))
 def transpose(self, dim0: int, dim1: int) -> Tensor:
     """Swap dims ``dim0`` and ``dim1`` (a view, ``TransposeBackward0``).
 
@@ -125,13 +131,20 @@ def transpose(self, dim0: int, dim1: int) -> Tensor:
 
 
 @torch_api("permute", example=lambda x: x.permute(1, 0))
-def permute(self, *dims: Any) -> Tensor:
+def permute(self, *args: Any, dims: Sequence[int] | None = None) -> Tensor:
     """Reorder the dims: dim ``i`` of the result is dim ``dims[i]`` of this tensor (a view).
 
     >>> symgrad.zeros(2, 3, 4).permute(2, 0, 1).shape
     symgrad.Size([4, 2, 3])
     """
-    order = tuple(_dim(d, self._value.ndim) for d in _shape_arg(dims))
+    given = parser.size_arg("permute", parser.varargs("permute", "dims", args, dims),
+                            name="dims")
+    if len(given) != self._value.ndim:
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input "
+                           "does not match the length of the desired ordering of dimensions "
+                           f"i.e. input.dim() = {self._value.ndim} is not equal to len(dims) = "
+                           f"{len(given)}")
+    order = tuple(_dim(d, self._value.ndim) for d in given)
     if len(order) == self._value.ndim and len(set(order)) != len(order):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     if len(order) != self._value.ndim:
@@ -140,6 +153,16 @@ def permute(self, *dims: Any) -> Tensor:
                            "i.e. input.dim() = "
                            f"{self._value.ndim} is not equal to len(dims) = {len(order)}")
     return apply_op(ops.shape.permute, self, dims=order)
+
+
+@torch_api("transpose", example=lambda x: x.swapaxes(0, 1))
+def swapaxes(self, axis0: int, axis1: int) -> Tensor:
+    """:meth:`transpose` under numpy's names: swap dims ``axis0`` and ``axis1``.
+
+    >>> symgrad.zeros(2, 3).swapaxes(0, 1).shape
+    symgrad.Size([3, 2])
+    """
+    return transpose(self, axis0, axis1)
 
 
 @torch_api("t")
@@ -216,14 +239,14 @@ def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor:
 
 
 @torch_api("expand", function=False, example=lambda x: x.expand(4, 2, 3))
-def expand(self, *sizes: Any) -> Tensor:
+def expand(self, *args: Any, size: Sequence[int] | None = None) -> Tensor:
     """Broadcast to a larger shape without copying (-1 keeps a size; ``ExpandBackward0``).
 
     >>> symgrad.tensor([[1.0], [2.0]]).expand(-1, 3)
     tensor([[1., 1., 1.],
             [2., 2., 2.]])
     """
-    target = _shape_arg(sizes)
+    target = _shape_arg(parser.varargs("expand", "size", args, size))
     shape = self._value.shape
     if len(target) < len(shape):
         raise RuntimeError(f"expand({self.type()}{{{_torch_size(shape)}}}, "
@@ -245,14 +268,14 @@ def expand_as(self, other: Tensor) -> Tensor:
 
 
 @torch_api("expand", example=lambda x: x.broadcast_to((2, 2, 3)))
-def broadcast_to(self, shape: Sequence[int]) -> Tensor:
+def broadcast_to(self, size: Sequence[int]) -> Tensor:
     """Same as :meth:`expand`.
 
     >>> symgrad.broadcast_to(symgrad.tensor([1.0, 2.0]), (2, 2))
     tensor([[1., 2.],
             [1., 2.]])
     """
-    return self.expand(tuple(shape))
+    return self.expand(tuple(size))
 
 
 @torch_api("index", function=False, example=lambda x: x[0])
