@@ -8,7 +8,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from symgrad import autograd, cuda, linalg, nn, ops, symbolic, torch_api, viz
+from symgrad import autograd, cuda, linalg, nn, ops, optim, symbolic, torch_api, viz
 from symgrad.autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from symgrad.autograd.grad_mode import (
     enable_grad,
@@ -29,12 +29,16 @@ from symgrad.creation import (
     full_like,
     linspace,
     manual_seed,
+    multinomial,
     ones,
     ones_like,
     rand,
     rand_like,
+    randint,
+    randint_like,
     randn,
     randn_like,
+    randperm,
     tensor,
     zeros,
     zeros_like,
@@ -49,13 +53,14 @@ from symgrad.numeric.dtypes import (
     set_default_dtype,
 )
 from symgrad.numeric.printing import set_printoptions
+from symgrad.serialization import load, save
 from symgrad.tensor import Size, Tensor, device
 from symgrad.torch_api.reductions import return_types
 
 # numpy warns where PyTorch silently computes inf or nan (log(0), 0/0, exp overflow, 0 * inf in
 # a backward rule); silence that in symgrad's own code only: the user's numpy calls still warn.
 # Where the user's np.seterr or a warnings filter turns it into an exception, symgrad computes
-# again under its own error state (symgrad.numeric.namespace.quietly), so no result depends on
+# again under its own error state (symgrad.numeric.numpy_namespace.quietly), so no result depends on
 # either; reductions call the ufuncs themselves, so that numpy's Python wrappers do not warn.
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"symgrad\.")
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from symgrad import parser
 from symgrad.numeric import dtypes
-from symgrad.numeric import namespace as xp
+from symgrad.numeric import numpy_namespace as xp
 from symgrad.tensor import Tensor, _make, check_device
 
 _rng = np.random.default_rng()
@@ -508,3 +508,108 @@ def randn_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any 
     symgrad.Size([3])
     """
     return _like("randn_like", randn, input, dtype, requires_grad, name, device)
+
+
+def _randint_bounds(args: tuple, fn: str) -> tuple[int, int, tuple]:
+    """(low, high, size) from ``randint(high, size)`` / ``randint(low, high, size)``."""
+    if len(args) == 2:
+        low, (high, size) = 0, args
+    elif len(args) == 3:
+        low, high, size = args
+    else:
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got "
+                        f"{len(args)} positional arguments, but expected one of:")
+    if not isinstance(size, tuple | list):
+        raise TypeError(f"{fn}(): argument 'size' (position {len(args)}) must be tuple of ints, "
+                        f"not {type(size).__name__}")
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
+                           f"to={high}")
+    return int(low), int(high), tuple(size)
+
+
+def randint(*args: Any, dtype: dtypes.dtype | None = None, device: Any = None,
+            requires_grad: bool = False, name: str | None = None) -> Tensor:
+    """Random integers uniform in ``[low, high)``: ``randint(high, size)`` or
+    ``randint(low, high, size)``; int64 unless ``dtype`` (numpy's random stream, see
+    :func:`manual_seed`).
+
+    >>> x = symgrad.randint(3, 10, (2, 2))
+    >>> x.dtype, bool(((x >= 3) & (x < 10)).all())
+    (symgrad.int64, True)
+    """
+    low, high, size = _randint_bounds(args, "randint")
+    target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.int64
+    values = _rng.integers(low, high, size=_checked_size("randint", size, varargs=False))
+    return _finish(values.astype(target.np_dtype), requires_grad, name, device)
+
+
+def randint_like(input: Tensor, *args: Any, dtype: dtypes.dtype | None = None,  # noqa: A002
+                 device: Any = None, requires_grad: bool = False,
+                 name: str | None = None) -> Tensor:
+    """Random integers in ``[low, high)`` shaped like ``input`` and in its dtype unless
+    ``dtype``: ``randint_like(input, high)`` or ``randint_like(input, low, high)``.
+
+    >>> x = symgrad.randint_like(symgrad.ones(3), 2, 5)
+    >>> x.dtype, bool(((x >= 2) & (x < 5)).all())
+    (symgrad.float32, True)
+    """
+    low, high, _ = _randint_bounds((*args, ()), "randint_like")
+    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device,
+                   requires_grad=requires_grad, name=name)
+
+
+def randperm(n: int, *, dtype: dtypes.dtype | None = None, device: Any = None,
+             requires_grad: bool = False, name: str | None = None) -> Tensor:
+    """A random permutation of ``0, ..., n - 1`` (int64 unless ``dtype``).
+
+    >>> sorted(symgrad.randperm(4).tolist())
+    [0, 1, 2, 3]
+    """
+    if not isinstance(n, int | np.integer) or isinstance(n, bool):
+        raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not "
+                        f"{type(n).__name__}")
+    _checked_size("randperm", (n,), varargs=False)
+    target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.int64
+    return _finish(_rng.permutation(int(n)).astype(target.np_dtype), requires_grad, name,
+                   device)
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False,  # noqa: A002
+                *, generator: Any = None) -> Tensor:
+    """``num_samples`` category indices per row of ``input`` (unnormalized non-negative
+    weights), drawn with or without replacement; without, categories of weight 0 come only
+    after all the others, as in PyTorch.
+
+    >>> symgrad.multinomial(symgrad.tensor([0.0, 1.0, 0.0]), 1)
+    tensor([1])
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"multinomial(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if not input.is_floating_point():
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{input.dtype._torch_name}")
+    value = input._value.astype(np.float64)
+    if value.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    rows = value.reshape(-1, value.shape[-1])
+    if not replacement and num_samples > rows.shape[1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    if not np.isfinite(rows).all() or (rows < 0).any():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if (rows.sum(-1) <= 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    out = np.empty((rows.shape[0], num_samples), dtype=np.int64)
+    for i, p in enumerate(rows):
+        if replacement:
+            out[i] = _rng.choice(p.size, size=num_samples, p=p / p.sum())
+        else:  # weighted sampling without replacement: keys u ** (1 / p), largest first
+            with np.errstate(divide="ignore"):
+                keys = _rng.random(p.size) ** (1 / p)
+            order = np.lexsort((_rng.random(p.size), -keys))
+            out[i] = order[:num_samples]
+    return _make(out.reshape(*value.shape[:-1], num_samples))

@@ -20,7 +20,7 @@ from symgrad import ops
 from symgrad.autograd.grad_mode import _mode
 from symgrad.autograd.graph import node_class
 from symgrad.numeric import dtypes
-from symgrad.numeric import namespace as xp
+from symgrad.numeric import numpy_namespace as xp
 from symgrad.tensor import Tensor, _make, _torch_size, counter_of
 
 _F64 = np.dtype(np.float64)
@@ -100,7 +100,7 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
     need = 0  # bit i set: input i requires grad
     bit = 1
     for x in inputs:
-        if x.__class__ is Tensor:
+        if x.__class__ is Tensor or isinstance(x, Tensor):  # (subclasses: nn.Parameter)
             values.append(x._value)
             if x._requires_grad:
                 need |= bit
@@ -130,7 +130,7 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
     if need and _mode.enabled and out.dtype.kind == "f":
         cls = _node_class(op, params, values)
         next_ = [((x.grad_fn or x) if x._base is None else _edge(x))
-                 if x.__class__ is Tensor and x._requires_grad else None for x in inputs]
+                 if isinstance(x, Tensor) and x._requires_grad else None for x in inputs]
         # 3: the node's creation site is looked for above apply_op's caller (symgrad code)
         node = cls(op, inputs, values, params or None, out, next_, op.saved_by_need[need], 3)
         result = _make(out, node, True)
@@ -139,7 +139,7 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
     else:
         result = _make(out)
     base = out.base
-    if base is not None and inputs[0].__class__ is Tensor:
+    if base is not None and isinstance(inputs[0], Tensor):
         source = inputs[0]
         if base is source._value or base is source._value.base:
             _mark_view(result, source, op, params)

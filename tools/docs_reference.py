@@ -5,6 +5,8 @@
 - :func:`conventions_table`: the gradient symgrad uses at each declared kink (``Sample.kinks``
   of the registry), computed by running the op's own VJP there, next to the one-sided
   derivatives of its forward; and at ties of the max/min-like ops.
+- :func:`convention_rules_table`: each op's convention at its kinks as its record states it
+  (``Op.convention``), and its singular points with their fixes (``Op.singular``).
 - :func:`api_markdown`: mkdocstrings directives for every public name of a module.
 """
 
@@ -104,7 +106,8 @@ def _resolved_ops(function: ast.AST, namespace: dict) -> list[Op]:
                 # a private helper does the recording for its public caller
                 code = obj.__code__
                 found += [REGISTRY[n] for n in _ops_referenced(code.co_filename,
-                                                                code.co_firstlineno)]
+                                                                code.co_firstlineno)
+                          if n in REGISTRY]  # an unregistered Op (floor_divide) is no row
     return found
 
 
@@ -153,9 +156,9 @@ def _show_spelling(spelling: str) -> str:
 
 # --- tables --------------------------------------------------------------------------------
 
-# ops that only gradients of gradients record: the differentiable namespace applies them
+# ops that only gradients of gradients record: the Tensor namespace applies them
 _DOUBLE_BACKWARD = frozenset(re.findall(
-    r"ops\.\w+\.(\w+)", (SOURCES / "autograd" / "differentiable.py").read_text(encoding="utf-8")))
+    r"ops\.\w+\.(\w+)", (SOURCES / "autograd" / "tensor_namespace.py").read_text(encoding="utf-8")))
 
 def _kink_points(op: Op) -> list[float]:
     points = sorted({k for s in op.samples for k in s.kinks})
@@ -235,6 +238,23 @@ def _derivative_rows(op: Op) -> list[tuple[str, float, float, float, float]]:
     return rows
 
 
+def convention_rules_table() -> str:
+    """What each op's record says about its non-differentiable and singular points (Markdown):
+    the convention at its kinks (``Op.convention``) and where its derivative is infinite, with
+    the fix ``symbolic.explain`` suggests (``Op.singular``)."""
+    lines = ["| op | node | at its kinks | singular at | usual fix |",
+             "| --- | --- | --- | --- | --- |"]
+    for name in sorted(REGISTRY):
+        op = REGISTRY[name]
+        if not (op.convention or op.singular):
+            continue
+        causes = "; ".join(point.cause for point in op.singular) or "—"
+        fixes = " / ".join(point.fix for point in op.singular) or "—"
+        lines.append(f"| `{name}` | `{op.node_name}` | {op.convention or '—'} | {causes} | "
+                     f"{fixes} |")
+    return "\n".join(lines) + "\n"
+
+
 def conventions_table() -> str:
     """The conventions at the registry's declared kinks (Markdown)."""
     lines = ["| op | node | params | point | left derivative | right derivative | "
@@ -268,6 +288,14 @@ TIES: tuple[tuple[str, Callable], ...] = (
     ("linalg.vector_norm(x, inf)", lambda x: symgrad.linalg.vector_norm(x, float("inf"))),
     ("symgrad.maximum(x, c)", lambda x: symgrad.maximum(x, symgrad.tensor(_C))),
     ("symgrad.minimum(x, c)", lambda x: symgrad.minimum(x, symgrad.tensor(_C))),
+    ("x.median()", lambda x: x.median()),
+    ("x.median(dim=0).values", lambda x: x.median(dim=0).values),
+    ("x.kthvalue(2).values", lambda x: x.kthvalue(2).values),
+    ("x.mode().values", lambda x: x.mode().values),
+    ("x.topk(1).values", lambda x: x.topk(1).values),
+    ("x.sort().values", lambda x: x.sort().values),
+    ("x.cummax(0).values", lambda x: x.cummax(0).values),
+    ("x.cummin(0).values", lambda x: x.cummin(0).values),
     ("F.max_pool2d(x.view(1, 1, 1, 3), (1, 3))",
      lambda x: _functional().max_pool2d(x.view(1, 1, 1, 3), (1, 3))),
     ("F.adaptive_max_pool2d(x.view(1, 1, 1, 3), 1)",

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from symgrad.numeric import namespace as numeric_xp
+from symgrad.numeric import numpy_namespace as numeric_xp
 from symgrad.tensor import Tensor, _make
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]

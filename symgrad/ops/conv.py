@@ -22,8 +22,8 @@ import math
 
 import numpy as np
 
-from symgrad.numeric import namespace as numeric
-from symgrad.ops import Op, Sample, register
+from symgrad.numeric import numpy_namespace as numeric
+from symgrad.ops.record import Op, Sample, register
 
 
 # ---------------------------------------------------------------------------- helpers

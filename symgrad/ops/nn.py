@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from symgrad.ops import Op, Sample, register
+from symgrad.ops.record import Op, Sample, register
 
 # PyTorch's EPSILON of binary_cross_entropy_backward, a float literal 1e-12f
 BCE_EPS = float(np.float32(1e-12))
@@ -321,4 +321,198 @@ nll_loss = register(Op(
         _nll_sample((2, 3, 2, 2), [[[0, 1], [2, 2]], [[1, 0], [0, 2]]], ignore=2,
                     reduction="none"),
     ),
+))
+
+
+# ---------------------------------------------------------------------------- activations
+# Conventions at the kinks follow PyTorch's backward kernels: the scaled elu (selu, celu) takes
+# the x <= 0 branch at 0; hardsigmoid's gradient is 0 at -3 and 3; hardswish's is 0 at -3 and
+# 1 at 3 (its middle branch is the open interval).
+def _scaled_elu_forward(xp, a, alpha, scale, input_scale, celu=False):
+    return xp.where(a > 0, a * scale, xp.expm1(a * input_scale) * (alpha * scale))
+
+
+def _scaled_elu_grad(xp, g, ans, a, alpha, scale, input_scale, celu=False):
+    return xp.where(a <= 0, g * (alpha * scale * input_scale) * xp.exp(a * input_scale),
+                    g * scale)
+
+
+_SELU = {"alpha": 1.6732632423543772, "scale": 1.0507009873554805, "input_scale": 1.0}
+
+scaled_elu = register(Op(
+    "scaled_elu", "EluBackward0",
+    forward=_scaled_elu_forward,
+    vjp=(_scaled_elu_grad,),
+    node_name_of=lambda params, a: "CeluBackward0" if params.get("celu") else "EluBackward0",
+    saved=(0,),
+    float_only=True,
+    samples=(Sample(((2, 3),), _SELU, kinks=(0.0,)),
+             Sample(((3,),), {"alpha": 2.0, "scale": 1.0, "input_scale": 0.5, "celu": True},
+                    kinks=(0.0,)),
+             Sample(((),), _SELU, kinks=(0.0,))),
+))
+
+hardsigmoid = register(Op(
+    "hardsigmoid", "HardsigmoidBackward0",
+    forward=lambda xp, a: xp.where(a <= -3, 0.0, xp.where(a >= 3, 1.0, a / 6 + 0.5)),
+    vjp=(lambda xp, g, ans, a: xp.where((a > -3) & (a < 3), g / 6, 0.0),),
+    saved=(0,),
+    float_only=True,
+    samples=(Sample(((2, 3),), low=-5.0, high=5.0, kinks=(-3.0, 3.0)),
+             Sample(((4,),), low=-5.0, high=5.0, kinks=(-3.0, 3.0))),
+))
+
+hardswish = register(Op(
+    "hardswish", "HardswishBackward0",
+    forward=lambda xp, a: xp.where(a <= -3, 0.0, xp.where(a < 3, a * (a + 3) / 6, a)),
+    vjp=(lambda xp, g, ans, a: xp.where(a <= -3, 0.0, xp.where(a < 3, g * (a / 3 + 0.5), g)),),
+    saved=(0,),
+    float_only=True,
+    samples=(Sample(((2, 3),), low=-5.0, high=5.0, kinks=(-3.0, 3.0)),
+             Sample(((4,),), low=-5.0, high=5.0, kinks=(-3.0, 3.0))),
+))
+
+
+def _mish_grad(xp, g, ans, a):
+    t = xp.tanh(xp.softplus(a))
+    return g * (t + a * xp.sigmoid(a) * (1 - t * t))
+
+
+mish = register(Op(
+    "mish", "MishBackward0",
+    forward=lambda xp, a: a * xp.tanh(xp.softplus(a)),
+    vjp=(_mish_grad,),
+    saved=(0,),
+    float_only=True,
+    samples=(Sample(((2, 3),), low=-4.0, high=4.0), Sample(((),))),
+))
+
+log_sigmoid = register(Op(
+    "log_sigmoid", "LogSigmoidBackward0",
+    forward=lambda xp, a: -xp.softplus(-a),
+    vjp=(lambda xp, g, ans, a: g * xp.sigmoid(-a),),
+    saved=(0,),
+    float_only=True,
+    samples=(Sample(((2, 3),), low=-5.0, high=5.0), Sample(((),)),
+             Sample(((3,),), low=-40.0, high=40.0)),
+))
+
+
+# ---------------------------------------------------------------------------- normalization
+# batch_norm, layer_norm and group_norm normalize over ``axes`` with the biased variance,
+# then scale and shift by the optional ``weight`` and ``bias`` (reshaped by ``affine_shape``
+# to broadcast). A batch norm in eval mode normalizes with constant params instead: ``mean``
+# and ``invstd`` = 1 / sqrt(var + eps) of the running statistics. Group norm views its input
+# as (N, G, -1) first.
+def _affine(xp, y, w, b, affine_shape):
+    if w is not None:
+        y = y * xp.reshape(w, affine_shape)
+    if b is not None:
+        y = y + xp.reshape(b, affine_shape)
+    return y
+
+
+def _grouped(xp, x, groups):
+    return x if groups is None else xp.reshape(x, (x.shape[0], groups, -1))
+
+
+def _stats(xp, x, axes, eps, mean=None, invstd=None):
+    """(centred x, 1 / sqrt(var + eps)): the batch's own statistics unless given (constants)."""
+    if mean is not None:
+        return x - mean, invstd
+    mean = xp.mean(x, axis=axes, keepdims=True)
+    d = x - mean
+    return d, 1 / xp.sqrt(xp.mean(d * d, axis=axes, keepdims=True) + eps)
+
+
+def _norm_forward(xp, x, w, b, axes, eps, affine_shape, groups=None, mean=None, invstd=None):
+    d, inv = _stats(xp, _grouped(xp, x, groups), axes, eps, mean, invstd)
+    return _affine(xp, xp.reshape(d * inv, x.shape), w, b, affine_shape)
+
+
+def _norm_grad_input(xp, g, ans, x, w, b, axes, eps, affine_shape, groups=None, mean=None,
+                     invstd=None):
+    if w is not None:
+        g = g * xp.reshape(w, affine_shape)
+    g = _grouped(xp, g, groups)
+    d, inv = _stats(xp, _grouped(xp, x, groups), axes, eps, mean, invstd)
+    if mean is not None:  # constant statistics: an affine map
+        return xp.reshape(g * inv, x.shape)
+    xhat = d * inv
+    gx = (g - xp.mean(g, axis=axes, keepdims=True)
+          - xhat * xp.mean(g * xhat, axis=axes, keepdims=True)) * inv
+    return xp.reshape(gx, x.shape)
+
+
+def _param_axes(x, affine_shape):
+    """The axes of ``x`` that a weight of ``affine_shape`` (broadcast on the right) sums over."""
+    lead = x.ndim - len(affine_shape)
+    return tuple(range(lead)) + tuple(lead + i for i, n in enumerate(affine_shape) if n == 1)
+
+
+def _norm_grad_weight(xp, g, ans, x, w, b, axes, eps, affine_shape, groups=None, mean=None,
+                      invstd=None):
+    d, inv = _stats(xp, _grouped(xp, x, groups), axes, eps, mean, invstd)
+    xhat = xp.reshape(d * inv, x.shape)
+    return xp.reshape(xp.sum(g * xhat, axis=_param_axes(x, affine_shape)), w.shape)
+
+
+def _norm_grad_bias(xp, g, ans, x, w, b, axes, eps, affine_shape, groups=None, mean=None,
+                    invstd=None):
+    return xp.reshape(xp.sum(g, axis=_param_axes(x, affine_shape)), b.shape)
+
+
+def _norm_op(name, node_name, samples):
+    return register(Op(
+        name, node_name,
+        forward=_norm_forward,
+        vjp=(_norm_grad_input, _norm_grad_weight, _norm_grad_bias),
+        saved={0: (0, 1), 1: (0,), 2: ()},
+        float_only=True,
+        samples=samples,
+    ))
+
+
+_EPS = 1e-5
+batch_norm = _norm_op("batch_norm", "NativeBatchNormBackward0", (
+    Sample(((4, 3), (3,), (3,)), {"axes": (0,), "eps": _EPS, "affine_shape": (1, 3)}),
+    Sample(((2, 2, 3), (2,), (2,)), {"axes": (0, 2), "eps": _EPS, "affine_shape": (1, 2, 1)}),
+    Sample(((3, 2), (2,), (2,)), {"axes": (0,), "eps": 0.1, "affine_shape": (1, 2),
+                                  "mean": np.array([[0.5, -0.25]]),
+                                  "invstd": 1 / np.sqrt(np.array([[2.0, 0.5]]) + 0.1)}),
+))
+layer_norm = _norm_op("layer_norm", "NativeLayerNormBackward0", (
+    Sample(((2, 3), (3,), (3,)), {"axes": (1,), "eps": _EPS, "affine_shape": (3,)}),
+    Sample(((2, 2, 2), (2, 2), (2, 2)), {"axes": (1, 2), "eps": _EPS, "affine_shape": (2, 2)}),
+))
+group_norm = _norm_op("group_norm", "NativeGroupNormBackward0", (
+    Sample(((2, 4, 2), (4,), (4,)), {"axes": (2,), "eps": _EPS, "affine_shape": (1, 4, 1),
+                                     "groups": 2}),
+    Sample(((1, 3, 2), (3,), (3,)), {"axes": (2,), "eps": _EPS, "affine_shape": (1, 3, 1),
+                                     "groups": 3}),
+))
+
+
+# ---------------------------------------------------------------------------- embedding
+# With a padding_idx, the rows that look it up hold ``fill`` (its row's value when the op
+# ran, a constant) where ``keep`` is False: they receive no gradient, as in PyTorch.
+def _embedding_forward(xp, weight, key, keep=None, fill=None):
+    rows = weight[key]
+    return rows if keep is None else xp.where(keep, rows, fill)
+
+
+def _embedding_grad(xp, g, ans, weight, key, keep=None, fill=None):
+    if keep is not None:
+        g = xp.where(keep, g, 0.0)
+    return xp.index_backward(g, weight.shape, key)
+
+
+embedding = register(Op(
+    "embedding", "EmbeddingBackward0",
+    forward=_embedding_forward,
+    vjp=(_embedding_grad,),
+    samples=(Sample(((4, 3),), {"key": (np.array([0, 2, 2, 3]),)}),
+             Sample(((5, 2),), {"key": (np.array([[1, 0], [4, 1]]),),
+                                "keep": np.array([[[True], [False]], [[True], [True]]]),
+                                "fill": np.array([0.5, -1.0])})),
 ))

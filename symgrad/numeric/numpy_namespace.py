@@ -1,8 +1,9 @@
-"""The numeric array namespace: the numpy subset that op rules are written against.
+"""The numpy namespace: the numpy subset that op rules are written against.
 
 Op forwards and VJPs call ``xp.exp``, ``xp.matmul``, ``xp.sum_to_shape`` ... and never import
-numpy themselves, so the same rules run here on float arrays, in ``symgrad.autograd.differentiable``
-on Tensors (for ``create_graph=True``) and in ``symgrad.symbolic`` on sympy object arrays.
+numpy themselves, so the same rules run here on float arrays, in
+``symgrad.autograd.tensor_namespace`` on Tensors (for ``create_graph=True``) and in
+``symgrad.symbolic.sympy_namespace`` on sympy object arrays.
 """
 
 from __future__ import annotations
@@ -92,6 +93,26 @@ def _in_float64(ufunc: np.ufunc) -> Callable[..., np.ndarray]:
 tan, arcsin, arccos, arctan = (_in_float64(f) for f in (np.tan, np.arcsin, np.arccos, np.arctan))
 sinh, cosh, log1p, expm1 = (_in_float64(f) for f in (np.sinh, np.cosh, np.log1p, np.expm1))
 log2, log10, exp2, arctan2 = (_in_float64(f) for f in (np.log2, np.log10, np.exp2, np.arctan2))
+arcsinh, arccosh, arctanh = (_in_float64(f) for f in (np.arcsinh, np.arccosh, np.arctanh))
+logaddexp, logaddexp2 = _in_float64(np.logaddexp), _in_float64(np.logaddexp2)
+copysign, remainder, fmod, isfinite = np.copysign, np.remainder, np.fmod, np.isfinite
+
+
+def div_rounded(a: np.ndarray, b: np.ndarray, mode: str) -> np.ndarray:
+    """``a / b`` rounded down (``mode="floor"``, Python's ``//``) or toward zero ("trunc"),
+    in the inputs' dtype: integers divide exactly."""
+    if mode == "floor":
+        return np.floor_divide(a, b)
+    if np.result_type(a, b).kind in "biu":
+        q = np.floor_divide(a, b)
+        return q + ((q < 0) & (q * b != a))
+    return np.trunc(np.true_divide(a, b))
+
+
+def nan_to_num(a: np.ndarray, nan: float, posinf: float | None,
+               neginf: float | None) -> np.ndarray:
+    """nan, inf and -inf replaced (infinities by the dtype's extremes unless given)."""
+    return np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
 
 def power(a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
     """``a ** b``; integers to negative integer powers as PyTorch computes them (numpy refuses
@@ -260,6 +281,13 @@ def index_backward(g: np.ndarray, shape: tuple[int, ...], key: object) -> np.nda
     return out
 
 
+def index_multiply(g: np.ndarray, shape: tuple[int, ...], key: object) -> np.ndarray:
+    """Ones of ``shape`` multiplied by ``g`` at ``key``, multiplying where indices repeat."""
+    out = np.ones(shape, dtype=g.dtype)
+    np.multiply.at(out, key, g)
+    return out
+
+
 def index_put(a: np.ndarray, key: object, value: object) -> np.ndarray:
     """A copy of ``a`` with ``a[key] = value``."""
     out = np.array(a, copy=True)
@@ -318,6 +346,13 @@ def logsumexp(a: np.ndarray, axis: tuple[int, ...], keepdims: bool = False) -> n
 def cumsum(a: np.ndarray, axis: int) -> np.ndarray:
     """``numpy.cumsum`` (bools and ints sum as int64); a 0-d ``a`` is copied."""
     return a.cumsum(axis) if a.ndim else a.copy()
+
+
+def logcumsumexp(a: np.ndarray, axis: int) -> np.ndarray:
+    """``log(cumsum(exp(a)))`` along ``axis``, without overflow."""
+    if not a.ndim:
+        return a.copy()
+    return np.logaddexp.accumulate(a, axis=axis)
 
 
 def cumprod(a: np.ndarray, axis: int) -> np.ndarray:

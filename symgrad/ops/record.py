@@ -1,0 +1,140 @@
+"""The op record (:class:`Op`), its test inputs (:class:`Sample`) and the registry every record
+is entered in (:func:`register`). The records themselves are in the family modules of
+``symgrad.ops``; the registry is complete once ``symgrad.ops`` is imported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Inputs on which the registry test checks an op's VJP.
+
+    ``shapes`` gives one entry per positional input: a tuple for a tensor, ``None`` for a Python
+    scalar (drawn from the same range). Values are drawn uniformly from ``[low, high]`` and kept at
+    least ``gap`` away from each point in ``kinks``, where the op is not differentiable.
+    Inputs listed in ``bool_inputs`` are random boolean masks (not differentiated).
+    """
+
+    shapes: tuple[tuple[int, ...] | None, ...]
+    params: dict[str, Any] = field(default_factory=dict)
+    low: float = -2.0
+    high: float = 2.0
+    kinks: tuple[float, ...] = ()
+    gap: float = 0.05
+    bool_inputs: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Singularity:
+    """A point where an op's derivative is infinite or undefined, and the usual fix: what
+    ``symbolic.explain`` says when a gradient turns nan or inf there.
+
+    ``hits(at, params, shapes)`` tells whether the offending elements are at the point:
+    ``at(j)`` gives input ``j``'s values there (as float64), ``params`` the node's params and
+    ``shapes`` its inputs' shapes. ``why`` may be a function of ``(params, shapes)``.
+    """
+
+    cause: str  # a short name for the point: "log at 0", "division by zero"
+    hits: Callable[..., Any]  # (at, params, shapes) -> whether the offending elements are there
+    why: str | Callable[..., str]  # the derivative there, in words: "1/x is infinite at x = 0"
+    fix: str  # the usual way around it: "x.clamp_min(eps).log()"
+    # for the "double where" advice: the op applied to a safe value, and a value safe for it
+    safe: tuple[str, str] | None = None
+    shows: int | None = 0  # the input at the point, whose value explain shows (None: none)
+    value: float = 0.0  # that input's value at the point (the registry test runs the VJP there)
+    shown_as: str = "input"  # what explain calls that input: "denominator"
+    nan_note: str = ""  # added when the forward is nan there too: "(0/0)"
+
+
+@dataclass(eq=False, repr=False, slots=True, weakref_slot=True)
+class Op:
+    """One differentiable op: ``forward(xp, *inputs, **params)`` and a VJP rule per input.
+
+    ``vjp[i](xp, g, ans, *inputs, **params)`` returns the cotangent of input ``i`` given the
+    output cotangent ``g`` and the output ``ans``; it may return it in the broadcast output shape,
+    since the engine sums every cotangent back to its input's shape and dtype. ``saved`` lists the
+    inputs whose values the VJP rules read (checked against in-place changes at backward) -- or,
+    as a dict, which inputs each VJP rule reads, so that a node saves only what the gradients it
+    will compute need (``x * c`` with a constant ``c`` does not save ``x``, as in PyTorch).
+
+    Ops whose input cotangents come from one computation (a variable number of inputs, as in
+    ``cat``; a custom ``Function``'s backward) give ``joint_vjp(xp, g, ans, needs, *inputs,
+    **params)`` instead of ``vjp``: it returns one cotangent per input, or None where ``needs[i]``
+    is false (for a registry op, a needed input given None receives zeros; for a custom
+    Function's node, None means no gradient, as in PyTorch). Their ``saved`` is a tuple.
+
+    What is known about the op lives here too: where its derivative is infinite or undefined
+    (``singular``, read by ``symbolic.explain``) and the gradient it uses where it is not
+    differentiable (``convention``, shown by ``symbolic.check`` and the conventions table; the
+    points themselves are the ``kinks`` of its samples). Every field after ``vjp`` is
+    keyword-only and has a default.
+    """
+
+    name: str  # the registry name: "exp", "matmul"
+    node_name: str  # PyTorch's name of the backward node: "ExpBackward0"
+    forward: Callable[..., Any]  # forward(xp, *inputs, **params) -> the output
+    vjp: tuple[Callable[..., Any] | None, ...] = ()  # one rule per input (None: no gradient)
+    _: KW_ONLY
+    # joint_vjp(xp, g, ans, needs, *inputs, **params): every input's cotangent at once
+    joint_vjp: Callable[..., Any] | None = None
+    # lower(xp, *inputs, **params): replaces forward on the symbolic side, its sympy derivative
+    # encoding the convention at non-differentiable points (a max over tied elements)
+    lower: Callable[..., Any] | None = None
+    saved: tuple[int, ...] | dict[int, tuple[int, ...]] = ()  # the inputs the VJP rules read
+    saves_output: bool = False  # whether the VJP rules read the output ``ans``
+    float_only: bool = False  # integer inputs are computed in the default float dtype
+    promotes: bool = True  # PyTorch's type promotion applies (False: the dtype is explicit)
+    saves_params: bool = False  # its node keeps data a non-retained backward frees (CopySlices)
+    scalar_params: tuple[str, ...] = ()  # params that are Python-number operands (2.5 - x)
+    samples: tuple[Sample, ...] = ()  # inputs on which the registry tests check it
+    node_name_of: Callable[..., str] | None = None  # the node name, when params decide it
+    singular: tuple[Singularity, ...] = ()  # where its derivative is infinite / undefined
+    convention: str = ""  # the gradient used at its kinks, in words (PyTorch's choice)
+    node_class: type | None = field(default=None, init=False)  # set when the op first runs
+    # saved_by_need[mask]: the inputs a node saves when the inputs whose bits are set in mask
+    # (bit i for input i) need a gradient
+    saved_by_need: Any = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        if self.joint_vjp is not None:
+            if self.vjp or isinstance(self.saved, dict):
+                raise ValueError(f"op {self.name!r}: a joint_vjp op has no per-input vjp rules")
+            self.saved_by_need = _Constant(self.saved)
+        else:
+            saved = self.saved
+            self.saved_by_need = [
+                tuple(sorted({i for rule, reads in saved.items() if mask >> rule & 1
+                              for i in reads})) if isinstance(saved, dict) else saved
+                for mask in range(1 << len(self.vjp))
+            ]
+
+    def __repr__(self) -> str:
+        return f"<Op {self.name} ({self.node_name})>"
+
+
+class _Constant:
+    """``saved_by_need`` of a joint-VJP op: the same inputs whatever the need mask."""
+
+    __slots__ = ("saved",)
+
+    def __init__(self, saved: tuple[int, ...]) -> None:
+        self.saved = saved
+
+    def __getitem__(self, mask: int) -> tuple[int, ...]:
+        return self.saved
+
+
+REGISTRY: dict[str, Op] = {}
+
+
+def register(op: Op) -> Op:
+    """Add ``op`` to the registry (names are unique) and return it."""
+    if op.name in REGISTRY:
+        raise ValueError(f"op {op.name!r} is already registered")
+    REGISTRY[op.name] = op
+    return op

@@ -1,0 +1,449 @@
+"""PyTorch spellings of the neural-network ops beyond convolution and pooling: activations
+(``F.selu``, ``F.hardswish`` ...), normalization (``F.batch_norm``, ``F.layer_norm``,
+``F.group_norm``), ``F.embedding``, dropout, and the small composites (``F.one_hot``,
+``F.normalize``, ``F.cosine_similarity``, ``F.pairwise_distance``, ``F.softsign``,
+``F.tanhshrink``).
+
+The ops are in ``symgrad.ops.nn``. Random masks (dropout) come from symgrad's numpy stream
+(``symgrad.manual_seed``), so they differ from PyTorch's for the same seed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from symgrad import creation, ops
+from symgrad.autograd.grad_mode import no_grad
+from symgrad.dispatch import apply_op
+from symgrad.tensor import Tensor, _make
+from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api
+from symgrad.torch_api.pointwise import _floating, _tensor
+
+_nn = ops.nn
+
+
+def _size(value: Sequence[int]) -> str:
+    return f"[{', '.join(str(n) for n in value)}]"
+
+
+def _inplace(input: Tensor, result: Tensor, inplace: bool) -> Tensor:  # noqa: A002
+    """``result``, or written into ``input`` when ``inplace`` (PyTorch's ``inplace=True``)."""
+    return input.copy_(result) if inplace else result
+
+
+# ---------------------------------------------------------------------------- activations
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+@torch_api("scaled_elu", method=False)
+def selu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """``scale * elu(x, alpha)`` with PyTorch's self-normalizing constants (``EluBackward0``).
+
+    >>> F.selu(symgrad.tensor([-1.0, 1.0]))
+    tensor([-1.1113,  1.0507])
+    """
+    _tensor(input, "selu")
+    _floating(input, "elu_cpu")
+    y = apply_op(_nn.scaled_elu, input, alpha=_SELU_ALPHA, scale=_SELU_SCALE, input_scale=1.0)
+    return _inplace(input, y, inplace)
+
+
+@torch_api("scaled_elu", method=False)
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (``CeluBackward0``).
+
+    >>> F.celu(symgrad.tensor([-1.0, 1.0]), alpha=2.0)
+    tensor([-0.7869,  1.0000])
+    """
+    _tensor(input, "celu")
+    _floating(input, "elu_cpu")
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    y = apply_op(_nn.scaled_elu, input, alpha=float(alpha), scale=1.0, input_scale=1 / alpha,
+                 celu=True)
+    return _inplace(input, y, inplace)
+
+
+@torch_api("hardsigmoid", method=False, function=False)
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """``relu6(x + 3) / 6``; the gradient is 0 at -3 and 3 (``HardsigmoidBackward0``).
+
+    >>> F.hardsigmoid(symgrad.tensor([-4.0, 0.0, 1.5]))
+    tensor([0.0000, 0.5000, 0.7500])
+    """
+    _tensor(input, "hardsigmoid")
+    _floating(input, "hardsigmoid_cpu")
+    return _inplace(input, apply_op(_nn.hardsigmoid, input), inplace)
+
+
+@torch_api("hardswish", method=False, function=False)
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """``x * relu6(x + 3) / 6``; the gradient is 0 at -3 and 1 at 3 (``HardswishBackward0``).
+
+    >>> F.hardswish(symgrad.tensor([-4.0, 0.0, 1.5]))
+    tensor([0.0000, 0.0000, 1.1250])
+    """
+    _tensor(input, "hardswish")
+    _floating(input, "hardswish_cpu")
+    return _inplace(input, apply_op(_nn.hardswish, input), inplace)
+
+
+@torch_api("mish", method=False, function=False)
+def mish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """``x * tanh(softplus(x))`` (``MishBackward0``).
+
+    >>> F.mish(symgrad.tensor([0.0, 1.0]))
+    tensor([0.0000, 0.8651])
+    """
+    _tensor(input, "mish")
+    _floating(input, "mish_cpu")
+    return _inplace(input, apply_op(_nn.mish, input), inplace)
+
+
+@torch_api("log_sigmoid", method=False, function=False)
+def logsigmoid(input: Tensor) -> Tensor:  # noqa: A002
+    """``log(sigmoid(x))``, without overflow for large ``|x|`` (``LogSigmoidBackward0``).
+
+    >>> F.logsigmoid(symgrad.tensor([0.0, -100.0]))
+    tensor([  -0.6931, -100.0000])
+    """
+    _tensor(input, "logsigmoid")
+    _floating(input, "log_sigmoid_cpu")
+    return apply_op(_nn.log_sigmoid, input)
+
+
+@torch_api(COMPOSITE, method=False, function=False)
+def softsign(input: Tensor) -> Tensor:  # noqa: A002
+    """``x / (1 + |x|)`` (``DivBackward0``, as PyTorch's composite).
+
+    >>> F.softsign(symgrad.tensor([-1.0, 3.0]))
+    tensor([-0.5000,  0.7500])
+    """
+    _tensor(input, "softsign")
+    return input / (input.abs() + 1)
+
+
+@torch_api(COMPOSITE, method=False, function=False)
+def tanhshrink(input: Tensor) -> Tensor:  # noqa: A002
+    """``x - tanh(x)`` (``SubBackward0``, as PyTorch's composite).
+
+    >>> F.tanhshrink(symgrad.tensor([0.0, 1.0]))
+    tensor([0.0000, 0.2384])
+    """
+    _tensor(input, "tanhshrink")
+    return input - input.tanh()
+
+
+# ---------------------------------------------------------------------------- normalization
+def _channel_param(name: str, value: Tensor | None, channels: int) -> None:
+    if value is not None and value.numel() != channels:
+        raise RuntimeError(f"{name} should contain {channels} elements not {value.numel()}")
+
+
+@torch_api("batch_norm", method=False, function=False)
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,  # noqa: A002
+               weight: Tensor | None = None, bias: Tensor | None = None,
+               training: bool = False, momentum: float | None = 0.1,
+               eps: float = 1e-5) -> Tensor:
+    """Normalize each channel (dim 1) over the batch and spatial dims, then scale by
+    ``weight`` and shift by ``bias`` (``NativeBatchNormBackward0``). In training, with the
+    batch's statistics (biased variance), and the running statistics are updated in place:
+    ``running = (1 - momentum) * running + momentum * batch`` (unbiased variance); in eval,
+    with the running statistics.
+
+    >>> F.batch_norm(symgrad.tensor([[1.0], [3.0]]), None, None, training=True)
+    tensor([[-1.0000],
+            [ 1.0000]])
+    """
+    _tensor(input, "batch_norm")
+    channels = input.shape[1] if input.ndim > 1 else 1
+    for name, value in (("running_mean", running_mean), ("running_var", running_var),
+                        ("weight", weight), ("bias", bias)):
+        _channel_param(name, value, channels)
+    axes = (0, *range(2, input.ndim))
+    affine = (1, channels) + (1,) * (input.ndim - 2)
+    count = math.prod(input.shape[d] for d in axes)
+    if not training:
+        if running_mean is None or running_var is None:
+            raise RuntimeError(f"running_{'mean' if running_mean is None else 'var'} must be "
+                               "defined in evaluation mode")
+        dtype = input._value.dtype
+        mean = running_mean._value.astype(dtype).reshape(affine)
+        invstd = (1 / np.sqrt(running_var._value.astype(np.float64) + eps)).astype(dtype)
+        return apply_op(_nn.batch_norm, input, weight, bias, axes=axes, eps=eps,
+                        affine_shape=affine, mean=mean, invstd=invstd.reshape(affine))
+    if count <= 1:
+        raise ValueError("Expected more than 1 value per channel when training, got input "
+                         f"size symgrad.Size({list(input.shape)})")
+    out = apply_op(_nn.batch_norm, input, weight, bias, axes=axes, eps=eps, affine_shape=affine)
+    if running_mean is not None or running_var is not None:
+        value = input._value.astype(np.float64)
+        mean = value.mean(axis=axes)
+        var = value.var(axis=axes) * count / (count - 1)
+        m = 0.0 if momentum is None else momentum
+        with no_grad():
+            for running, batch in ((running_mean, mean), (running_var, var)):
+                if running is not None:
+                    dt = running._value.dtype
+                    new = (m * batch.astype(dt) + (1 - m) * running._value).astype(dt)
+                    running.copy_(_make(new.reshape(running.shape)))
+    return out
+
+
+@torch_api("layer_norm", method=False, function=False)
+def layer_norm(input: Tensor, normalized_shape: Sequence[int] | int,  # noqa: A002
+               weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalize over the last ``len(normalized_shape)`` dims, then scale and shift
+    elementwise (``NativeLayerNormBackward0``).
+
+    >>> F.layer_norm(symgrad.tensor([[1.0, 3.0]]), (2,))
+    tensor([[-1.0000,  1.0000]])
+    """
+    _tensor(input, "layer_norm")
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
+        tuple(normalized_shape)
+    k = len(shape)
+    if tuple(input.shape[input.ndim - k:]) != shape or input.ndim < k:
+        raise RuntimeError(f"Given normalized_shape={_size(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size"
+                           f"{_size(input.shape)}")
+    for name, value in (("weight", weight), ("bias", bias)):
+        if value is not None and tuple(value.shape) != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
+                               f"got {name} of shape {_size(value.shape)} and normalized_shape "
+                               f"= {_size(shape)}")
+    return apply_op(_nn.layer_norm, input, weight, bias,
+                    axes=tuple(range(input.ndim - k, input.ndim)), eps=eps, affine_shape=shape)
+
+
+@torch_api("group_norm", method=False, function=False)
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,  # noqa: A002
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalize each sample over groups of ``num_groups`` channels (and all spatial
+    positions), then scale and shift per channel (``NativeGroupNormBackward0``).
+
+    >>> F.group_norm(symgrad.tensor([[[1.0], [3.0]]]), 1)
+    tensor([[[-1.0000],
+             [ 1.0000]]])
+    """
+    _tensor(input, "group_norm")
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.ndim}")
+    channels = input.shape[1]
+    if channels % num_groups:
+        raise RuntimeError("Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {_size(input.shape)} and "
+                           f"num_groups={num_groups}")
+    for name, value in (("weight", weight), ("bias", bias)):
+        if value is not None and (value.ndim != 1 or value.numel() != channels):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape "
+                               f"{_size(value.shape)} and input of shape {_size(input.shape)}")
+    return apply_op(_nn.group_norm, input, weight, bias, axes=(2,), eps=eps,
+                    affine_shape=(1, channels) + (1,) * (input.ndim - 2),
+                    groups=int(num_groups))
+
+
+# ---------------------------------------------------------------------------- embedding
+@torch_api("embedding", method=False, function=False)
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # noqa: A002
+              max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """The rows of ``weight`` at the integer indices ``input`` (``EmbeddingBackward0``); rows
+    looked up at ``padding_idx`` get no gradient. ``max_norm``, ``scale_grad_by_freq`` and
+    ``sparse`` are not supported.
+
+    >>> F.embedding(symgrad.tensor([2, 0]), symgrad.tensor([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]))
+    tensor([[4., 5.],
+            [0., 1.]])
+    """
+    _tensor(input, "embedding")
+    _tensor(weight, "embedding", "weight", 2)
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise NotImplementedError("symgrad's embedding supports neither max_norm, "
+                                  "scale_grad_by_freq nor sparse")
+    index = input._value
+    if index.dtype.kind not in "iu":
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                           "following scalar types: Long, Int; but got "
+                           f"symgrad.{input.dtype._torch_name}Tensor instead (while checking "
+                           "arguments for embedding)")
+    rows = weight.shape[0]
+    if padding_idx is not None:
+        if not -rows <= padding_idx < rows:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx %= rows
+    if index.size and (index.min() < 0 or index.max() >= rows):
+        raise IndexError("index out of range in self")
+    key = (index.astype(np.int64),)
+    if padding_idx is None or not (index == padding_idx).any():
+        return apply_op(_nn.embedding, weight, key=key)
+    keep = (index != padding_idx)[..., None]
+    return apply_op(_nn.embedding, weight, key=key, keep=keep,
+                    fill=weight._value[padding_idx].copy())
+
+
+# ---------------------------------------------------------------------------- dropout
+def _check_p(p: float) -> None:
+    if p < 0 or p > 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _masked(input: Tensor, p: float, mask_shape: tuple[int, ...]) -> Tensor:  # noqa: A002
+    """``input * mask / (1 - p)`` with a Bernoulli(1 - p) ``mask`` of ``mask_shape``
+    (broadcast), one multiplication as PyTorch records it (``MulBackward0``)."""
+    dtype = input._value.dtype
+    if p == 1:
+        scaled = np.zeros(mask_shape, dtype=dtype)
+    else:
+        keep = creation._rng.random(mask_shape) >= p
+        scaled = keep.astype(dtype) * dtype.type(1 / (1 - p))
+    return input * _make(scaled)
+
+
+@torch_api(COMPOSITE, method=False)
+def dropout(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
+            inplace: bool = False) -> Tensor:
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` in
+    training; the input itself otherwise or when ``p`` is 0 (``MulBackward0``).
+
+    >>> F.dropout(symgrad.ones(3), p=0.5, training=False)
+    tensor([1., 1., 1.])
+    """
+    _tensor(input, "dropout")
+    _check_p(p)
+    if not training or p == 0:
+        return input
+    return _inplace(input, _masked(input, p, tuple(input.shape)), inplace)
+
+
+def _channel_dropout(name: str, d: int, input: Tensor, p: float, training: bool,  # noqa: A002
+                     inplace: bool) -> Tensor:
+    _tensor(input, name)
+    _check_p(p)
+    if input.ndim not in (d + 1, d + 2):
+        raise RuntimeError(f"{name}: Expected {d + 1}D or {d + 2}D input, but received input "
+                           f"with shape {_size(input.shape)}")
+    if not training or p == 0:
+        return input
+    lead = input.ndim - d  # (N, C) or (C,)
+    shape = tuple(input.shape[:lead]) + (1,) * d
+    return _inplace(input, _masked(input, p, shape), inplace)
+
+
+@torch_api(COMPOSITE, method=False, function=False)
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
+              inplace: bool = False) -> Tensor:
+    """Zero whole channels of a (N, C, L) or (C, L) input with probability ``p``.
+
+    >>> F.dropout1d(symgrad.ones(1, 2, 3), training=False).shape
+    symgrad.Size([1, 2, 3])
+    """
+    return _channel_dropout("dropout1d", 1, input, p, training, inplace)
+
+
+@torch_api(COMPOSITE, method=False, function=False)
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
+              inplace: bool = False) -> Tensor:
+    """Zero whole channels of a (N, C, H, W) or (C, H, W) input with probability ``p``.
+
+    >>> F.dropout2d(symgrad.ones(1, 2, 3, 3), training=False).shape
+    symgrad.Size([1, 2, 3, 3])
+    """
+    return _channel_dropout("dropout2d", 2, input, p, training, inplace)
+
+
+@torch_api(COMPOSITE, method=False)
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,  # noqa: A002
+                  inplace: bool = False) -> Tensor:
+    """Dropout that keeps selu's self-normalizing mean and variance: dropped elements take
+    selu's negative saturation value, then an affine map restores the statistics.
+
+    >>> F.alpha_dropout(symgrad.ones(2), 0.5, training=False)
+    tensor([1., 1.])
+    """
+    _tensor(input, "alpha_dropout")
+    _check_p(p)
+    if not training or p == 0:
+        return input
+    if p == 1:
+        return _inplace(input, input * 0, inplace)
+    alpha = -_SELU_ALPHA * _SELU_SCALE
+    a = 1 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
+    keep = (creation._rng.random(tuple(input.shape)) >= p).astype(input._value.dtype)
+    b = _make(((1 - keep) * (alpha * a) + alpha * a * -p).astype(input._value.dtype))
+    return _inplace(input, input * _make(keep * input._value.dtype.type(a)) + b, inplace)
+
+
+# ---------------------------------------------------------------------------- composites
+@torch_api(NO_GRAPH, method=False, function=False)
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """Class indices as int64 one-hot rows over a new last dim of ``num_classes`` (the largest
+    index + 1 when -1).
+
+    >>> F.one_hot(symgrad.tensor([0, 2]))
+    tensor([[1, 0, 0],
+            [0, 0, 1]])
+    """
+    _tensor(tensor, "one_hot", "tensor")
+    value = tensor._value
+    if value.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if value.size and value.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        if not value.size:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(value.max()) + 1
+    elif value.size and value.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return _make((value[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
+@torch_api(COMPOSITE, method=False, function=False)
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,  # noqa: A002
+              out: Tensor | None = None) -> Tensor:
+    """``input / max(||input||_p, eps)`` along ``dim`` (``DivBackward0``).
+
+    >>> F.normalize(symgrad.tensor([[3.0, 4.0]]))
+    tensor([[0.6000, 0.8000]])
+    """
+    _tensor(input, "normalize")
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    result = input / denom
+    return result if out is None else out.copy_(result)
+
+
+@torch_api(COMPOSITE, method=False)
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """The cosine of the angle between ``x1`` and ``x2`` along ``dim`` (broadcast), each
+    norm clamped below at ``eps`` (``SumBackward1``).
+
+    >>> F.cosine_similarity(symgrad.tensor([[1.0, 0.0]]), symgrad.tensor([[1.0, 1.0]]))
+    tensor([0.7071])
+    """
+    _tensor(x1, "cosine_similarity", "x1")
+    _tensor(x2, "cosine_similarity", "x2", 2)
+    a = x1 / x1.norm(2, dim, keepdim=True).clamp_min(eps)
+    b = x2 / x2.norm(2, dim, keepdim=True).clamp_min(eps)
+    return (a * b).sum(dim)
+
+
+@torch_api(COMPOSITE, method=False)
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """``||x1 - x2 + eps||_p`` along the last dim (broadcast).
+
+    >>> F.pairwise_distance(symgrad.tensor([[1.0, 1.0]]), symgrad.tensor([[0.0, 0.0]]))
+    tensor([1.4142])
+    """
+    _tensor(x1, "pairwise_distance", "x1")
+    _tensor(x2, "pairwise_distance", "x2", 2)
+    ndim = max(x1.ndim, x2.ndim)
+    return (x1 - x2 + eps).norm(p, -1 if ndim else None, keepdim=keepdim)
