@@ -225,6 +225,8 @@ def _filled(fn: str, fill: Any, size: tuple, dtype: Any, requires_grad: Any,
     parser.bool_arg(fn, "requires_grad", requires_grad)
     if isinstance(fill, complex | np.complexfloating):
         raise TypeError("symgrad does not support complex numbers")
+    if isinstance(fill, int) and not -2**63 <= fill < 2**63:  # PyTorch reads it as a long
+        raise OverflowError("int too big to convert")
     target = dtypes.as_dtype(dtype) if dtype is not None else _infer_dtype(fill)
     if target.np_dtype.kind in "iu":
         _refuse_nonfinite(fill, target, "_t")
@@ -380,6 +382,7 @@ def eye(n: int, m: int | None = None, *, dtype: dtypes.dtype | None = None, devi
         if m is None and call[1]["dtype"] is None and call[1]["requires_grad"] is None:
             raise parser.wrong_type("eye", "n", "int", n, 1)
         raise parser.invalid_combination("eye", *call)
+    parser.int64(n), parser.int64(m)
     if m is not None and not parser._is_int(m):
         raise parser.invalid_combination("eye", *call)
     dtype = parser.dtype_arg("eye", dtype, call)

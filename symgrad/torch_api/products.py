@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from symgrad import ops
+from symgrad import ops, parser
 from symgrad.dispatch import apply_op
 from symgrad.tensor import Tensor
 from symgrad.torch_api.declaration import torch_api
@@ -50,6 +50,7 @@ def mm(self, mat2: Tensor) -> Tensor:
     tensor([[1., 2.],
             [3., 4.]])
     """
+    parser.tensor_arg("mm", "mat2", mat2)
     for name, t in (("self", self), ("mat2", mat2)):
         if t.dim() != 2:
             raise RuntimeError(f"{name} must be a matrix")
@@ -64,6 +65,7 @@ def mv(self, vec: Tensor) -> Tensor:
     >>> symgrad.mv(a, symgrad.tensor([1.0, -1.0]))
     tensor([-1., -1.])
     """
+    parser.tensor_arg("mv", "vec", vec)
     if self.dim() != 2 or vec.dim() != 1:
         raise RuntimeError("vector + matrix @ vector expected, got "
                            f"1, {self.dim()}, {vec.dim()}")
@@ -77,6 +79,7 @@ def dot(self, tensor: Tensor) -> Tensor:
     >>> symgrad.dot(symgrad.tensor([1.0, 2.0]), symgrad.tensor([3.0, 4.0]))
     tensor(11.)
     """
+    parser.tensor_arg("dot", "tensor", tensor)
     if self.dim() != 1 or tensor.dim() != 1:
         raise RuntimeError("1D tensors expected, but got "
                            f"{self.dim()}D and {tensor.dim()}D tensors")

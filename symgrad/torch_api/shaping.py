@@ -23,7 +23,7 @@ import numpy as np
 from symgrad import ops, parser
 from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op
 from symgrad.numeric import dtypes
-from symgrad.tensor import Tensor, _dim, _make, _shape_arg, _torch_size
+from symgrad.tensor import Tensor, _dim, _make, _torch_size
 from symgrad.torch_api.declaration import COMPOSITE, torch_api
 
 # ---------------------------------------------------------------- helpers
@@ -112,7 +112,8 @@ def repeat(self: Tensor, *args: Any, repeats: Sequence[int] | None = None) -> Te
     >>> symgrad.tensor([1.0, 2.0]).repeat(2)
     tensor([1., 2., 1., 2.])
     """
-    reps = _shape_arg(parser.varargs("repeat", "repeats", args, repeats))
+    reps = parser.size_arg("repeat", parser.varargs("repeat", "repeats", args, repeats),
+                           name="repeats")
     if len(reps) < self._value.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
@@ -131,7 +132,7 @@ def tile(input: Tensor, *args: Any,  # noqa: A002 - PyTorch's name
     >>> symgrad.tile(symgrad.tensor([[1.0], [2.0]]), (2,)).shape
     symgrad.Size([2, 2])
     """
-    reps = _shape_arg(parser.varargs("tile", "dims", args, dims))
+    reps = parser.size_arg("tile", parser.varargs("tile", "dims", args, dims), name="dims")
     return repeat(input, (1,) * (input._value.ndim - len(reps)) + reps)
 
 
@@ -538,6 +539,9 @@ def tensor_split(input: Tensor, indices_or_sections: Any = None, dim: int = 0, *
     >>> [p.shape[0] for p in symgrad.zeros(7).tensor_split(3)]
     [3, 2, 2]
     """
+    if indices_or_sections is None and sections is None and indices is None:
+        raise parser.invalid_combination("tensor_split", (indices_or_sections,), {})
+    parser.int64(indices_or_sections), parser.int64(sections)
     ndim = input._value.ndim
     if ndim == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
@@ -851,6 +855,7 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
     tensor([[1., 0.],
             [0., 2.]])
     """
+    parser.int64(diagonal)
     ndim = input._value.ndim
     if ndim not in (1, 2):
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {ndim}D")
@@ -876,6 +881,7 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     >>> symgrad.tensor([[1.0, 2.0], [3.0, 4.0]]).diagonal()
     tensor([1., 4.])
     """
+    parser.int64(offset)
     d1, d2 = _two_dims(dim1, dim2, input._value.ndim)
     return apply_op(ops.linalg.diagonal, input, offset=offset, dim1=d1, dim2=d2)
 
@@ -928,6 +934,7 @@ def tril(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
     tensor([[1., 0.],
             [1., 1.]])
     """
+    parser.int64(diagonal)
     _triangle("tril", input)
     return apply_op(ops.linalg.tril, input, diagonal=int(diagonal))
 
@@ -941,6 +948,7 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
     tensor([[1., 1.],
             [0., 1.]])
     """
+    parser.int64(diagonal)
     _triangle("triu", input)
     return apply_op(ops.linalg.triu, input, diagonal=int(diagonal))
 
@@ -953,6 +961,7 @@ def tril_(self: Tensor, diagonal: int = 0) -> Tensor:
     tensor([[1., 0.],
             [1., 1.]])
     """
+    parser.int64(diagonal)
     _triangle("tril", self)
     return apply_inplace(ops.linalg.tril, self, diagonal=int(diagonal))
 
@@ -965,6 +974,7 @@ def triu_(self: Tensor, diagonal: int = 0) -> Tensor:
     tensor([[1., 1.],
             [0., 1.]])
     """
+    parser.int64(diagonal)
     _triangle("triu", self)
     return apply_inplace(ops.linalg.triu, self, diagonal=int(diagonal))
 

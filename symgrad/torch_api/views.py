@@ -102,6 +102,7 @@ def reshape_as(self, other: Tensor) -> Tensor:
     tensor([[0., 1.],
             [2., 3.]])
     """
+    parser.tensor_arg("reshape_as", "other", other)
     return self.reshape(other.shape)
 
 
@@ -113,6 +114,7 @@ def view_as(self, other: Tensor) -> Tensor:
     tensor([[0., 1.],
             [2., 3.]])
     """
+    parser.tensor_arg("view_as", "other", other)
     return self.reshape(other.shape)
 
 
@@ -283,6 +285,7 @@ def expand_as(self, other: Tensor) -> Tensor:
     tensor([[1., 2.],
             [1., 2.]])
     """
+    parser.tensor_arg("expand_as", "other", other)
     return self.expand(other.shape)
 
 
