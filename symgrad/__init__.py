@@ -6,9 +6,9 @@ Write ``import symgrad as t`` and use it as you would use PyTorch's autograd.
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from symgrad import autograd, cuda, linalg, nn, ops, optim, symbolic, torch_api, viz
+from symgrad import autograd, cuda, linalg, nn, ops, optim, symbolic, testing, torch_api, viz
 from symgrad.autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from symgrad.autograd.grad_mode import (
     enable_grad,
@@ -100,4 +100,23 @@ def _install_functions() -> None:
 
 
 _install_functions()
+if TYPE_CHECKING:  # the functions just installed, as a generated stub
+    from symgrad._functions import *  # noqa: F403
+
+
+# The public namespace is exactly __all__: the public subpackages, the names defined or
+# re-exported above and every function spelling declared in symgrad.torch_api. Internal modules
+# (creation, dispatch, numeric, ops, tensor, torch_api ...) stay importable by their full names.
+_PUBLIC_MODULES = frozenset({"autograd", "cuda", "linalg", "nn", "optim", "symbolic", "testing",
+                             "viz"})
+_NOT_PUBLIC = frozenset({"TYPE_CHECKING", "Any", "annotations"})
+__all__ = sorted(
+    name for name, value in globals().items()
+    if not name.startswith("_") and name not in _NOT_PUBLIC
+    and (not isinstance(value, type(linalg)) or name in _PUBLIC_MODULES)
+)
+
+
+def __dir__() -> list[str]:
+    return list(__all__)
 

@@ -100,7 +100,8 @@ def _resolved_ops(function: ast.AST, namespace: dict) -> list[Op]:
         if isinstance(node, ast.Attribute | ast.Name):
             obj = _resolve(node, namespace)
             if isinstance(obj, Op):
-                found.append(obj)
+                if obj.name in REGISTRY:  # not the unregistered NotImplemented-node ops
+                    found.append(obj)
             elif (isinstance(obj, types.FunctionType) and obj.__name__.startswith("_")
                   and obj.__module__.startswith("symgrad")):
                 # a private helper does the recording for its public caller
@@ -352,12 +353,34 @@ def _static_home(obj: object) -> str | None:
     return None
 
 
+def _wrapped_signature(name: str, signature: inspect.Signature, width: int = 76) -> str:
+    """``name(params) -> result`` on one line, or one parameter a line when that is too wide
+    for the page's code column."""
+    line = f"{name}{signature}"
+    if len(line) <= width:
+        return line
+    params: list[str] = []
+    previous = None
+    for p in signature.parameters.values():
+        if previous is p.POSITIONAL_ONLY and p.kind is not p.POSITIONAL_ONLY:
+            params.append("/")
+        if p.kind is p.KEYWORD_ONLY and previous not in (p.KEYWORD_ONLY, p.VAR_POSITIONAL):
+            params.append("*")
+        params.append(str(p))
+        previous = p.kind
+    if previous is inspect.Parameter.POSITIONAL_ONLY:
+        params.append("/")
+    shown = signature.replace(parameters=[])
+    result = str(shown).removeprefix("()")
+    return name + "(\n" + "".join(f"    {p},\n" for p in params) + ")" + result
+
+
 def _render(obj: object, heading: str, level: int) -> str:
     """A function documented by hand: heading, signature and docstring, as Python shows them."""
     from docstring_markdown import markdown_docstring
 
     try:
-        signature = f"{obj.__name__}{inspect.signature(obj)}"
+        signature = _wrapped_signature(obj.__name__, inspect.signature(obj))
     except (TypeError, ValueError):
         signature = obj.__name__
     doc = markdown_docstring(inspect.cleandoc(obj.__doc__ or ""))

@@ -346,6 +346,7 @@ scaled_elu = register(Op(
     node_name_of=lambda params, a: "CeluBackward0" if params.get("celu") else "EluBackward0",
     saved=(0,),
     float_only=True,
+    convention="the x <= 0 branch at 0: alpha * scale * input_scale (selu: 1.7581; celu: 1)",
     samples=(Sample(((2, 3),), _SELU, kinks=(0.0,)),
              Sample(((3,),), {"alpha": 2.0, "scale": 1.0, "input_scale": 0.5, "celu": True},
                     kinks=(0.0,)),
@@ -358,6 +359,7 @@ hardsigmoid = register(Op(
     vjp=(lambda xp, g, ans, a: xp.where((a > -3) & (a < 3), g / 6, 0.0),),
     saved=(0,),
     float_only=True,
+    convention="0 at -3 and at 3 (the flat sides)",
     samples=(Sample(((2, 3),), low=-5.0, high=5.0, kinks=(-3.0, 3.0)),
              Sample(((4,),), low=-5.0, high=5.0, kinks=(-3.0, 3.0))),
 ))
@@ -368,6 +370,7 @@ hardswish = register(Op(
     vjp=(lambda xp, g, ans, a: xp.where(a <= -3, 0.0, xp.where(a < 3, g * (a / 3 + 0.5), g)),),
     saved=(0,),
     float_only=True,
+    convention="0 at -3 and 1 at 3 (the outer branches)",
     samples=(Sample(((2, 3),), low=-5.0, high=5.0, kinks=(-3.0, 3.0)),
              Sample(((4,),), low=-5.0, high=5.0, kinks=(-3.0, 3.0))),
 ))

@@ -51,13 +51,15 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:  #
     return apply_op(_sh.rot90, input, k=int(k), dims=(d0, d1))
 
 
-@torch_api("index_select", example=lambda x: x.repeat_interleave(2, dim=1))
+@torch_api("index_select",
+           example=lambda x: x.repeat_interleave(_example_index([1, 2, 0]), dim=1))
 def repeat_interleave(input: Tensor, repeats: int | Tensor | None = None,  # noqa: A002
                       dim: int | None = None, *, output_size: int | None = None) -> Tensor:
     """Each element (each slice along ``dim``; without ``dim``, of the flattened input)
-    repeated ``repeats`` times in place, ``repeats`` an int or a tensor of one count per
-    slice; a gather of the repeated positions (``IndexSelectBackward0``). With a tensor of
-    counts alone, ``repeat_interleave(counts)`` repeats each index that often.
+    repeated ``repeats`` times in place, ``repeats`` an int (an expand and a reshape,
+    ``ViewBackward0``) or a tensor of one count per slice (a gather of the repeated positions,
+    ``IndexSelectBackward0``). With a tensor of counts alone, ``repeat_interleave(counts)``
+    repeats each index that often.
 
     >>> symgrad.tensor([[1, 2], [3, 4]]).repeat_interleave(2, dim=0)
     tensor([[1, 2],
@@ -93,7 +95,12 @@ def repeat_interleave(input: Tensor, repeats: int | Tensor | None = None,  # noq
     else:
         if repeats < 0:
             raise RuntimeError("Repeats must be non-negative")
-        counts = np.full(size, int(repeats))
+        if source._value.ndim == 0:
+            source = source.reshape(1)
+        # as PyTorch: unsqueeze, expand, clone, then merge the two dims (ViewBackward0)
+        shape = source._value.shape
+        wide = source.unsqueeze(d + 1).expand(*shape[:d + 1], int(repeats), *shape[d + 1:])
+        return wide.clone().reshape(*shape[:d], shape[d] * int(repeats), *shape[d + 1:])
     positions = np.repeat(np.arange(size), counts)
     if source._value.ndim == 0:
         source = source.reshape(1)
