@@ -237,6 +237,8 @@ def _filled(fn: str, fill: Any, size: tuple, dtype: Any, requires_grad: Any,
     parser.bool_arg(fn, "requires_grad", requires_grad)
     if isinstance(fill, complex | np.complexfloating):
         raise TypeError("symgrad does not support complex numbers")
+    if isinstance(fill, int) and not -2**63 <= fill < 2**63:  # PyTorch reads it as a long
+        raise OverflowError("int too big to convert")
     target = dtypes.as_dtype(dtype) if dtype is not None else _infer_dtype(fill)
     if target.np_dtype.kind in "iu":
         _refuse_nonfinite(fill, target, "_t")
@@ -245,17 +247,20 @@ def _filled(fn: str, fill: Any, size: tuple, dtype: Any, requires_grad: Any,
     return _finish(values, requires_grad, name, dev)
 
 
-def ones(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
+def ones(*args: Any, size: Sequence[int] | None = None,
+         dtype: dtypes.dtype | None = None, device: Any = None,
          requires_grad: bool = False, name: str | None = None) -> Tensor:
     """A tensor of ones (float32 unless ``dtype``).
 
     >>> symgrad.ones(3, requires_grad=True)
     tensor([1., 1., 1.], requires_grad=True)
     """
+    size = parser.varargs("ones", "size", args, size)
     return _filled("ones", 1.0, size, dtype, requires_grad, name, device)
 
 
-def zeros(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
+def zeros(*args: Any, size: Sequence[int] | None = None,
+          dtype: dtypes.dtype | None = None, device: Any = None,
           requires_grad: bool = False, name: str | None = None) -> Tensor:
     """A tensor of zeros (float32 unless ``dtype``); the size is given as ints or one sequence.
 
@@ -265,10 +270,12 @@ def zeros(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
     >>> symgrad.zeros((2,), dtype=symgrad.int64)
     tensor([0, 0])
     """
+    size = parser.varargs("zeros", "size", args, size)
     return _filled("zeros", 0.0, size, dtype, requires_grad, name, device)
 
 
-def empty(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
+def empty(*args: Any, size: Sequence[int] | None = None,
+          dtype: dtypes.dtype | None = None, device: Any = None,
           requires_grad: bool = False, name: str | None = None) -> Tensor:
     """A new tensor of the given size (symgrad fills it with zeros; PyTorch leaves it
     uninitialized).
@@ -276,6 +283,7 @@ def empty(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
     >>> symgrad.empty(2, 2).shape
     symgrad.Size([2, 2])
     """
+    size = parser.varargs("empty", "size", args, size)
     return _filled("empty", 0.0, size, dtype, requires_grad, name, device)
 
 
@@ -386,6 +394,7 @@ def eye(n: int, m: int | None = None, *, dtype: dtypes.dtype | None = None, devi
         if m is None and call[1]["dtype"] is None and call[1]["requires_grad"] is None:
             raise parser.wrong_type("eye", "n", "int", n, 1)
         raise parser.invalid_combination("eye", *call)
+    parser.int64(n), parser.int64(m)
     if m is not None and not parser._is_int(m):
         raise parser.invalid_combination("eye", *call)
     dtype = parser.dtype_arg("eye", dtype, call)
@@ -410,7 +419,8 @@ def _random(fn: str, sample: Any, kernel: str, size: tuple, dtype: Any, requires
     return _finish(values, requires_grad, name, dev)
 
 
-def rand(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
+def rand(*args: Any, size: Sequence[int] | None = None,
+         dtype: dtypes.dtype | None = None, device: Any = None,
          requires_grad: bool = False, name: str | None = None) -> Tensor:
     """Uniform random values in [0, 1) (see :func:`manual_seed`).
 
@@ -418,11 +428,13 @@ def rand(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
     >>> x.shape, bool(((x >= 0) & (x < 1)).all())
     (symgrad.Size([2, 3]), True)
     """
+    size = parser.varargs("rand", "size", args, size)
     return _random("rand", lambda s: _rng.random(s), "check_uniform_bounds", size, dtype,
                    requires_grad, name, device)
 
 
-def randn(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
+def randn(*args: Any, size: Sequence[int] | None = None,
+          dtype: dtypes.dtype | None = None, device: Any = None,
           requires_grad: bool = False, name: str | None = None) -> Tensor:
     """Standard normal random values (see :func:`manual_seed`).
 
@@ -431,6 +443,7 @@ def randn(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
     >>> abs(x.mean().item()) < 0.05, abs(x.std().item() - 1) < 0.05
     (True, True)
     """
+    size = parser.varargs("randn", "size", args, size)
     return _random("randn", lambda s: _rng.standard_normal(s), "normal_kernel_cpu", size, dtype,
                    requires_grad, name, device)
 

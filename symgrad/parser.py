@@ -71,12 +71,55 @@ def _is_int(value: Any, bool_ok: bool = False) -> bool:
     return isinstance(value, Tensor) and value.ndim == 0 and value.dtype.np_dtype.kind in "iu"
 
 
-def _unpack_error(fn: str, position: int, value: Any) -> TypeError:
-    return TypeError(f"{fn}(): argument 'size' failed to unpack the object at pos {position} "
+_INT64 = (-2**63, 2**63 - 1)
+
+
+def tensor_arg(fn: str, name: str, value: Any, position: int = 1) -> Any:
+    """``value`` when it is a Tensor, else PyTorch's TypeError for argument ``name``.
+
+    >>> tensor_arg("dot", "tensor", None)
+    Traceback (most recent call last):
+    TypeError: dot(): argument 'tensor' (position 1) must be Tensor, not NoneType
+    """
+    from symgrad.tensor import Tensor
+
+    if not isinstance(value, Tensor):
+        raise wrong_type(fn, name, "Tensor", value, position)
+    return value
+
+
+def int64(value: Any) -> Any:
+    """``value`` unchanged, unless it is an int beyond int64 (PyTorch's ValueError).
+
+    >>> int64(10**30)
+    Traceback (most recent call last):
+    ValueError: Overflow when unpacking long long
+    """
+    if isinstance(value, int) and not _INT64[0] <= value <= _INT64[1]:
+        raise ValueError("Overflow when unpacking long long")
+    return value
+
+
+def _unpack_error(fn: str, position: int, value: Any, name: str = "size") -> TypeError:
+    return TypeError(f"{fn}(): argument '{name}' failed to unpack the object at pos {position} "
                      f"with error \"type must be tuple of ints,but got {type_name(value)}\"")
 
 
-def size_arg(fn: str, size: Any, varargs: bool = True) -> tuple[int, ...]:
+def varargs(fn: str, name: str, args: tuple, keyword: Any) -> tuple:
+    """The sizes of ``f(*args)`` or of ``f(name=...)``: PyTorch's varargs int lists take their
+    name as a keyword too (``x.permute(dims=(1, 0))``, ``ones(size=(2, 3))``).
+
+    >>> varargs("permute", "dims", (), (1, 0)), varargs("permute", "dims", (1, 0), None)
+    (((1, 0),), (1, 0))
+    """
+    if keyword is None:
+        return args
+    if args:
+        raise TypeError(f"{fn}() got multiple values for argument '{name}'")
+    return (keyword,)
+
+
+def size_arg(fn: str, size: Any, varargs: bool = True, name: str = "size") -> tuple[int, ...]:
     """A size given PyTorch's ways, checked with its messages: ``f(2, 3)``, ``f((2, 3))``,
     ``f([2, 3])`` (``varargs``: ``size`` is the tuple of positional arguments) or
     ``f(size=(2, 3))`` (not ``varargs``: ``size`` is the one argument).
@@ -89,25 +132,38 @@ def size_arg(fn: str, size: Any, varargs: bool = True) -> tuple[int, ...]:
     """
     if varargs:
         if not size:
-            raise TypeError(f'{fn}() missing 1 required positional arguments: "size"')
+            raise TypeError(f'{fn}() missing 1 required positional arguments: "{name}"')
         first = size[0]
         if _is_int(first):
             for i, s in enumerate(size[1:], 2):
                 if not _is_int(s, bool_ok=True):
-                    raise _unpack_error(fn, i, s)
-            return tuple(int(s) for s in size)
+                    raise _unpack_error(fn, i, s, name)
+            return _in_int64(fn, name, tuple(int(s) for s in size))
         if len(size) > 1:
             raise TypeError(f"{fn}() takes 1 positional argument but {len(size)} were given")
         size = first
     if not isinstance(size, tuple | list):  # (symgrad.Size is a tuple)
-        raise wrong_type(fn, "size", "tuple of ints", size, 1)
+        raise wrong_type(fn, name, "tuple of ints", size, 1)
     for i, s in enumerate(size):
         if not _is_int(s, bool_ok=i > 0):
             if i == 0:
-                raise TypeError(f"{fn}(): argument 'size' (position 1) must be tuple of ints, "
-                                f"but found element of type {type_name(s)} at pos 0")
-            raise _unpack_error(fn, i + 1, s)
-    return tuple(int(s) for s in size)
+                raise TypeError(f"{fn}(): argument '{name}' (position 1) must be tuple of "
+                                f"ints, but found element of type {type_name(s)} at pos 0")
+            raise _unpack_error(fn, i + 1, s, name)
+    return _in_int64(fn, name, tuple(int(s) for s in size))
+
+
+def _in_int64(fn: str, name: str, shape: tuple[int, ...]) -> tuple[int, ...]:
+    for i, s in enumerate(shape, 1):
+        if not _INT64[0] <= s <= _INT64[1]:
+            raise TypeError(f"{fn}(): argument '{name}' failed to unpack the object at pos {i} "
+                            "with error \"Overflow when unpacking long long")
+    total = 1
+    for s in shape:
+        total *= max(s, 0)
+    if total > _INT64[1]:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
+    return shape
 
 
 def dtype_arg(fn: str, dtype: Any, call: tuple[Sequence[Any], dict[str, Any]] | None = None,

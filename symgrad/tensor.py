@@ -655,14 +655,14 @@ class Tensor(_InstalledMethods):
 
 
     # ------------------------------------------------------------------ conversion
-    def numpy(self) -> np.ndarray:
-        """The values as an ndarray sharing storage (refused while requires_grad: use
-        ``x.detach().numpy()``).
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The values as an ndarray sharing storage (refused while requires_grad unless
+        ``force``: use ``x.detach().numpy()``).
 
         >>> symgrad.tensor([1.0, 2.0]).numpy()
         array([1., 2.], dtype=float32)
         """
-        if self._requires_grad:
+        if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._value

@@ -187,7 +187,6 @@ def _gradcheck(func: Callable[..., Any], inputs: Any, eps: float, atol: float, r
     return True
 
 
-@numeric_xp.quiet_calls
 def gradcheck(
     func: Callable[..., Tensor | Sequence[Tensor]],
     inputs: Tensor | Sequence[Tensor],
@@ -227,14 +226,14 @@ def gradcheck(
         raise NotImplementedError("symgrad has no forward-mode AD: check_forward_ad and "
                                   "check_batched_forward_grad cannot be True")
     try:
-        return _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, check_grad_dtypes)
+        with numeric_xp.quiet():  # finite differences of inf and nan: no numpy state counts
+            return _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, check_grad_dtypes)
     except GradcheckError:
         if raise_exception:
             raise
         return False
 
 
-@numeric_xp.quiet_calls
 def gradgradcheck(
     func: Callable[..., Tensor | Sequence[Tensor]],
     inputs: Tensor | Sequence[Tensor],

@@ -218,7 +218,7 @@ def cumprod_backward(g: Tensor, ans: Tensor, a: Tensor, axis: int) -> Tensor:
         return _flip(cumsum(_flip(ans * g, axis), axis), axis) / a
     n = a.shape[axis]
     moved = a.transpose(axis, -1)
-    rows = moved.unsqueeze(-2).expand(*moved.shape[:-1], n, n)  # rows[..., i, :] = a
+    rows = moved.unsqueeze(-2).expand((*moved.shape[:-1], n, n))  # rows[..., i, :] = a
     rows = where(np.eye(n, dtype=bool), 1.0, rows)
     products = cumprod(rows, rows.ndim - 1)  # [..., i, j]: prod of a[:j+1] without a[i]
     weights = where(np.triu(np.ones((n, n), dtype=bool)), g.transpose(axis, -1).unsqueeze(-2),
@@ -254,8 +254,8 @@ def swapaxes(a: Tensor, axis1: int, axis2: int) -> Tensor:
 
 def transpose(a: Tensor, axes: Sequence[int] | None = None) -> Tensor:
     if axes is None:
-        return a.permute(*reversed(range(a.ndim)))
-    return a.permute(*axes)
+        return a.permute((*reversed(range(a.ndim)),))
+    return a.permute((*axes,))
 
 
 def reshape(a: Tensor, shape: Sequence[int]) -> Tensor:

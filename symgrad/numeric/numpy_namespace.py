@@ -8,7 +8,6 @@ numpy themselves, so the same rules run here on float arrays, in
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -57,17 +56,6 @@ def quiet() -> np.errstate:
     -inf
     """
     return np.errstate(all="ignore")
-
-
-def quiet_calls(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` run under :func:`quiet` (a public entry point that computes on numpy itself)."""
-
-    @functools.wraps(fn)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        with np.errstate(all="ignore"):
-            return fn(*args, **kwargs)
-
-    return run
 
 
 def quietly(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

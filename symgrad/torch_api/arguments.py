@@ -82,7 +82,68 @@ def normalize_key(key: Any) -> Any:
     return key
 
 
+def split_key(key: Any, ndim: int) -> tuple[tuple, tuple] | None:
+    """PyTorch's two steps for an index mixing ints with index arrays, or None for any other
+    index (one step, numpy's rule agrees): the ints, slices, None and ``...`` first (a view
+    whose int dims are gone), then the arrays on that view. numpy counts an int as an index
+    array, so ``zeros(2, 3, 4)[0, :, idx]`` would put idx's dim first, where PyTorch gives
+    (3, 2).
+
+    >>> basic, advanced = split_key((0, slice(None), np.array([1, 0])), 3)
+    >>> basic
+    (0, slice(None, None, None), slice(None, None, None))
+    >>> advanced
+    (slice(None, None, None), array([1, 0]))
+    """
+    parts = key if isinstance(key, tuple) else (key,)
+    if not any(isinstance(p, np.ndarray) for p in parts) or any(
+            isinstance(p, bool) for p in parts) or not any(isinstance(p, int) for p in parts):
+        return None
+    basic: list[Any] = []
+    advanced: list[Any] = []
+    for p in parts:
+        if isinstance(p, np.ndarray):
+            basic += [slice(None)] * (p.ndim if p.dtype == bool else 1)
+            advanced.append(p)
+        elif isinstance(p, int):
+            basic.append(p)
+        elif p is Ellipsis:
+            basic.append(p)
+            advanced.append(p)
+        else:  # a slice, or None (its new dim is there for the second step)
+            basic.append(p)
+            advanced.append(slice(None))
+    return tuple(basic), tuple(advanced)
+
+
+def check_masks(shape: tuple[int, ...], key: Any) -> None:
+    """PyTorch's IndexError for a bool mask whose shape differs from the dims it covers."""
+    parts = key if isinstance(key, tuple) else (key,)
+    consumed = [p.ndim if isinstance(p, np.ndarray) and p.dtype == bool else
+                0 if p is None or p is Ellipsis or isinstance(p, bool) else 1 for p in parts]
+    dim = 0
+    for p, n in zip(parts, consumed, strict=True):
+        if p is Ellipsis:
+            dim += max(len(shape) - sum(consumed), 0)
+            continue
+        if isinstance(p, np.ndarray) and p.dtype == bool:
+            for j, size in enumerate(p.shape):
+                if dim + j < len(shape) and size != shape[dim + j]:
+                    raise IndexError(f"The shape of the mask {list(p.shape)} at index {j} does "
+                                     f"not match the shape of the indexed tensor {list(shape)} "
+                                     f"at index {dim + j}")
+        dim += n
+
+
 def _key_part(part: Any) -> Any:
+    if isinstance(part, str):  # PyTorch tries to make a tensor of it
+        raise TypeError(f"new(): invalid data type '{type(part).__name__}'")
+    if not (part is None or part is Ellipsis or isinstance(
+            part, int | np.integer | slice | list | tuple | np.ndarray | Tensor)):
+        raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                         f"Variables are valid indices (got {type(part).__name__})")
+    if isinstance(part, tuple):
+        part = list(part)
     if isinstance(part, Tensor):
         if part.dtype is dtypes.bool_ or part.dtype is dtypes.int64:
             # a copy: the graph keeps the index as it was (PyTorch saves the index tensor)

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from symgrad import ops
+from symgrad import ops, parser
 from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim, _make
@@ -69,6 +69,7 @@ def repeat_interleave(input: Tensor, repeats: int | Tensor | None = None,  # noq
     >>> symgrad.repeat_interleave(symgrad.tensor([2, 0, 1]))
     tensor([0, 0, 2])
     """
+    parser.int64(repeats)
     _tensor(input, "repeat_interleave")
     if repeats is None:  # repeat_interleave(counts): the positions, each repeated
         counts = input._value
@@ -147,7 +148,7 @@ def meshgrid(*tensors: Tensor, indexing: str = "ij") -> tuple[Tensor, ...]:
         axis = {0: 1, 1: 0}.get(i, i) if swap else i
         shape = [1] * len(tensors)
         shape[axis] = x._value.size
-        grids.append(x.reshape(shape).expand(*sizes))
+        grids.append(x.reshape(shape).expand(tuple(sizes)))
     return tuple(grids)
 
 

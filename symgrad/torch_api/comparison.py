@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from symgrad import parser
 from symgrad.dispatch import _broadcast_error
 from symgrad.tensor import Tensor, _dims, _make
 from symgrad.torch_api.arguments import value_of
@@ -122,6 +123,9 @@ def all(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> 
     >>> x.all(dim=1)
     tensor([False,  True])
     """
+    if not (dim is None or parser._is_int(dim) or isinstance(dim, tuple | list)) or not isinstance(
+            keepdim, bool):
+        raise parser.invalid_combination("all", (dim, keepdim), {})
     axis = None if dim is None else _dims(dim, self._value.ndim)
     return _make(np.asarray(np.all(self._value, axis=axis, keepdims=keepdim)))
 
@@ -137,6 +141,9 @@ def any(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> 
     >>> x.any(dim=1)
     tensor([False,  True])
     """
+    if not (dim is None or parser._is_int(dim) or isinstance(dim, tuple | list)) or not isinstance(
+            keepdim, bool):
+        raise parser.invalid_combination("any", (dim, keepdim), {})
     axis = None if dim is None else _dims(dim, self._value.ndim)
     return _make(np.asarray(np.any(self._value, axis=axis, keepdims=keepdim)))
 
@@ -148,6 +155,7 @@ def equal(self, other: Tensor) -> bool:
     >>> symgrad.tensor([1.0, 2.0]).equal(symgrad.tensor([1.0, 2.0]))
     True
     """
+    parser.tensor_arg("equal", "other", other)
     return self._value.shape == other._value.shape and bool(
         np.array_equal(self._value, other._value))
 
@@ -160,6 +168,7 @@ def allclose(self, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8,
     >>> symgrad.tensor([1.0, 2.0]).allclose(symgrad.tensor([1.0, 2.000001]))
     True
     """
+    parser.tensor_arg("allclose", "other", other)
     if isinstance(other, Tensor) and other.dtype is not self.dtype:
         raise RuntimeError(f"{self.dtype._torch_name} did not match {other.dtype._torch_name}")
     try:

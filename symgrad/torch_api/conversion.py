@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from symgrad import creation, ops
+from symgrad import creation, ops, parser
 from symgrad.dispatch import apply_op
 from symgrad.numeric import dtypes
-from symgrad.tensor import Tensor, _shape_arg, check_device
+from symgrad.tensor import Tensor, check_device
 from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api
 
 
@@ -163,19 +163,22 @@ def new_full(self, size: Sequence[int], fill_value: Any, *,
 
 
 @torch_api(NO_GRAPH, function=False)
-def new_ones(self, *size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
+def new_ones(self, *args: Any, size: Sequence[int] | None = None,
+             dtype: dtypes.dtype | None = None, device: Any = None,
              requires_grad: bool = False) -> Tensor:
     """A new leaf of ones, in this tensor's dtype.
 
     >>> symgrad.tensor([1, 2]).new_ones(3)
     tensor([1, 1, 1])
     """
-    return self.new_full(_shape_arg(size), 1, dtype=dtype, device=device,
+    size = parser.varargs("new_ones", "size", args, size)
+    return self.new_full(parser.size_arg("new_ones", size), 1, dtype=dtype, device=device,
                          requires_grad=requires_grad)
 
 
 @torch_api(NO_GRAPH, function=False)
-def new_zeros(self, *size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
+def new_zeros(self, *args: Any, size: Sequence[int] | None = None,
+              dtype: dtypes.dtype | None = None, device: Any = None,
               requires_grad: bool = False) -> Tensor:
     """A new leaf of zeros, in this tensor's dtype.
 
@@ -183,16 +186,19 @@ def new_zeros(self, *size: Any, dtype: dtypes.dtype | None = None, device: Any =
     tensor([[0., 0.],
             [0., 0.]])
     """
-    return self.new_full(_shape_arg(size), 0, dtype=dtype, device=device,
+    size = parser.varargs("new_zeros", "size", args, size)
+    return self.new_full(parser.size_arg("new_zeros", size), 0, dtype=dtype, device=device,
                          requires_grad=requires_grad)
 
 
 @torch_api(NO_GRAPH, function=False)
-def new_empty(self, *size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
+def new_empty(self, *args: Any, size: Sequence[int] | None = None,
+              dtype: dtypes.dtype | None = None, device: Any = None,
               requires_grad: bool = False) -> Tensor:
     """PyTorch's uninitialized new tensor: here zero-filled, as :meth:`new_zeros`.
 
     >>> symgrad.tensor([1.0]).new_empty(2)
     tensor([0., 0.])
     """
+    size = parser.varargs("new_empty", "size", args, size)
     return self.new_zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)

@@ -5,6 +5,7 @@ hold what it installed (see ``symgrad.torch_api``).
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -74,7 +75,7 @@ def torch_api(
             if function and spelling not in method_aliases:
                 if spelling in FUNCTIONS:
                     raise ValueError(f"symgrad.{spelling} is defined twice")
-                FUNCTIONS[spelling] = named
+                FUNCTIONS[spelling] = _function_form(named)
         return fn
 
     return install
@@ -87,3 +88,35 @@ def _out_of_place(fn: Callable[..., Any]) -> Callable[..., Any] | None:
     if callable(twin) and hasattr(twin, "records"):
         return twin
     return METHODS.get(name) or FUNCTIONS.get(name) or getattr(Tensor, name, None)
+
+
+def _function_form(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` for the ``symgrad.<name>`` spelling: a method's first parameter ``self`` is
+    PyTorch's ``input`` there (``symgrad.exp(input=x)``). The copy runs the same code, with the
+    local renamed, so the function form costs nothing more per call."""
+    wrapped = getattr(fn, "__wrapped__", None)
+    if wrapped is not None:  # a wrapper (it maps input= itself): its signature shows input
+        inner = _function_form(wrapped)
+        if inner is wrapped:
+            return fn
+        form = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
+                                  fn.__closure__)
+        form.__dict__.update(fn.__dict__)
+        form.__wrapped__ = inner
+        return form
+    code = fn.__code__
+    if code.co_argcount == 0 or code.co_varnames[0] != "self" or "input" in code.co_varnames:
+        return fn
+
+    def rename(names: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple("input" if n == "self" else n for n in names)
+
+    form = types.FunctionType(code.replace(co_varnames=rename(code.co_varnames),
+                                           co_cellvars=rename(code.co_cellvars)),
+                              fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    form.__kwdefaults__ = fn.__kwdefaults__
+    form.__qualname__, form.__module__, form.__doc__ = fn.__qualname__, fn.__module__, fn.__doc__
+    form.__annotations__ = {("input" if k == "self" else k): v
+                            for k, v in fn.__annotations__.items()}
+    form.__dict__.update(fn.__dict__)
+    return form

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from symgrad import ops
+from symgrad import ops, parser
 from symgrad.dispatch import apply_op
 from symgrad.tensor import Tensor
 from symgrad.torch_api.declaration import torch_api
@@ -42,7 +42,7 @@ def matmul(self, other: Tensor) -> Tensor:
 
 
 @torch_api("matmul", example=lambda x: x.mm(x.T))
-def mm(self, other: Tensor) -> Tensor:
+def mm(self, mat2: Tensor) -> Tensor:
     """Product of two 2-D matrices.
 
     >>> a = symgrad.tensor([[1.0, 2.0], [3.0, 4.0]])
@@ -50,10 +50,11 @@ def mm(self, other: Tensor) -> Tensor:
     tensor([[1., 2.],
             [3., 4.]])
     """
-    for name, t in (("self", self), ("mat2", other)):
+    parser.tensor_arg("mm", "mat2", mat2)
+    for name, t in (("self", self), ("mat2", mat2)):
         if t.dim() != 2:
             raise RuntimeError(f"{name} must be a matrix")
-    return self.matmul(other)
+    return self.matmul(mat2)
 
 
 @torch_api("matmul", example=lambda x: x.mv(x[0]))
@@ -64,6 +65,7 @@ def mv(self, vec: Tensor) -> Tensor:
     >>> symgrad.mv(a, symgrad.tensor([1.0, -1.0]))
     tensor([-1., -1.])
     """
+    parser.tensor_arg("mv", "vec", vec)
     if self.dim() != 2 or vec.dim() != 1:
         raise RuntimeError("vector + matrix @ vector expected, got "
                            f"1, {self.dim()}, {vec.dim()}")
@@ -71,16 +73,17 @@ def mv(self, vec: Tensor) -> Tensor:
 
 
 @torch_api("matmul", example=lambda x: x[0].dot(x[1]))
-def dot(self, other: Tensor) -> Tensor:
+def dot(self, tensor: Tensor) -> Tensor:
     """Inner product of two 1-D tensors.
 
     >>> symgrad.dot(symgrad.tensor([1.0, 2.0]), symgrad.tensor([3.0, 4.0]))
     tensor(11.)
     """
-    if self.dim() != 1 or other.dim() != 1:
+    parser.tensor_arg("dot", "tensor", tensor)
+    if self.dim() != 1 or tensor.dim() != 1:
         raise RuntimeError("1D tensors expected, but got "
-                           f"{self.dim()}D and {other.dim()}D tensors")
-    return self.matmul(other)
+                           f"{self.dim()}D and {tensor.dim()}D tensors")
+    return self.matmul(tensor)
 
 
 @torch_api("matmul", function=False, example=lambda x: x @ x.T)

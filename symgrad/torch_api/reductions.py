@@ -58,10 +58,13 @@ def _numpy_names(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
-        if "axis" in kwargs:
-            kwargs["dim"] = kwargs.pop("axis")
-        if "keepdims" in kwargs:
-            kwargs["keepdim"] = kwargs.pop("keepdims")
+        if kwargs:
+            if "axis" in kwargs:
+                kwargs["dim"] = kwargs.pop("axis")
+            if "keepdims" in kwargs:
+                kwargs["keepdim"] = kwargs.pop("keepdims")
+            if "input" in kwargs:  # the function spelling's name for the tensor
+                args = (kwargs.pop("input"), *args)
         return fn(*args, **kwargs)
 
     return call
@@ -93,7 +96,8 @@ def _no_keepdim_alone(name: str, keepdim: bool, signatures: str) -> None:
 # ---------------------------------------------------------------- sum, mean
 @torch_api("sum")
 def sum(self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *,
-        dtype: dtypes.dtype | None = None, axis: int | Sequence[int] | None = None) -> Tensor:
+        dtype: dtypes.dtype | None = None, axis: int | Sequence[int] | None = None,
+        keepdims: bool | None = None) -> Tensor:
     """Sum of all elements (``SumBackward0``), or over ``dim`` (an int or a tuple), keeping the
     summed dims with size 1 if ``keepdim`` (``SumBackward1``); bools and ints sum as int64.
 
@@ -104,7 +108,8 @@ def sum(self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *,
     tensor([[3.],
             [7.]])
     """
-    return _reduce(self, ops.reduction.sum, "sum", axis if dim is None else dim, keepdim,
+    return _reduce(self, ops.reduction.sum, "sum", axis if dim is None else dim,
+                   keepdim if keepdims is None else keepdims,
                         self._cast(dtype) if dtype is not None else self)
 
 
@@ -123,8 +128,8 @@ def _reduce(self, op: ops.Op, name: str, dim: Any, keepdim: bool, source: Tensor
 
 @torch_api("mean")
 def mean(self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *,
-         dtype: dtypes.dtype | None = None, axis: int | Sequence[int] | None = None
-         ) -> Tensor:
+         dtype: dtypes.dtype | None = None, axis: int | Sequence[int] | None = None,
+         keepdims: bool | None = None) -> Tensor:
     """Mean of all elements, or over ``dim``; floating-point tensors only (``MeanBackward0`` /
     ``MeanBackward1``).
 
@@ -139,7 +144,8 @@ def mean(self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *,
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
                            "a floating point or complex dtype. Got: "
                            f"{source.dtype._torch_name}")
-    return _reduce(self, ops.reduction.mean, "mean", axis if dim is None else dim, keepdim,
+    return _reduce(self, ops.reduction.mean, "mean", axis if dim is None else dim,
+                   keepdim if keepdims is None else keepdims,
                         source)
 
 
@@ -601,23 +607,34 @@ def cumprod(input: Tensor, dim: int = _REQUIRED, *,  # noqa: A002
 
 @torch_api("cumsum", function=False, inplace=True, example=lambda x: x.cumsum_(1))
 @_numpy_names
-def cumsum_(self: Tensor, dim: int = _REQUIRED) -> Tensor:
+def cumsum_(self: Tensor, dim: int = _REQUIRED, dtype: dtypes.dtype | None = None) -> Tensor:
     """In-place :func:`cumsum`.
 
     >>> symgrad.tensor([1.0, 2.0]).cumsum_(0)
     tensor([1., 3.])
     """
+    _same_dtype(self, dtype)
     return apply_inplace(ops.reduction.cumsum, self,
                          dim=_int_dim("cumsum_", dim, self._value.ndim))
 
 
 @torch_api("cumprod", function=False, inplace=True, example=lambda x: x.cumprod_(1))
 @_numpy_names
-def cumprod_(self: Tensor, dim: int = _REQUIRED) -> Tensor:
+def cumprod_(self: Tensor, dim: int = _REQUIRED, dtype: dtypes.dtype | None = None,
+             ) -> Tensor:
     """In-place :func:`cumprod`.
 
     >>> symgrad.tensor([2.0, 3.0]).cumprod_(0)
     tensor([2., 6.])
     """
+    _same_dtype(self, dtype)
     return apply_inplace(ops.reduction.cumprod, self,
                          dim=_int_dim("cumprod_", dim, self._value.ndim))
+
+
+def _same_dtype(self: Tensor, dtype: dtypes.dtype | None) -> None:
+    """An in-place scan computes in its tensor's dtype: another ``dtype=`` is refused."""
+    if dtype is not None and dtypes.as_dtype(dtype) is not self.dtype:
+        raise RuntimeError(f"Bad in-place call: input tensor dtype {self.dtype._cpp_name} and "
+                           f"output tensor dtype {dtypes.as_dtype(dtype)._cpp_name} should "
+                           "match")

@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from symgrad import ops
+from symgrad import ops, parser
 from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op
 from symgrad.numeric import dtypes
-from symgrad.tensor import Tensor, _dim, _make, _shape_arg, _torch_size
+from symgrad.tensor import Tensor, _dim, _make, _torch_size
 from symgrad.torch_api.declaration import COMPOSITE, torch_api
 
 # ---------------------------------------------------------------- helpers
@@ -105,14 +105,15 @@ def _negative_size_error(shape: Sequence[int]) -> RuntimeError:
 
 
 @torch_api("repeat", function=False, example=lambda x: x.repeat(2, 1))
-def repeat(self: Tensor, *sizes: Any) -> Tensor:
+def repeat(self: Tensor, *args: Any, repeats: Sequence[int] | None = None) -> Tensor:
     """Tile the tensor ``sizes[d]`` times along each dim (``RepeatBackward0``); extra leading
     sizes add dims.
 
     >>> symgrad.tensor([1.0, 2.0]).repeat(2)
     tensor([1., 2., 1., 2.])
     """
-    reps = _shape_arg(sizes)
+    reps = parser.size_arg("repeat", parser.varargs("repeat", "repeats", args, repeats),
+                           name="repeats")
     if len(reps) < self._value.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
@@ -124,25 +125,27 @@ def repeat(self: Tensor, *sizes: Any) -> Tensor:
 
 
 @torch_api("repeat", example=lambda x: x.tile(2))
-def tile(input: Tensor, *dims: Any) -> Tensor:  # noqa: A002 - PyTorch's name
+def tile(input: Tensor, *args: Any,  # noqa: A002 - PyTorch's name
+         dims: Sequence[int] | None = None) -> Tensor:
     """:meth:`repeat`, with missing leading sizes taken as 1.
 
     >>> symgrad.tile(symgrad.tensor([[1.0], [2.0]]), (2,)).shape
     symgrad.Size([2, 2])
     """
-    reps = _shape_arg(dims)
+    reps = parser.size_arg("tile", parser.varargs("tile", "dims", args, dims), name="dims")
     return repeat(input, (1,) * (input._value.ndim - len(reps)) + reps)
 
 
 @torch_api("flip", example=lambda x: x.flip(0))
-def flip(input: Tensor, *dims: Any) -> Tensor:  # noqa: A002
+def flip(input: Tensor, *args: Any, dims: Sequence[int] | None = None) -> Tensor:  # noqa: A002
     """Reverse the order of elements along ``dims`` (a copy, ``FlipBackward0``).
 
     >>> symgrad.tensor([1.0, 2.0, 3.0]).flip(0)
     tensor([3., 2., 1.])
     """
     ndim = input._value.ndim
-    axes = _unique_dims(_shape_arg(dims), ndim)
+    axes = _unique_dims(parser.size_arg("flip", parser.varargs("flip", "dims", args, dims),
+                                        name="dims"), ndim)
     return apply_op(ops.shape.flip, input, dims=axes if ndim else ())
 
 
@@ -217,7 +220,7 @@ def movedim(input: Tensor, source: int | Sequence[int],  # noqa: A002
     for s, d in zip(src, dst, strict=True):
         order[d] = s
     rest = iter(d for d in range(ndim) if d not in src)
-    return input.permute(*(next(rest) if s is None else s for s in order))
+    return input.permute((*(next(rest) if s is None else s for s in order),))
 
 
 @torch_api("transpose", example=lambda x: x.swapdims(0, 1))
@@ -249,7 +252,7 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:  # noqa:
     if math.prod(sizes) != size or any(s < 0 for s in sizes):
         raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
                            f"size of dim {dim} ({size}) in the input tensor")
-    return input.reshape(*shape[:d], *sizes, *shape[d + 1:])
+    return input.reshape((*shape[:d], *sizes, *shape[d + 1:]))
 
 
 # ---------------------------------------------------------------- narrow, select
@@ -463,7 +466,7 @@ def _split_size(input: Tensor, split_size: int, dim: int) -> tuple[Tensor, ...]:
                    [_slice_key(dim, slice(a, min(a + split_size, size))) for a in starts])
 
 
-@torch_api("split", example=lambda x: x.split(2, 1)[0])
+@torch_api("split", method=False, example=lambda x: x.split(2, 1)[0])
 def split(tensor: Tensor, split_size_or_sections: int | Sequence[int],
           dim: int = 0) -> tuple[Tensor, ...]:
     """Views of consecutive pieces along ``dim``: of ``split_size_or_sections`` elements each
@@ -479,6 +482,17 @@ def split(tensor: Tensor, split_size_or_sections: int | Sequence[int],
     if isinstance(split_size_or_sections, int | np.integer):
         return _split_size(tensor, int(split_size_or_sections), d)
     return _split_sizes(tensor, _int_list(split_size_or_sections), d)
+
+
+@torch_api("split", function=False, name="split", example=lambda x: x.split(2, 1)[0])
+def _split_method(self: Tensor, split_size: int | Sequence[int], dim: int = 0,
+                  ) -> tuple[Tensor, ...]:
+    """Tensor.split: :func:`split` with PyTorch's method keyword ``split_size``.
+
+    >>> [p.shape[0] for p in symgrad.zeros(5).split(split_size=2)]
+    [2, 2, 1]
+    """
+    return split(self, split_size, dim)
 
 
 @torch_api("split", example=lambda x: x.chunk(2, 1)[1])
@@ -525,6 +539,9 @@ def tensor_split(input: Tensor, indices_or_sections: Any = None, dim: int = 0, *
     >>> [p.shape[0] for p in symgrad.zeros(7).tensor_split(3)]
     [3, 2, 2]
     """
+    if indices_or_sections is None and sections is None and indices is None:
+        raise parser.invalid_combination("tensor_split", (indices_or_sections,), {})
+    parser.int64(indices_or_sections), parser.int64(sections)
     ndim = input._value.ndim
     if ndim == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
@@ -622,7 +639,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
         raise RuntimeError(_broadcast_error([np.empty(rest), np.empty(rest_index)])) from None
     target = (*common[:d], shape[d], *common[d:])
     if target != shape:
-        input = input.expand(*target)
+        input = input.expand((*target,))
     idx = np.broadcast_to(idx, (*common[:d], idx.shape[d], *common[d:]))
     return apply_op(ops.shape.gather, input, key=_grid_key(idx, d))
 
@@ -838,6 +855,7 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
     tensor([[1., 0.],
             [0., 2.]])
     """
+    parser.int64(diagonal)
     ndim = input._value.ndim
     if ndim not in (1, 2):
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {ndim}D")
@@ -863,6 +881,7 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     >>> symgrad.tensor([[1.0, 2.0], [3.0, 4.0]]).diagonal()
     tensor([1., 4.])
     """
+    parser.int64(offset)
     d1, d2 = _two_dims(dim1, dim2, input._value.ndim)
     return apply_op(ops.linalg.diagonal, input, offset=offset, dim1=d1, dim2=d2)
 
@@ -915,6 +934,7 @@ def tril(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
     tensor([[1., 0.],
             [1., 1.]])
     """
+    parser.int64(diagonal)
     _triangle("tril", input)
     return apply_op(ops.linalg.tril, input, diagonal=int(diagonal))
 
@@ -928,6 +948,7 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
     tensor([[1., 1.],
             [0., 1.]])
     """
+    parser.int64(diagonal)
     _triangle("triu", input)
     return apply_op(ops.linalg.triu, input, diagonal=int(diagonal))
 
@@ -940,6 +961,7 @@ def tril_(self: Tensor, diagonal: int = 0) -> Tensor:
     tensor([[1., 0.],
             [1., 1.]])
     """
+    parser.int64(diagonal)
     _triangle("tril", self)
     return apply_inplace(ops.linalg.tril, self, diagonal=int(diagonal))
 
@@ -952,6 +974,7 @@ def triu_(self: Tensor, diagonal: int = 0) -> Tensor:
     tensor([[1., 1.],
             [0., 1.]])
     """
+    parser.int64(diagonal)
     _triangle("triu", self)
     return apply_inplace(ops.linalg.triu, self, diagonal=int(diagonal))
 
@@ -1056,14 +1079,14 @@ def _einsum_diagonals(x: Tensor, labels: list, k: int) -> tuple[Tensor, list]:
 def _arranged(x: Tensor, labels: list, order: list) -> Tensor:
     """``x`` with its dims permuted into ``order`` (no node when already in order)."""
     perm = [labels.index(s) for s in order]
-    return x if perm == list(range(len(perm))) else x.permute(*perm)
+    return x if perm == list(range(len(perm))) else x.permute((*perm,))
 
 
 def _expand_label(x: Tensor, labels: list, label: Any, size: int) -> Tensor:
     i = labels.index(label)
     if x._value.shape[i] == size:
         return x
-    return x.expand(*x._value.shape[:i], size, *x._value.shape[i + 1:])
+    return x.expand((*x._value.shape[:i], size, *x._value.shape[i + 1:]))
 
 
 def _einsum_pair(a: Tensor, la: list, b: Tensor, lb: list, keep: set,
@@ -1081,14 +1104,14 @@ def _einsum_pair(a: Tensor, la: list, b: Tensor, lb: list, keep: set,
     n_a = [a._value.shape[la.index(s)] for s in only_a]
     n_b = [b._value.shape[lb.index(s)] for s in only_b]
     if not summed:
-        left = _arranged(a, la, batch + only_a).reshape(*shape_a, *n_a, *[1] * len(only_b))
-        right = _arranged(b, lb, batch + only_b).reshape(*shape_b, *[1] * len(only_a), *n_b)
+        left = _arranged(a, la, batch + only_a).reshape((*shape_a, *n_a, *[1] * len(only_b)))
+        right = _arranged(b, lb, batch + only_b).reshape((*shape_b, *[1] * len(only_a), *n_b))
         return left * right, batch + only_a + only_b
     inner = math.prod(sizes[s] for s in summed)
-    left = _arranged(a, la, batch + only_a + summed).reshape(*shape_a, math.prod(n_a), inner)
-    right = _arranged(b, lb, batch + summed + only_b).reshape(*shape_b, inner, math.prod(n_b))
+    left = _arranged(a, la, batch + only_a + summed).reshape((*shape_a, math.prod(n_a), inner))
+    right = _arranged(b, lb, batch + summed + only_b).reshape((*shape_b, inner, math.prod(n_b)))
     product = left.matmul(right)
-    return product.reshape(*product.shape[:-2], *n_a, *n_b), batch + only_a + only_b
+    return product.reshape((*product.shape[:-2], *n_a, *n_b)), batch + only_a + only_b
 
 
 @torch_api(COMPOSITE, method=False)
@@ -1111,7 +1134,7 @@ def einsum(equation: str, *operands: Tensor) -> Tensor:
     if len(tensors) == 1:  # as PyTorch: permute (always), then sum what is not kept
         x, term = tensors[0]
         rest = [s for s in term if s not in output]
-        x = x.permute(*[term.index(s) for s in output + rest])
+        x = x.permute([term.index(s) for s in output + rest])
         return x.sum(tuple(range(len(output), len(term)))) if rest else x
     return _einsum_contract(tensors, output, sizes)
 

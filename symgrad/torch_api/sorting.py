@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from symgrad import creation, ops
+from symgrad import creation, ops, parser
 from symgrad.dispatch import apply_op
 from symgrad.ops.reduction import _take_along_key
 from symgrad.tensor import Tensor, _dim, _make
@@ -494,6 +494,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     >>> symgrad.histc(symgrad.tensor([1.0, 2.0, 1.0]), bins=4, min=0, max=3)
     tensor([0., 2., 1., 0.])
     """
+    parser.int64(bins)
     _check_tensor(input, "histc")
     value = input._value
     if value.dtype.kind != "f":

@@ -15,19 +15,26 @@ from typing import Any
 
 import numpy as np
 
-from symgrad import ops
+from symgrad import ops, parser
 from symgrad.autograd.grad_mode import _mode
 from symgrad.autograd.graph import node_class
 from symgrad.dispatch import _rebase_history, apply_inplace, apply_op
 from symgrad.numeric import dtypes
 from symgrad.numeric import numpy_namespace as xp
 from symgrad.tensor import Tensor, _dim, _dims, _make, _shape_arg, _torch_size, counter_of
-from symgrad.torch_api.arguments import expanded_shape, infer_shape, normalize_key, operand
+from symgrad.torch_api.arguments import (
+    check_masks,
+    expanded_shape,
+    infer_shape,
+    normalize_key,
+    operand,
+    split_key,
+)
 from symgrad.torch_api.declaration import torch_api
 
 
 @torch_api("reshape", example=lambda x: x.reshape(3, 2))
-def reshape(self, *shape: Any) -> Tensor:
+def reshape(self, *args: Any, shape: Sequence[int] | None = None) -> Tensor:
     """The same elements in a new shape (one dim may be -1); a view when the layout allows.
 
     >>> x = symgrad.arange(6.0)
@@ -35,7 +42,8 @@ def reshape(self, *shape: Any) -> Tensor:
     tensor([[0., 1., 2.],
             [3., 4., 5.]])
     """
-    target = infer_shape(_shape_arg(shape), self._value.size)
+    shape = parser.varargs("reshape", "shape", args, shape)
+    target = infer_shape(parser.size_arg("reshape", shape, name="shape"), self._value.size)
     return apply_op(ops.shape.reshape, self, shape=target)
 
 
@@ -58,7 +66,7 @@ def _view_dtype(self: Tensor, dtype: dtypes.dtype) -> Tensor:
 
 
 @torch_api("reshape", function=False, example=lambda x: x.view(-1))
-def view(self, *shape: Any) -> Tensor:
+def view(self, *args: Any, size: Sequence[int] | None = None) -> Tensor:
     """The same storage seen with a new shape; fails where a copy would be needed
     (after a transpose, say), exactly where PyTorch's ``view`` fails. ``view(dtype)`` reads the
     bytes as another dtype (not recorded; the last dim changes with the element size).
@@ -68,9 +76,14 @@ def view(self, *shape: Any) -> Tensor:
             [2., 3.],
             [4., 5.]])
     """
+    shape = parser.varargs("view", "size", args, size)
     if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
         return _view_dtype(self, shape[0])
-    target = infer_shape(_shape_arg(shape), self._value.size)
+    try:
+        given = parser.size_arg("view", shape, name="size")
+    except TypeError:  # view has two overloads (sizes, dtype): PyTorch lists what it got
+        raise parser.invalid_combination("view", args, {"size": size}) from None
+    target = infer_shape(given, self._value.size)
     probe = self._value.view()
     try:
         probe.shape = target  # numpy refuses when the strides do not allow it
@@ -89,6 +102,7 @@ def reshape_as(self, other: Tensor) -> Tensor:
     tensor([[0., 1.],
             [2., 3.]])
     """
+    parser.tensor_arg("reshape_as", "other", other)
     return self.reshape(other.shape)
 
 
@@ -100,6 +114,7 @@ def view_as(self, other: Tensor) -> Tensor:
     tensor([[0., 1.],
             [2., 3.]])
     """
+    parser.tensor_arg("view_as", "other", other)
     return self.reshape(other.shape)
 
 
@@ -122,7 +137,7 @@ def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return self.reshape(*shape[:start], -1, *shape[end + 1:])
 
 
-@torch_api("transpose", aliases=("swapaxes",), example=lambda x: x.transpose(0, 1))
+@torch_api("transpose", example=lambda x: x.transpose(0, 1))
 def transpose(self, dim0: int, dim1: int) -> Tensor:
     """Swap dims ``dim0`` and ``dim1`` (a view, ``TransposeBackward0``).
 
@@ -137,13 +152,20 @@ def transpose(self, dim0: int, dim1: int) -> Tensor:
 
 
 @torch_api("permute", example=lambda x: x.permute(1, 0))
-def permute(self, *dims: Any) -> Tensor:
+def permute(self, *args: Any, dims: Sequence[int] | None = None) -> Tensor:
     """Reorder the dims: dim ``i`` of the result is dim ``dims[i]`` of this tensor (a view).
 
     >>> symgrad.zeros(2, 3, 4).permute(2, 0, 1).shape
     symgrad.Size([4, 2, 3])
     """
-    order = tuple(_dim(d, self._value.ndim) for d in _shape_arg(dims))
+    given = parser.size_arg("permute", parser.varargs("permute", "dims", args, dims),
+                            name="dims")
+    if len(given) != self._value.ndim:
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input "
+                           "does not match the length of the desired ordering of dimensions "
+                           f"i.e. input.dim() = {self._value.ndim} is not equal to len(dims) = "
+                           f"{len(given)}")
+    order = tuple(_dim(d, self._value.ndim) for d in given)
     if len(order) == self._value.ndim and len(set(order)) != len(order):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     if len(order) != self._value.ndim:
@@ -152,6 +174,16 @@ def permute(self, *dims: Any) -> Tensor:
                            "i.e. input.dim() = "
                            f"{self._value.ndim} is not equal to len(dims) = {len(order)}")
     return apply_op(ops.shape.permute, self, dims=order)
+
+
+@torch_api("transpose", example=lambda x: x.swapaxes(0, 1))
+def swapaxes(self, axis0: int, axis1: int) -> Tensor:
+    """:meth:`transpose` under numpy's names: swap dims ``axis0`` and ``axis1``.
+
+    >>> symgrad.zeros(2, 3).swapaxes(0, 1).shape
+    symgrad.Size([3, 2])
+    """
+    return transpose(self, axis0, axis1)
 
 
 @torch_api("t")
@@ -185,7 +217,7 @@ def T(self) -> Tensor:  # noqa: N802 - PyTorch's name
                       "Consider `x.mT` to transpose batches of matrices or "
                       "`x.permute(*symgrad.arange(x.ndim - 1, -1, -1))` to reverse the "
                       "dimensions of a tensor.", UserWarning, stacklevel=2)
-    return self.permute(*reversed(range(self._value.ndim)))
+    return self.permute(tuple(reversed(range(self._value.ndim))))
 
 
 @torch_api("transpose", function=False, attribute=True, example=lambda x: x.mT)
@@ -228,14 +260,14 @@ def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor:
 
 
 @torch_api("expand", function=False, example=lambda x: x.expand(4, 2, 3))
-def expand(self, *sizes: Any) -> Tensor:
+def expand(self, *args: Any, size: Sequence[int] | None = None) -> Tensor:
     """Broadcast to a larger shape without copying (-1 keeps a size; ``ExpandBackward0``).
 
     >>> symgrad.tensor([[1.0], [2.0]]).expand(-1, 3)
     tensor([[1., 1., 1.],
             [2., 2., 2.]])
     """
-    target = _shape_arg(sizes)
+    target = _shape_arg(parser.varargs("expand", "size", args, size))
     shape = self._value.shape
     if len(target) < len(shape):
         raise RuntimeError(f"expand({self.type()}{{{_torch_size(shape)}}}, "
@@ -253,23 +285,28 @@ def expand_as(self, other: Tensor) -> Tensor:
     tensor([[1., 2.],
             [1., 2.]])
     """
+    parser.tensor_arg("expand_as", "other", other)
     return self.expand(other.shape)
 
 
 @torch_api("expand", example=lambda x: x.broadcast_to((2, 2, 3)))
-def broadcast_to(self, shape: Sequence[int]) -> Tensor:
+def broadcast_to(self, size: Sequence[int]) -> Tensor:
     """Same as :meth:`expand`.
 
     >>> symgrad.broadcast_to(symgrad.tensor([1.0, 2.0]), (2, 2))
     tensor([[1., 2.],
             [1., 2.]])
     """
-    return self.expand(tuple(shape))
+    return self.expand(tuple(size))
 
 
 @torch_api("index", function=False, example=lambda x: x[0])
 def __getitem__(self, key: Any) -> Tensor:
     key = normalize_key(key)
+    split = split_key(key, self._value.ndim)
+    if split is not None:  # PyTorch's order: the ints (a select), then the index arrays
+        _check_index(self, split[0])
+        return apply_op(ops.shape.index, self, key=split[0])[split[1]]
     _check_index(self, key)
     return apply_op(ops.shape.index, self, key=key)
 
@@ -277,11 +314,17 @@ def __getitem__(self, key: Any) -> Tensor:
 @torch_api("setitem", function=False, inplace=True, example=lambda x: x.__setitem__(0, 1.0))
 def __setitem__(self, key: Any, value: Any) -> None:
     key = normalize_key(key)
+    split = split_key(key, self._value.ndim)
     if _mode.enabled and self._requires_grad and self.grad_fn is None:
         # for ints and slices PyTorch writes through a view of self, hence its wording
-        view = xp.is_basic_index(key) and key is not Ellipsis and key != slice(None)
+        view = split is not None or (
+            xp.is_basic_index(key) and key is not Ellipsis and key != slice(None))
         raise RuntimeError(f"a {'view of a ' if view else ''}leaf Variable that requires "
                            "grad is being used in an in-place operation.")
+    if split is not None:  # PyTorch's order: a view by the ints, then index_put_ on it
+        _check_index(self, split[0])
+        __setitem__(self[split[0]], split[1], value)
+        return
     target = _check_index(self, key)
     value = operand(value, strict=True)
     if isinstance(value, Tensor):
@@ -289,8 +332,20 @@ def __setitem__(self, key: Any, value: Any) -> None:
         extra = len(shape) - target.ndim
         if extra > 0 and all(s == 1 for s in shape[:extra]):
             value = value.reshape(shape[extra:])  # PyTorch drops leading size-1 dims
-        expanded_shape(value._value.shape, target.shape)
+        if xp.is_basic_index(key):  # a copy_ into a view, in PyTorch
+            expanded_shape(value._value.shape, target.shape)
+        elif _broadcast_shape(value._value.shape, target.shape) != target.shape:  # index_put_
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} "
+                               "cannot be broadcast to indexing result of shape "
+                               f"{list(target.shape)}")
     apply_inplace(ops.shape.setitem, self, value, key=key)
+
+
+def _broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...] | None:
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        return None
 
 
 def _check_index(self, key: Any) -> np.ndarray:
@@ -299,9 +354,13 @@ def _check_index(self, key: Any) -> np.ndarray:
             isinstance(key, np.ndarray) and key.dtype == bool)):
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    check_masks(self._value.shape, key)
     try:
         return self._value[key]
     except IndexError as error:
+        if str(error).startswith("too many indices"):
+            raise IndexError("too many indices for tensor of dimension "
+                             f"{self._value.ndim}") from None
         raise IndexError(str(error).replace("axis", "dimension")) from None
 
 
