@@ -428,6 +428,19 @@ avg_pool = register(Op(
 ))
 
 
+def _along(xp, a, matrices):
+    """``a`` with each spatial dim i (from dim 2) mapped by ``matrices[i]`` (out, in)."""
+    d = len(matrices)
+    for i, m in enumerate(matrices):
+        axis = a.ndim - d + i
+        a = xp.swapaxes(xp.matmul(xp.swapaxes(a, axis, -1), m.T), axis, -1)
+    return a
+
+
+def _along_grad(xp, g, ans, a, matrices, mode=None):
+    return _along(xp, g, tuple(m.T for m in matrices))
+
+
 def adaptive_matrix(size: int, out: int) -> np.ndarray:
     """(out, size): row i averages PyTorch's adaptive window ``[floor(i size / out),
     ceil((i + 1) size / out))``."""
@@ -438,22 +451,147 @@ def adaptive_matrix(size: int, out: int) -> np.ndarray:
     return m
 
 
-def _adaptive_avg_forward(xp, a, rows, cols):
-    return xp.matmul(xp.matmul(rows, a), cols.T)  # constant matrices: numpy's .T
-
-
-def _adaptive_avg_grad(xp, g, ans, a, rows, cols):
-    return xp.matmul(xp.matmul(rows.T, g), cols)
-
-
 adaptive_avg_pool = register(Op(
     "adaptive_avg_pool", "AdaptiveAvgPool2DBackward0",
-    forward=_adaptive_avg_forward,
-    vjp=(_adaptive_avg_grad,),
+    forward=lambda xp, a, matrices: _along(xp, a, matrices),
+    vjp=(_along_grad,),
     float_only=True,
     samples=(
-        Sample(((1, 2, 4, 4),), {"rows": adaptive_matrix(4, 2), "cols": adaptive_matrix(4, 2)}),
-        Sample(((2, 1, 5, 3),), {"rows": adaptive_matrix(5, 3), "cols": adaptive_matrix(3, 2)}),
+        Sample(((1, 2, 4, 4),), {"matrices": (adaptive_matrix(4, 2), adaptive_matrix(4, 2))}),
+        Sample(((2, 1, 5, 3),), {"matrices": (adaptive_matrix(5, 3), adaptive_matrix(3, 2))}),
     ),
 ))
 
+
+
+# ---------------------------------------------------------------------------- resampling
+# Padding by reflection, replication or wrapping, and nearest / linear upsampling, are gathers
+# and linear maps along each spatial dim: their params are the index arrays (``key``) or
+# matrices the torch_api layer computes from the sizes (:func:`pad_key`,
+# :func:`resample_matrix`).
+def pad_key(sizes: tuple[int, ...], pads: tuple[tuple[int, int], ...], mode: str,
+            lead: int) -> tuple:
+    """The gather key that pads the last ``len(sizes)`` dims by (before, after) ``pads``
+    (negative: crop) in ``mode`` 'reflect' (mirror without repeating the edge), 'replicate'
+    (repeat the edge) or 'circular' (wrap around)."""
+    parts = []
+    for n, (before, after) in zip(sizes, pads, strict=True):
+        i = np.arange(-before, n + after)
+        if mode == "reflect":
+            period = 2 * (n - 1)
+            i = np.abs(i) % period if period else np.zeros_like(i)
+            i = np.where(i >= n, period - i, i)
+        elif mode == "replicate":
+            i = np.clip(i, 0, n - 1)
+        else:  # PyTorch wraps within what is left after negative (cropping) pads
+            start = max(-before, 0)
+            kept = n - start - max(-after, 0)
+            i = (np.arange(-max(before, 0), kept + max(after, 0)) % kept) + start
+        parts.append(i)
+    grid = np.ix_(*parts)
+    return (slice(None),) * lead + grid
+
+
+def _pad_name(params, a):
+    mode, dims = params["mode"], params["dims"]
+    if mode == "circular":
+        return "CopySlices"
+    return f"{'Reflection' if mode == 'reflect' else 'Replication'}Pad{dims}DBackward0"
+
+
+def _pad_sample(shape, pads, mode):
+    return Sample((shape,), {"key": pad_key(shape[-len(pads):], pads, mode,
+                                            len(shape) - len(pads)),
+                             "mode": mode, "dims": len(pads)})
+
+
+pad_gather = register(Op(
+    "pad_gather", "ReflectionPad2DBackward0",
+    forward=lambda xp, a, key, mode, dims: a[key],
+    vjp=(lambda xp, g, ans, a, key, mode, dims: xp.index_backward(g, a.shape, key),),
+    node_name_of=_pad_name,
+    samples=(_pad_sample((1, 2, 4), ((2, 1),), "reflect"),
+             _pad_sample((1, 3, 3), ((1, 2), (2, 0)), "replicate"),
+             _pad_sample((2, 2, 3), ((1, 1), (3, -1)), "circular"),
+             _pad_sample((1, 2, 2, 3), ((1, 1), (1, 0), (0, 2)), "reflect")),
+))
+
+
+def resample_matrix(size: int, out: int, mode: str, scale: float | None,
+                    align_corners: bool) -> np.ndarray:
+    """(out, size): PyTorch's nearest ('nearest', 'nearest-exact') or linear interpolation
+    weights along one dim; ``scale`` is the input/output ratio PyTorch uses (1 / the given
+    scale_factor, or None for size / out)."""
+    m = np.zeros((out, size))
+    rows = np.arange(out)
+    f32 = np.float32  # source positions in float arithmetic, as PyTorch's CPU kernels
+    at = rows.astype(f32)
+    if mode in ("nearest", "nearest-exact"):
+        ratio = f32(size / out if scale is None else scale)
+        if mode == "nearest-exact":
+            at = at + f32(0.5)
+        src = np.minimum(np.floor(at * ratio).astype(np.int64), size - 1)
+        m[rows, src] = 1.0
+        return m
+    if align_corners:
+        src = at * f32((size - 1) / (out - 1) if out > 1 else 0.0)
+    else:
+        ratio = f32(size / out if scale is None else scale)
+        src = np.maximum((at + f32(0.5)) * ratio - f32(0.5), f32(0.0))
+    low = np.minimum(np.floor(src).astype(np.int64), size - 1)
+    high = np.minimum(low + 1, size - 1)
+    frac = src - low.astype(f32)
+    np.add.at(m, (rows, low), f32(1.0) - frac)
+    np.add.at(m, (rows, high), frac)
+    return m
+
+
+def _upsample_name(params, a):
+    d = len(params["matrices"])
+    kind = {"nearest": "Nearest", "nearest-exact": "NearestExact"}.get(
+        params["mode"], {1: "Linear", 2: "Bilinear", 3: "Trilinear"}[d])
+    return f"Upsample{kind}{d}DBackward0"
+
+
+upsample = register(Op(
+    "upsample", "UpsampleNearest2DBackward0",
+    forward=lambda xp, a, matrices, mode: _along(xp, a, matrices),
+    vjp=(_along_grad,),
+    node_name_of=_upsample_name,
+    float_only=True,
+    samples=(
+        Sample(((1, 2, 2, 3),), {"mode": "nearest", "matrices": (
+            resample_matrix(2, 4, "nearest", None, False),
+            resample_matrix(3, 5, "nearest", None, False))}),
+        Sample(((1, 1, 3, 2),), {"mode": "bilinear", "matrices": (
+            resample_matrix(3, 5, "bilinear", None, False),
+            resample_matrix(2, 4, "bilinear", None, True))}),
+        Sample(((2, 1, 3),), {"mode": "linear", "matrices": (
+            resample_matrix(3, 4, "linear", 0.5, False),)}),
+    ),
+))
+
+
+def _pixel_shuffle(xp, a, factor, inverse=False):
+    r, lead = factor, tuple(a.shape[:-3])
+    k = len(lead)
+    c, h, w = a.shape[-3:]
+    if inverse:  # (*, C, H r, W r) -> (*, C r r, H, W)
+        a = xp.reshape(a, (*lead, c, h // r, r, w // r, r))
+        a = xp.transpose(a, (*range(k), k, k + 2, k + 4, k + 1, k + 3))
+        return xp.reshape(a, (*lead, c * r * r, h // r, w // r))
+    a = xp.reshape(a, (*lead, c // (r * r), r, r, h, w))
+    a = xp.transpose(a, (*range(k), k, k + 3, k + 1, k + 4, k + 2))
+    return xp.reshape(a, (*lead, c // (r * r), h * r, w * r))
+
+
+pixel_shuffle = register(Op(
+    "pixel_shuffle", "PixelShuffleBackward0",
+    forward=_pixel_shuffle,
+    vjp=(lambda xp, g, ans, a, factor, inverse=False:
+         _pixel_shuffle(xp, g, factor, not inverse),),
+    node_name_of=lambda params, a: "PixelUnshuffleBackward0" if params.get("inverse")
+    else "PixelShuffleBackward0",
+    samples=(Sample(((1, 4, 2, 3),), {"factor": 2}),
+             Sample(((2, 1, 4, 2),), {"factor": 2, "inverse": True})),
+))
