@@ -26,6 +26,7 @@ if str(TOOLS) not in sys.path:
     sys.path.insert(0, str(TOOLS))
 
 import docs_reference  # noqa: E402
+import import_graph  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.symgrad")
 
@@ -92,6 +93,7 @@ GENERATORS = {
     "ties": lambda arg: docs_reference.ties_table(),
     "api": lambda arg: docs_reference.api_markdown(arg),
     "tensor-methods": lambda arg: docs_reference.tensor_methods_markdown(),
+    "import-graph": lambda arg: import_graph.mermaid(),
 }
 
 

@@ -501,3 +501,34 @@ def _accumulate(tensor: Tensor, g: Any, create_graph: bool, exclusive: bool = Fa
     else:  # in place, as PyTorch does outside create_graph (a graph on .grad is kept)
         tensor._grad._value += g
         counter_of(tensor._grad).value += 1
+
+
+def _call_node(self: Node, grad: Any) -> Any:
+    """Apply this node's VJP to ``grad`` (a Tensor shaped like the output), as calling a
+    PyTorch ``grad_fn`` does: the gradient of its one input, or a tuple with one gradient
+    per differentiable input (None where an input needs none, or where a custom Function's
+    backward gives none). With grad mode on, the results are recorded, so they can be
+    differentiated again.
+
+    >>> a = symgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> b = symgrad.tensor([3.0, 4.0])
+    >>> (a * b).grad_fn(symgrad.ones(2))
+    (tensor([3., 4.]), None)
+    """
+    if self.freed and _holds_saved_values(self):
+        raise RuntimeError(FREED_GRAPH)
+    recording = _mode.enabled
+    if recording:
+        xp, g = differentiable, grad if isinstance(grad, Tensor) else _make(grad)
+    else:
+        xp, g = numeric_xp, grad._value if isinstance(grad, Tensor) else grad
+    grads = _input_grads(self, g, xp, recording, [t is not None for t in self.next])
+    # a where's condition (no rule) is not an input of the backward function
+    results = [gi if gi is None or recording else _make(gi)
+               for gi, rule in zip(grads, _rules(self.op, self.next), strict=True)
+               if rule is not None]
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+_call_node.__name__, _call_node.__qualname__ = "__call__", "Node.__call__"
+Node.__call__ = _call_node  # type: ignore[method-assign] - see graph.Node

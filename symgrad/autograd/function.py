@@ -247,6 +247,7 @@ class BackwardCFunction(Node):
 
     __slots__ = ()
     _forward_cls: type = None  # type: ignore[assignment]
+    custom_backward = True  # see graph.runs_custom_backward
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):

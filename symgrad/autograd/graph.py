@@ -121,6 +121,9 @@ class Node:
     __slots__ = ("op", "params", "inputs", "values", "ans", "next", "saved", "versions",
                  "out_version", "site", "__dict__", "__weakref__")
     out_version_value: int = 0  # the output's version when saved (not 0 after an in-place op)
+    custom_backward: bool = False  # a custom Function's node (function.BackwardCFunction)
+    # Calling a node (``y.grad_fn(g)``) runs the engine: ``Node.__call__`` is installed by
+    # symgrad.autograd.engine, the layer above, so that this module imports nothing above it.
     # Rarely set; whoever sets one of these also sets ``special``, which the engine checks
     # first so that plain nodes cost one attribute read.
     special: bool = False
@@ -262,37 +265,6 @@ class Node:
             self.special = True
         return _add_hook(self.post_hooks, hook)
 
-    def __call__(self, grad: Any) -> Any:
-        """Apply this node's VJP to ``grad`` (a Tensor shaped like the output), as calling a
-        PyTorch ``grad_fn`` does: the gradient of its one input, or a tuple with one gradient
-        per differentiable input (None where an input needs none, or where a custom Function's
-        backward gives none). With grad mode on, the results are recorded, so they can be
-        differentiated again.
-
-        >>> a = symgrad.tensor([1.0, 2.0], requires_grad=True)
-        >>> b = symgrad.tensor([3.0, 4.0])
-        >>> (a * b).grad_fn(symgrad.ones(2))
-        (tensor([3., 4.]), None)
-        """
-        from symgrad.autograd import differentiable, engine
-        from symgrad.autograd.grad_mode import _mode
-        from symgrad.numeric import namespace as numeric_xp
-        from symgrad.tensor import Tensor, _make
-
-        if self.freed and engine._holds_saved_values(self):
-            raise RuntimeError(engine.FREED_GRAPH)
-        recording = _mode.enabled
-        if recording:
-            xp, g = differentiable, grad if isinstance(grad, Tensor) else _make(grad)
-        else:
-            xp, g = numeric_xp, grad._value if isinstance(grad, Tensor) else grad
-        grads = engine._input_grads(self, g, xp, recording, [t is not None for t in self.next])
-        # a where's condition (no rule) is not an input of the backward function
-        results = [gi if gi is None or recording else _make(gi)
-                   for gi, rule in zip(grads, _rules(self.op, self.next), strict=True)
-                   if rule is not None]
-        return results[0] if len(results) == 1 else tuple(results)
-
     @property
     def next_functions(self) -> tuple[tuple[Node | AccumulateGrad | None, int], ...]:
         """The nodes that receive this node's input gradients, as PyTorch lists them: pairs
@@ -318,9 +290,7 @@ def runs_custom_backward(node: Node) -> bool:
     None is a zero gradient (the Op contract); and it runs even when no gradient reached it
     (its backward gets zeros, or None after ``set_materialize_grads(False)``), where an op's
     node passes None on without running its rules."""
-    from symgrad.autograd.function import BackwardCFunction
-
-    return isinstance(node, BackwardCFunction) and node.op.joint_vjp is not None
+    return node.custom_backward and node.op.joint_vjp is not None
 
 
 def _rules(op: Op, next_: Sequence[Any]) -> Sequence[Any]:

@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from symgrad.numeric import namespace as numeric
-from symgrad.ops import Op, Sample, register
+from symgrad.ops.record import Op, Sample, register
 
 
 # ---------------------------------------------------------------------------- helpers

@@ -9,7 +9,7 @@ at ties; rounding ops have zero gradient).
 
 from __future__ import annotations
 
-from symgrad.ops import Op, Sample, register
+from symgrad.ops.record import Op, Sample, register
 
 UNARY = (Sample(((3,),)), Sample(((2, 3),)), Sample(((),)))
 BINARY = (

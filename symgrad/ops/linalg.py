@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from symgrad.ops import Op, Sample, register
+from symgrad.ops.record import Op, Sample, register
 
 
 def _matmul_node_name(params, a, b):

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from symgrad.ops import Op, Sample, register
+from symgrad.ops.record import Op, Sample, register
 
 # PyTorch's EPSILON of binary_cross_entropy_backward, a float literal 1e-12f
 BCE_EPS = float(np.float32(1e-12))

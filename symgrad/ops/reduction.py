@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from symgrad.ops import Op, Sample, register
+from symgrad.ops.record import Op, Sample, register
 
 SAMPLES = (
     Sample(((3,),)),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from symgrad.numeric.namespace import is_basic_index
-from symgrad.ops import Op, Sample, register
+from symgrad.ops.record import Op, Sample, register
 
 reshape = register(Op(
     "reshape", "ViewBackward0",

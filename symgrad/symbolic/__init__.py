@@ -1,4 +1,4 @@
-"""The symbolic interpretation: recorded graphs lowered to sympy (see DESIGN.md).
+"""The symbolic interpretation: recorded graphs lowered to sympy (see docs/architecture.md).
 
 ``lower`` replays a graph on sympy expressions; ``grad``, ``jacobian`` and ``hessian`` take
 sympy's derivatives of it node by node; ``check`` compares them with the numeric backward.

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import sympy
 
-import symgrad
+from symgrad import creation
 from symgrad.autograd.api import _seed_gradients
 from symgrad.symbolic.lowering import (
     Lowered,
@@ -24,6 +24,7 @@ from symgrad.symbolic.lowering import (
     Step,
     _array,
     _exact,
+    _substitute,
     _symbol_names,
     lower,
     symbol_array,
@@ -151,36 +152,6 @@ def _sum(terms: list[Any]) -> Any:
     return sympy.Add(*terms, evaluate=False)
 
 
-def _substitute(expr: Any, mapping: dict[Any, Any], memo: dict[Any, Any],
-                rebuild: Callable[..., Any] | None = None) -> Any:
-    """``expr.xreplace(mapping)`` with shared subexpressions rebuilt once (xreplace walks every
-    path of a DAG-shaped expression, which can be exponentially many). ``rebuild(node,
-    args)``, when given, builds each changed node instead of ``node.func(*args)``."""
-    if not isinstance(expr, sympy.Basic):
-        return expr
-    stack = [(expr, False)]
-    while stack:
-        node, ready = stack.pop()
-        if node in memo:
-            continue
-        if node in mapping:
-            memo[node] = mapping[node]
-            continue
-        if not node.args:
-            memo[node] = node
-            continue
-        if not ready:
-            stack.append((node, True))
-            stack.extend((a, False) for a in node.args if a not in memo)
-            continue
-        args = [memo[a] for a in node.args]
-        if all(a is b for a, b in zip(args, node.args, strict=True)):
-            memo[node] = node
-        else:
-            memo[node] = node.func(*args) if rebuild is None else rebuild(node, args)
-    return memo[expr]
-
-
 def _inputs(lowered: Lowered, inputs: Tensor | Sequence[Tensor] | None,
             allow_unused: bool = False) -> list[Source]:
     """The sources of ``inputs`` (default: every leaf that requires grad). An input the
@@ -220,7 +191,7 @@ def as_gradient(output: Tensor, gradient: Any) -> Tensor | None:
     output's dtype when array-like), or None."""
     if gradient is None or isinstance(gradient, Tensor):
         return gradient
-    return symgrad.tensor(np.asarray(gradient), dtype=output.dtype)
+    return creation.tensor(np.asarray(gradient), dtype=output.dtype)
 
 
 def seeds(lowered: Lowered, gradient: Any) -> dict[Any, Any]:

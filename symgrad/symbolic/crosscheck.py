@@ -19,14 +19,14 @@ from typing import Any
 import numpy as np
 import sympy
 
-import symgrad
+from symgrad import creation
+from symgrad.autograd import api, grad_mode
 from symgrad.autograd.graph import Node
 from symgrad.numeric import namespace as numeric_xp
 from symgrad.symbolic import namespace as sx
 from symgrad.symbolic.calculus import (
     Chain,
     _inputs,
-    _substitute,
     as_gradient,
     local_partials,
     seeds,
@@ -36,6 +36,7 @@ from symgrad.symbolic.lowering import (
     Source,
     Step,
     _exact,
+    _substitute,
     exact_operand,
     exact_params,
     lower,
@@ -265,7 +266,7 @@ def _numeric_gradients(lowered: Lowered, sources: list[Source],
     """The engine's gradients, leaving every ``.grad`` untouched: on the recorded graph, or on
     a replay of it when a backward has already freed it."""
     output, tensors = live_graph(lowered, sources)
-    grads = symgrad.autograd.grad(output, tensors, grad_outputs=gradient, retain_graph=True,
+    grads = api.grad(output, tensors, grad_outputs=gradient, retain_graph=True,
                                   allow_unused=True)
     return [np.zeros(src.symbols.shape) if g is None else g.numpy().astype(np.float64)
             for src, g in zip(sources, grads, strict=True)]
@@ -284,10 +285,10 @@ def _replay(lowered: Lowered, sources: list[Source]) -> tuple[Tensor, list[Tenso
     fresh: dict[int, Tensor] = {}
     for src in lowered.sources:
         if src.requires_grad:
-            copy = symgrad.tensor(np.array(src.tensor._value), requires_grad=True)
+            copy = creation.tensor(np.array(src.tensor._value), requires_grad=True)
             fresh[id(src.tensor)] = copy
     results: dict[Node, Tensor] = {}
-    with symgrad.enable_grad():
+    with grad_mode.enable_grad():
         for step in lowered.steps:
             node = step.node
             args = []

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import sympy
 
-import symgrad
+from symgrad.autograd import api
 from symgrad.autograd.api import _seed_gradients
 from symgrad.autograd.graph import Node, _rules
 from symgrad.autograd.naming import caller_names, topological
@@ -168,7 +168,7 @@ def _run(lowered: Lowered, sources: list[Source], gradient: Tensor | None) -> _R
     try:
         for node in nodes:
             handles.append(node.register_hook(_recorder(node, records)))
-        grads = symgrad.autograd.grad(output, leaves, grad_outputs=gradient,
+        grads = api.grad(output, leaves, grad_outputs=gradient,
                                       retain_graph=True, allow_unused=True)
     finally:
         for handle in handles:

@@ -16,7 +16,7 @@ Two forms are built in one walk:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -161,8 +161,6 @@ class Lowered:
         {_t0_0: sin(a), _t1_0: 3*sin(a)}
         """
         if self._inlined is None:
-            from symgrad.symbolic.calculus import _substitute
-
             mapping: dict[Any, Any] = {}
             memo: dict[Any, Any] = {}
             for step in self.steps:
@@ -252,6 +250,36 @@ class Lowered:
         text = text if len(text) < 2000 else text[:2000] + " ..."
         lines.append("  = " + text.replace("\n", "\n    "))
         return "\n".join(lines)
+
+
+def _substitute(expr: Any, mapping: dict[Any, Any], memo: dict[Any, Any],
+                rebuild: Callable[..., Any] | None = None) -> Any:
+    """``expr.xreplace(mapping)`` with shared subexpressions rebuilt once (xreplace walks every
+    path of a DAG-shaped expression, which can be exponentially many). ``rebuild(node,
+    args)``, when given, builds each changed node instead of ``node.func(*args)``."""
+    if not isinstance(expr, sympy.Basic):
+        return expr
+    stack = [(expr, False)]
+    while stack:
+        node, ready = stack.pop()
+        if node in memo:
+            continue
+        if node in mapping:
+            memo[node] = mapping[node]
+            continue
+        if not node.args:
+            memo[node] = node
+            continue
+        if not ready:
+            stack.append((node, True))
+            stack.extend((a, False) for a in node.args if a not in memo)
+            continue
+        args = [memo[a] for a in node.args]
+        if all(a is b for a, b in zip(args, node.args, strict=True)):
+            memo[node] = node
+        else:
+            memo[node] = node.func(*args) if rebuild is None else rebuild(node, args)
+    return memo[expr]
 
 
 def _unevaluated(node: Any, args: list[Any]) -> Any:

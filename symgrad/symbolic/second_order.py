@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 import sympy
 
-import symgrad
+from symgrad import creation
+from symgrad.autograd import api, grad_mode
 from symgrad.autograd.naming import caller_names
 from symgrad.symbolic.calculus import Chain, _inputs, as_gradient, local_partials, seeds
 from symgrad.symbolic.crosscheck import (
@@ -217,8 +218,8 @@ def _numeric_hessian(lowered: Lowered, sources: list[Source],
     sizes = [t._value.size for t in tensors]
     offsets = np.cumsum([0, *sizes])
     hessian = np.zeros((offsets[-1], offsets[-1]))
-    with symgrad.enable_grad():
-        first = symgrad.autograd.grad(output, tensors, grad_outputs=gradient,
+    with grad_mode.enable_grad():
+        first = api.grad(output, tensors, grad_outputs=gradient,
                                       retain_graph=True, create_graph=True, allow_unused=True)
         for a, g in enumerate(first):
             # a gradient that does not require grad has zero derivative: what a backward that
@@ -228,7 +229,7 @@ def _numeric_hessian(lowered: Lowered, sources: list[Source],
             for i in range(sizes[a]):
                 seed = np.zeros(g._value.size, dtype=g._value.dtype)
                 seed[i] = 1
-                row = symgrad.autograd.grad(g, tensors, grad_outputs=Tensor(
+                row = api.grad(g, tensors, grad_outputs=Tensor(
                     seed.reshape(g._value.shape)), retain_graph=True, allow_unused=True)
                 for b, r in enumerate(row):
                     if r is not None:
@@ -383,23 +384,23 @@ def node_hessian_error(step: Step, rtol: float = 1e-6) -> str | None:
             call.append(Tensor(np.asarray(value).astype(raw._value.dtype))
                         if isinstance(raw, Tensor) else value)
             continue
-        leaf = symgrad.tensor(np.asarray(value, dtype=np.float64), requires_grad=True)
+        leaf = creation.tensor(np.asarray(value, dtype=np.float64), requires_grad=True)
         call.append(leaf)
         leaves.append((i, leaf, _probe(np.shape(value), seed=i + 1)))
     tensors = [leaf for _, leaf, _ in leaves]
     try:
-        with symgrad.enable_grad(), np.errstate(all="ignore"):
+        with grad_mode.enable_grad(), np.errstate(all="ignore"):
             out = _rerun(node, call)
             if not out.requires_grad:
                 return None
             g = _probe(out.shape)
-            firsts = symgrad.autograd.grad(out, tensors, Tensor(g), create_graph=True,
+            firsts = api.grad(out, tensors, Tensor(g), create_graph=True,
                                            allow_unused=True)
             terms = [(r * Tensor(w)).sum() for r, (_, _, w) in zip(firsts, leaves, strict=True)
                      if r is not None and r.requires_grad]
             seconds: Sequence[Tensor | None] = [None] * len(leaves)
             if terms:
-                seconds = symgrad.autograd.grad(sum(terms[1:], terms[0]), tensors,
+                seconds = api.grad(sum(terms[1:], terms[0]), tensors,
                                                 allow_unused=True)
     except Exception:  # noqa: BLE001 - as above
         return None

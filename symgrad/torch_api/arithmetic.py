@@ -16,7 +16,6 @@ from symgrad import ops
 from symgrad.dispatch import apply_inplace, apply_op
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor
-from symgrad.torch_api import NO_GRAPH, torch_api
 from symgrad.torch_api.arguments import (
     FAST_OPERANDS,
     check_alpha,
@@ -24,6 +23,7 @@ from symgrad.torch_api.arguments import (
     operand,
     scalar,
 )
+from symgrad.torch_api.declaration import NO_GRAPH, torch_api
 
 _ew = ops.elementwise
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from symgrad.autograd import api
 from symgrad.tensor import Tensor, _make, counter_of
-from symgrad.torch_api import NO_GRAPH, torch_api
+from symgrad.torch_api.declaration import NO_GRAPH, torch_api
 
 
 @torch_api(NO_GRAPH, function=False)

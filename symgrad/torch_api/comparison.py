@@ -15,8 +15,8 @@ import numpy as np
 
 from symgrad.dispatch import _broadcast_error
 from symgrad.tensor import Tensor, _dim, _make
-from symgrad.torch_api import NO_GRAPH, torch_api
 from symgrad.torch_api.arguments import value_of
+from symgrad.torch_api.declaration import NO_GRAPH, torch_api
 
 
 def _from_graph(operand: Any) -> bool:

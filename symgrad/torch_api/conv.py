@@ -16,7 +16,7 @@ import numpy as np
 from symgrad import ops
 from symgrad.dispatch import apply_op
 from symgrad.tensor import Tensor, _make
-from symgrad.torch_api import COMPOSITE, torch_api
+from symgrad.torch_api.declaration import COMPOSITE, torch_api
 from symgrad.torch_api.pointwise import _tensor
 
 _conv = ops.conv

@@ -15,7 +15,7 @@ from symgrad import creation, ops
 from symgrad.dispatch import apply_op
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _shape_arg, check_device
-from symgrad.torch_api import COMPOSITE, NO_GRAPH, torch_api
+from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api
 
 
 @torch_api("clone")

@@ -19,7 +19,7 @@ from symgrad import creation, ops
 from symgrad.autograd.grad_mode import no_grad
 from symgrad.dispatch import apply_op
 from symgrad.tensor import Tensor, _make
-from symgrad.torch_api import COMPOSITE, NO_GRAPH, torch_api
+from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api
 from symgrad.torch_api.pointwise import _floating, _tensor
 
 _nn = ops.nn

@@ -13,8 +13,8 @@ from typing import Any
 from symgrad import ops
 from symgrad.dispatch import apply_inplace, apply_op
 from symgrad.tensor import Tensor
-from symgrad.torch_api import COMPOSITE, NO_GRAPH, torch_api  # noqa: F401
 from symgrad.torch_api.arguments import scalar as _scalar
+from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api  # noqa: F401
 
 _ew = ops.elementwise
 

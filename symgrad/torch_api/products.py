@@ -11,7 +11,7 @@ from typing import Any
 from symgrad import ops
 from symgrad.dispatch import apply_op
 from symgrad.tensor import Tensor
-from symgrad.torch_api import torch_api
+from symgrad.torch_api.declaration import torch_api
 
 
 @torch_api("matmul", example=lambda x: x.matmul(x.T))

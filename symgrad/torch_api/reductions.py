@@ -26,7 +26,7 @@ from symgrad.dispatch import apply_inplace, apply_op
 from symgrad.numeric import dtypes
 from symgrad.ops.reduction import gather_key
 from symgrad.tensor import Tensor, _dim, _dims, _make
-from symgrad.torch_api import NO_GRAPH, torch_api
+from symgrad.torch_api.declaration import NO_GRAPH, torch_api
 
 _REQUIRED: Any = object()  # marks a required argument PyTorch names in its own error
 

@@ -23,7 +23,7 @@ from symgrad import ops
 from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim, _make, _shape_arg, _torch_size
-from symgrad.torch_api import COMPOSITE, torch_api
+from symgrad.torch_api.declaration import COMPOSITE, torch_api
 
 # ---------------------------------------------------------------- helpers
 

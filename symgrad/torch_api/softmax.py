@@ -12,7 +12,7 @@ from symgrad import ops
 from symgrad.dispatch import apply_op
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim
-from symgrad.torch_api import torch_api
+from symgrad.torch_api.declaration import torch_api
 
 _REQUIRED = object()  # marks an omitted dim: PyTorch's own message, not Python's
 

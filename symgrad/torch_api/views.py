@@ -22,8 +22,8 @@ from symgrad.dispatch import _rebase_history, apply_inplace, apply_op
 from symgrad.numeric import dtypes
 from symgrad.numeric import namespace as xp
 from symgrad.tensor import Tensor, _dim, _dims, _make, _shape_arg, _torch_size, counter_of
-from symgrad.torch_api import torch_api
 from symgrad.torch_api.arguments import expanded_shape, infer_shape, normalize_key, operand
+from symgrad.torch_api.declaration import torch_api
 
 
 @torch_api("reshape", example=lambda x: x.reshape(3, 2))
