@@ -147,7 +147,7 @@ def _channel_param(name: str, value: Tensor | None, channels: int) -> None:
 @torch_api("batch_norm", method=False, function=False)
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,  # noqa: A002
                weight: Tensor | None = None, bias: Tensor | None = None,
-               training: bool = False, momentum: float | None = 0.1,
+               training: bool = False, momentum: float = 0.1,
                eps: float = 1e-5) -> Tensor:
     """Normalize each channel (dim 1) over the batch and spatial dims, then scale by
     ``weight`` and shift by ``bias`` (``NativeBatchNormBackward0``). In training, with the
@@ -160,6 +160,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
             [ 1.0000]])
     """
     _tensor(input, "batch_norm")
+    if momentum is None or isinstance(momentum, bool):
+        raise TypeError("batch_norm(): argument 'momentum' (position 7) must be float, not "
+                        f"{type(momentum).__name__}")
     channels = input.shape[1] if input.ndim > 1 else 1
     for name, value in (("running_mean", running_mean), ("running_var", running_var),
                         ("weight", weight), ("bias", bias)):
@@ -184,7 +187,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         value = input._value.astype(np.float64)
         mean = value.mean(axis=axes)
         var = value.var(axis=axes) * count / (count - 1)
-        m = 0.0 if momentum is None else momentum
+        m = float(momentum)
         with no_grad():
             for running, batch in ((running_mean, mean), (running_var, var)):
                 if running is not None:
