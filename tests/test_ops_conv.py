@@ -102,7 +102,12 @@ def test_unbatched_conv_and_pool():
     x = t.ones(3, 5, 5, requires_grad=True)
     y = F.conv2d(x, t.ones(2, 3, 3, 3))
     assert y.shape == (2, 3, 3) and type(y.grad_fn).__name__ == "SqueezeBackward1"
-    assert F.max_pool2d(x, 2).shape == (3, 2, 2)
+    # unbatched pooling and im2col record their own node, as PyTorch's
+    for y, shape, node in ((F.max_pool2d(x, 2), (3, 2, 2), "MaxPool2DWithIndicesBackward0"),
+                           (F.avg_pool2d(x, 2), (3, 2, 2), "AvgPool2DBackward0"),
+                           (F.unfold(x, 2), (12, 16), "Im2ColBackward0"),
+                           (F.fold(F.unfold(x, 2), (5, 5), 2), (3, 5, 5), "Col2ImBackward0")):
+        assert y.shape == shape and type(y.grad_fn).__name__ == node
 
 
 def test_max_pool_indices_and_ties_recorded_from_pytorch():

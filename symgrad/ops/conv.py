@@ -202,6 +202,9 @@ convolution = register(Op(
 # ---------------------------------------------------------------------------- im2col / col2im
 def _im2col(xp, x, kernel, dilation, padding, stride):
     d = len(kernel)
+    if x.ndim == d + 1:  # unbatched: (C, *spatial) to (C * prod(kernel), L)
+        y = _im2col(xp, xp.reshape(x, (1, *x.shape)), kernel, dilation, padding, stride)
+        return xp.reshape(y, tuple(y.shape[1:]))
     cols = xp.windows(_pad(xp, x, padding), kernel, stride, dilation)
     cols = xp.transpose(cols, (0, 1, *range(2 + d, 2 + 2 * d), *range(2, 2 + d)))
     return xp.reshape(cols, (x.shape[0], x.shape[1] * math.prod(kernel), -1))
@@ -209,6 +212,10 @@ def _im2col(xp, x, kernel, dilation, padding, stride):
 
 def _col2im(xp, cols, output_size, kernel, dilation, padding, stride):
     d = len(kernel)
+    if cols.ndim == 2:  # unbatched: (C * prod(kernel), L) to (C, *output_size)
+        y = _col2im(xp, xp.reshape(cols, (1, *cols.shape)), output_size, kernel, dilation,
+                    padding, stride)
+        return xp.reshape(y, tuple(y.shape[1:]))
     n, c = cols.shape[0], cols.shape[1] // math.prod(kernel)
     padded = tuple(m + lo + hi for m, (lo, hi) in zip(output_size, padding, strict=True))
     out = tuple(window_count(*v) for v in zip(padded, kernel, stride, dilation, strict=True))
@@ -219,7 +226,8 @@ def _col2im(xp, cols, output_size, kernel, dilation, padding, stride):
 
 
 def _im2col_grad(xp, g, ans, x, kernel, dilation, padding, stride):
-    return _col2im(xp, g, tuple(x.shape[2:]), kernel, dilation, padding, stride)
+    return _col2im(xp, g, tuple(x.shape[x.ndim - len(kernel):]), kernel, dilation, padding,
+                   stride)
 
 
 def _col2im_grad(xp, g, ans, cols, output_size, kernel, dilation, padding, stride):
@@ -238,6 +246,7 @@ im2col = register(Op(
     vjp=(_im2col_grad,),
     float_only=True,
     samples=(Sample(((1, 2, 3, 3),), _WINDOW_PARAMS[0]),
+             Sample(((2, 3, 3),), _WINDOW_PARAMS[0]),
              Sample(((2, 1, 4, 5),), _WINDOW_PARAMS[1]),
              Sample(((1, 2, 5),), _WINDOW_PARAMS[2])),
 ))
@@ -248,6 +257,7 @@ col2im = register(Op(
     vjp=(_col2im_grad,),
     float_only=True,
     samples=(Sample(((1, 8, 4),), {**_WINDOW_PARAMS[0], "output_size": (3, 3)}),
+             Sample(((8, 4),), {**_WINDOW_PARAMS[0], "output_size": (3, 3)}),
              Sample(((2, 6, 8),), {**_WINDOW_PARAMS[1], "output_size": (4, 5)}),
              Sample(((1, 4, 3),), {**_WINDOW_PARAMS[2], "output_size": (5,)})),
 ))
@@ -270,8 +280,12 @@ def pool_padding(size, kernel, stride, padding, dilation, ceil_mode):
 def max_pool_key(value: np.ndarray, kernel, stride, padding, dilation):
     """The gather key of a max pooling of ``value`` (N, C, *spatial; padding as (before,
     after) pairs) and PyTorch's returned indices (flat positions in each (n, c) plane): the
-    first maximum of each window in scan order, or its first nan."""
+    first maximum of each window in scan order, or its first nan. An unbatched (C, *spatial)
+    ``value`` gets a key without the batch part."""
     d = len(kernel)
+    if value.ndim == d + 1:
+        key, indices = max_pool_key(value[None], kernel, stride, padding, dilation)
+        return tuple(k[0] for k in key[1:]), indices[0]
     fill = -np.inf if value.dtype.kind == "f" else np.iinfo(value.dtype).min
     padded = np.pad(value, ((0, 0), (0, 0), *padding), constant_values=fill) \
         if any(lo or hi for lo, hi in padding) else value
@@ -301,6 +315,9 @@ def adaptive_max_key(value: np.ndarray, size: tuple[int, ...]):
     ``size``: window i of a dim of length n spans ``[floor(i n / o), ceil((i + 1) n / o))``.
     One vectorised argmax per output position (their number is the output's, not the
     input's)."""
+    if value.ndim == len(size) + 1:  # unbatched
+        key, indices = adaptive_max_key(value[None], size)
+        return tuple(k[0] for k in key[1:]), indices[0]
     n, c = value.shape[:2]
     spatial = value.shape[2:]
     d = len(size)
@@ -356,6 +373,7 @@ max_pool = register(Op(
         _max_pool_sample((2, 1, 5, 5), (3, 3), (2, 2), ((1, 1), (1, 1))),
         _max_pool_sample((1, 1, 5, 6), (2, 2), (1, 2), dilation=(2, 1)),
         _max_pool_sample((1, 1, 4, 4, 4), (2, 2, 2), (2, 2, 2)),
+        _max_pool_sample((2, 4, 4), (2, 2), (2, 2)),
         Sample(((1, 2, 5, 3),), {"key": adaptive_max_key(
             np.random.default_rng(1).standard_normal((1, 2, 5, 3)), (3, 2))[0],
             "adaptive": True}),
@@ -386,18 +404,24 @@ def avg_pool_divisor(sizes, kernel, stride, padding, count_include_pad, divisor_
 
 def _avg_pool_forward(xp, a, kernel, stride, padding, divisor):
     d = len(kernel)
+    if a.ndim == d + 1:  # unbatched
+        y = _avg_pool_forward(xp, xp.reshape(a, (1, *a.shape)), kernel, stride, padding, divisor)
+        return xp.reshape(y, tuple(y.shape[1:]))
     cols = xp.windows(_pad(xp, a, padding), kernel, stride, (1,) * d)
     return xp.sum(cols, axis=tuple(range(2 + d, 2 + 2 * d))) / divisor
 
 
 def _avg_pool_grad(xp, g, ans, a, kernel, stride, padding, divisor):
     d = len(kernel)
-    shape = (*a.shape[:2], *(n + lo + hi for n, (lo, hi) in zip(a.shape[2:], padding,
-                                                                  strict=True)))
+    unbatched = a.ndim == d + 1
+    if unbatched:
+        g = xp.reshape(g, (1, *g.shape))
+    spatial = tuple(a.shape[a.ndim - d:])
+    shape = (*g.shape[:2], *(n + lo + hi for n, (lo, hi) in zip(spatial, padding, strict=True)))
     share = xp.reshape(g / divisor, (*g.shape, *(1,) * d))
     cols = xp.spread(share, (*g.shape, *kernel))
-    return _crop(xp.windows_backward(cols, shape, kernel, stride, (1,) * d), padding,
-                 tuple(a.shape[2:]))
+    gx = _crop(xp.windows_backward(cols, shape, kernel, stride, (1,) * d), padding, spatial)
+    return xp.reshape(gx, tuple(a.shape)) if unbatched else gx
 
 
 def _avg_pool_sample(shape, kernel, stride, padding=0, ceil_mode=False,
@@ -424,6 +448,7 @@ avg_pool = register(Op(
                          count_include_pad=False),
         _avg_pool_sample((2, 1, 5, 4), (2, 2), (2, 1), padding=1, divisor_override=3),
         _avg_pool_sample((1, 1, 4, 4, 4), (2, 2, 2), (2, 2, 2)),
+        Sample(((2, 4, 4),), _avg_pool_sample((1, 2, 4, 4), (2, 2), (2, 2)).params),
     ),
 ))
 

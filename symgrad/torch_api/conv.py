@@ -221,21 +221,23 @@ def unfold(input: Tensor, kernel_size: IntOrTuple, dilation: IntOrTuple = 1,  # 
     if input.ndim < 3:
         raise IndexError(f"Dimension out of range (expected to be in range of [-{input.ndim}, "
                          f"{input.ndim - 1}], but got 2)")
-    x, unbatched = _batched(input, 2, "Input Error: Only 3D or 4D input Tensors are supported "
-                            f"(got {input.ndim}D)")
+    if input.ndim > 4:
+        raise RuntimeError("Input Error: Only 3D or 4D input Tensors are supported (got "
+                           f"{input.ndim}D)")
+    x = input
+    spatial = tuple(x.shape[-2:])
     kernel, dilation = _expand(kernel_size, 2, "kernel_size"), _expand(dilation, 2, "dilation")
     padding, stride = _expand(padding, 2, "padding"), _expand(stride, 2, "stride")
-    padded = [n + 2 * p for n, p in zip(x.shape[2:], padding, strict=True)]
+    padded = [n + 2 * p for n, p in zip(spatial, padding, strict=True)]
     out = [_conv.window_count(*v) for v in zip(padded, kernel, stride, dilation, strict=True)]
     if any(o < 1 for o in out):
-        raise RuntimeError(f"Given input with spatial size ({x.shape[2]}, {x.shape[3]}), "
+        raise RuntimeError(f"Given input with spatial size ({spatial[0]}, {spatial[1]}), "
                            f"kernel_size=({kernel[0]}, {kernel[1]}), dilation=({dilation[0]}, "
                            f"{dilation[1]}), padding=({padding[0]}, {padding[1]}), calculated "
                            f"shape of the array of sliding blocks as ({out[0]}, {out[1]}), but "
                            "its components must be at least one.")
-    y = apply_op(_conv.im2col, x, kernel=kernel, dilation=dilation,
-                 padding=tuple((p, p) for p in padding), stride=stride)
-    return y.squeeze(0) if unbatched else y
+    return apply_op(_conv.im2col, x, kernel=kernel, dilation=dilation,
+                    padding=tuple((p, p) for p in padding), stride=stride)
 
 
 @torch_api("col2im", method=False, function=False)
@@ -250,29 +252,30 @@ def fold(input: Tensor, output_size: IntOrTuple, kernel_size: IntOrTuple,  # noq
               [1., 2., 1.]]]])
     """
     _tensor(input, "fold")
-    x, unbatched = _batched(input, 1, "Expected 2D or 3D (batch mode) tensor for input with "
-                            f"possibly 0 batch size and non-zero dimensions for input, but got: "
-                            f"{_size(input.shape)}")
+    if input.ndim not in (2, 3):
+        raise RuntimeError("Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
+                           f"batch size and non-zero dimensions for input, but got: "
+                           f"{_size(input.shape)}")
+    x = input
     size, kernel = _expand(output_size, 2, "output_size"), _expand(kernel_size, 2, "kernel_size")
     dilation, padding = _expand(dilation, 2, "dilation"), _expand(padding, 2, "padding")
     stride = _expand(stride, 2, "stride")
     blocks = int(np.prod(kernel))
-    if x.shape[1] % blocks:
+    if x.shape[-2] % blocks:
         raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product "
-                           f"of kernel_size, but got input.size(1)={x.shape[1]} and "
+                           f"of kernel_size, but got input.size(1)={x.shape[-2]} and "
                            f"kernel_size=({kernel[0]}, {kernel[1]}).")
     out = [_conv.window_count(n + 2 * p, k, s, dl)
            for n, p, k, s, dl in zip(size, padding, kernel, stride, dilation, strict=True)]
-    if out[0] * out[1] != x.shape[2]:
+    if out[0] * out[1] != x.shape[-1]:
         raise RuntimeError(f"Given output_size=({size[0]}, {size[1]}), kernel_size=({kernel[0]}, "
                            f"{kernel[1]}), dilation=({dilation[0]}, {dilation[1]}), padding=("
                            f"{padding[0]}, {padding[1]}), stride=({stride[0]}, {stride[1]}), "
                            f"expected size of input's dimension 2 to match the calculated number"
                            f" of sliding blocks {out[0]} * {out[1]} = {out[0] * out[1]}, but got"
-                           f" input.size(2)={x.shape[2]}.")
-    y = apply_op(_conv.col2im, x, output_size=size, kernel=kernel, dilation=dilation,
-                 padding=tuple((p, p) for p in padding), stride=stride)
-    return y.squeeze(0) if unbatched else y
+                           f" input.size(2)={x.shape[-1]}.")
+    return apply_op(_conv.col2im, x, output_size=size, kernel=kernel, dilation=dilation,
+                    padding=tuple((p, p) for p in padding), stride=stride)
 
 
 # ---------------------------------------------------------------------------- pooling
@@ -303,12 +306,14 @@ def _pool_args(name: str, x: Tensor, kernel_size: IntOrTuple, stride: IntOrTuple
     return kernel, stride, padding, dilation, tuple(p for _, p in dims), out
 
 
-def _max_pool(name: str, x: Tensor, kernel_size, stride, padding, dilation, ceil_mode,
-              return_indices, d: int = 2):
+def _max_pool(name: str, input: Tensor, kernel_size, stride, padding, dilation,  # noqa: A002
+              ceil_mode, return_indices, d: int = 2):
+    """Max pooling of a batched or unbatched ``input``: one node, as PyTorch records it."""
+    x, _ = _batched(input, d, "")
     kernel, stride, _, dilation, pads, _ = _pool_args(name, x, kernel_size, stride, padding,
                                                       dilation, ceil_mode, d)
-    key, indices = _conv.max_pool_key(x._value, kernel, stride, pads, dilation)
-    y = apply_op(_conv.max_pool, x, key=key, spatial=d)
+    key, indices = _conv.max_pool_key(input._value, kernel, stride, pads, dilation)
+    y = apply_op(_conv.max_pool, input, key=key, spatial=d)
     return (y, _make(np.asarray(indices, dtype=np.int64))) if return_indices else y
 
 
@@ -354,12 +359,8 @@ def max_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: IntOrTuple | None
     _tensor(input, "max_pool2d")
     if input.ndim not in (3, 4) or 0 in input.shape[1:]:
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    x, unbatched = _batched(input, 2, "")
-    out = _max_pool("max_pool2d", x, kernel_size, stride, padding, dilation, ceil_mode,
-                    return_indices)
-    if not unbatched:
-        return out
-    return (out[0].squeeze(0), out[1].squeeze(0)) if return_indices else out.squeeze(0)
+    return _max_pool("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode,
+                     return_indices)
 
 
 @torch_api("max_pool", method=False)
@@ -374,23 +375,21 @@ def max_pool3d(input: Tensor, kernel_size: IntOrTuple, stride: IntOrTuple | None
     _tensor(input, "max_pool3d")
     if input.ndim not in (4, 5) or 0 in input.shape[1:]:
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
-    x, unbatched = _batched(input, 3, "")
-    out = _max_pool("max_pool3d", x, kernel_size, stride, padding, dilation, ceil_mode,
-                    return_indices, d=3)
-    if not unbatched:
-        return out
-    return (out[0].squeeze(0), out[1].squeeze(0)) if return_indices else out.squeeze(0)
+    return _max_pool("max_pool3d", input, kernel_size, stride, padding, dilation, ceil_mode,
+                     return_indices, d=3)
 
 
-def _avg_pool(x: Tensor, kernel_size, stride, padding, ceil_mode, count_include_pad,
-              divisor_override, d: int) -> Tensor:
+def _avg_pool(input: Tensor, kernel_size, stride, padding, ceil_mode,  # noqa: A002
+              count_include_pad, divisor_override, d: int) -> Tensor:
+    """Average pooling of a batched or unbatched ``input``: one node, as PyTorch records it."""
+    x, _ = _batched(input, d, "")
     kernel, stride, padding, _, pads, out = _pool_args(f"avg_pool{d}d", x, kernel_size, stride,
                                                        padding, 1, ceil_mode, d)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     divisor = _conv.avg_pool_divisor(tuple(x.shape[2:]), kernel, stride, padding,
                                      count_include_pad, divisor_override, out)
-    return apply_op(_conv.avg_pool, x, kernel=kernel, stride=stride, padding=pads,
+    return apply_op(_conv.avg_pool, input, kernel=kernel, stride=stride, padding=pads,
                     divisor=divisor)
 
 
@@ -431,10 +430,8 @@ def avg_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: IntOrTuple | None
     _tensor(input, "avg_pool2d")
     if input.ndim not in (3, 4) or 0 in input.shape[1:]:
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    x, unbatched = _batched(input, 2, "")
-    y = _avg_pool(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                  divisor_override, 2)
-    return y.squeeze(0) if unbatched else y
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override, 2)
 
 
 @torch_api("avg_pool", method=False, function=False)
@@ -449,10 +446,8 @@ def avg_pool3d(input: Tensor, kernel_size: IntOrTuple, stride: IntOrTuple | None
     _tensor(input, "avg_pool3d")
     if input.ndim not in (4, 5) or 0 in input.shape[1:]:
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
-    x, unbatched = _batched(input, 3, "")
-    y = _avg_pool(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                  divisor_override, 3)
-    return y.squeeze(0) if unbatched else y
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override, 3)
 
 
 def _adaptive_size(output_size, spatial: Sequence[int], d: int) -> tuple[int, ...]:
@@ -498,14 +493,10 @@ def adaptive_avg_pool1d(input: Tensor, output_size: IntOrTuple) -> Tensor:  # no
 
 
 def _adaptive_max(input: Tensor, output_size, return_indices: bool, d: int):  # noqa: A002
-    x, unbatched = _batched(input, d, "")
-    size = _adaptive_size(output_size, x.shape[2:], d)
-    key, indices = _conv.adaptive_max_key(x._value, size)
-    y = apply_op(_conv.max_pool, x, key=key, spatial=d, adaptive=True)
-    out = (y, _make(np.asarray(indices, dtype=np.int64)))
-    if unbatched:
-        out = tuple(o.squeeze(0) for o in out)
-    return out if return_indices else out[0]
+    size = _adaptive_size(output_size, input.shape[input.ndim - d:], d)
+    key, indices = _conv.adaptive_max_key(input._value, size)
+    y = apply_op(_conv.max_pool, input, key=key, spatial=d, adaptive=True)
+    return (y, _make(np.asarray(indices, dtype=np.int64))) if return_indices else y
 
 
 @torch_api("max_pool", method=False, function=False)
