@@ -6,9 +6,9 @@ Write ``import symgrad as t`` and use it as you would use PyTorch's autograd.
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from symgrad import autograd, cuda, linalg, nn, ops, symbolic, torch_api, viz
+from symgrad import autograd, cuda, linalg, nn, ops, optim, symbolic, testing, torch_api, viz
 from symgrad.autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from symgrad.autograd.grad_mode import (
     enable_grad,
@@ -29,12 +29,16 @@ from symgrad.creation import (
     full_like,
     linspace,
     manual_seed,
+    multinomial,
     ones,
     ones_like,
     rand,
     rand_like,
+    randint,
+    randint_like,
     randn,
     randn_like,
+    randperm,
     tensor,
     zeros,
     zeros_like,
@@ -49,11 +53,15 @@ from symgrad.numeric.dtypes import (
     set_default_dtype,
 )
 from symgrad.numeric.printing import set_printoptions
+from symgrad.serialization import load, save
 from symgrad.tensor import Size, Tensor, device
 from symgrad.torch_api.reductions import return_types
 
 # numpy warns where PyTorch silently computes inf or nan (log(0), 0/0, exp overflow, 0 * inf in
-# a backward rule); silence that in symgrad's own code only: the user's numpy calls still warn
+# a backward rule); silence that in symgrad's own code only: the user's numpy calls still warn.
+# Where the user's np.seterr or a warnings filter turns it into an exception, symgrad computes
+# again under its own error state (symgrad.numeric.numpy_namespace.quietly), so no result depends on
+# either; reductions call the ufuncs themselves, so that numpy's Python wrappers do not warn.
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"symgrad\.")
 
 float = float32  # noqa: A001 - PyTorch's alias
@@ -92,4 +100,23 @@ def _install_functions() -> None:
 
 
 _install_functions()
+if TYPE_CHECKING:  # the functions just installed, as a generated stub
+    from symgrad._functions import *  # noqa: F403
+
+
+# The public namespace is exactly __all__: the public subpackages, the names defined or
+# re-exported above and every function spelling declared in symgrad.torch_api. Internal modules
+# (creation, dispatch, numeric, ops, tensor, torch_api ...) stay importable by their full names.
+_PUBLIC_MODULES = frozenset({"autograd", "cuda", "linalg", "nn", "optim", "symbolic", "testing",
+                             "viz"})
+_NOT_PUBLIC = frozenset({"TYPE_CHECKING", "Any", "annotations"})
+__all__ = sorted(
+    name for name, value in globals().items()
+    if not name.startswith("_") and name not in _NOT_PUBLIC
+    and (not isinstance(value, type(linalg)) or name in _PUBLIC_MODULES)
+)
+
+
+def __dir__() -> list[str]:
+    return list(__all__)
 

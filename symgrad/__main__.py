@@ -33,13 +33,14 @@ def _section(title: str) -> None:
 
 
 def main() -> None:
-    """Run the walkthrough."""
+    """Run the walkthrough. Every tensor is printed where it is made, before it is used."""
     t.manual_seed(0)
     _section("Variable and Tensor are one class")
     a = t.ones(3, requires_grad=True)
+    _show("a = t.ones(3, requires_grad=True); a", a)
     _show("type(a)", type(a))
     a = Variable(a)
-    _show("type(Variable(a))", type(a))
+    _show("a = Variable(a); type(a)", type(a))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         volatile = a.volatile
@@ -49,10 +50,10 @@ def main() -> None:
     _section("Leaves and grad_fn")
     a = t.ones(3, requires_grad=True)
     b = t.rand(3, requires_grad=True)
-    _show("a, a.is_leaf", (a, a.is_leaf))
-    _show("b", b)
+    _show("a = t.ones(3, requires_grad=True); a, a.is_leaf", (a, a.is_leaf))
+    _show("b = t.rand(3, requires_grad=True); b", b)
     c = a * b
-    _show("c = a * b; c.is_leaf", c.is_leaf)
+    _show("c = a * b; c, c.is_leaf", (c, c.is_leaf))
     _show("a.grad_fn", a.grad_fn)
     _show("c.grad_fn", c.grad_fn)
     _show("c.grad_fn.next_functions", c.grad_fn.next_functions)
@@ -60,11 +61,10 @@ def main() -> None:
     _section("requires_grad defaults to False and propagates")
     x = t.ones(3)
     y = t.ones(3, requires_grad=True)
-    _show("t.ones(3).requires_grad", x.requires_grad)
-    _show("(t.ones(3) + t.ones(3, requires_grad=True)).requires_grad", (x + y).requires_grad)
+    _show("x = t.ones(3); x.requires_grad", x.requires_grad)
+    _show("y = t.ones(3, requires_grad=True); (x + y).requires_grad", (x + y).requires_grad)
 
     _section("backward: scalars, vectors, accumulation, retain_graph")
-    _show("c", c)
     _fails("c.backward(retain_graph=True)", lambda: c.backward(retain_graph=True))
     d = c.sum()
     d.backward(retain_graph=True)
@@ -76,46 +76,58 @@ def main() -> None:
     f = c.sum()  # noqa: F841 - a forward alone changes no gradient
     _show("f = c.sum(); b.grad  # unchanged", b.grad)
     v = t.tensor([1.0, 10.0, 100.0])
+    _show("v = t.tensor([1.0, 10.0, 100.0]); v", v)
     a.grad = None
     c.backward(gradient=v, retain_graph=True)
-    _show("a.grad = None; c.backward(gradient=v); a.grad  # J^T v = v * b", a.grad)
+    _show("a.grad = None; c.backward(gradient=v, retain_graph=True); a.grad  # J^T v = v * b",
+          a.grad)
     d2 = c.sum()
     d2.backward()
     _fails("d2 = c.sum(); d2.backward(); d2.backward()", lambda: d2.backward())
 
     _section(".data and .detach()")
-    a = t.ones(3, 4, requires_grad=True)
-    b = t.rand(3, 4, requires_grad=True)
-    _show("a.data.requires_grad", a.data.requires_grad)
-    _fails("(a.data * b.data).sum().backward()", lambda: (a.data * b.data).sum().backward())
-    a = t.ones(3, requires_grad=True)
-    b = t.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    c = a * b
-    a.detach().zero_()
-    _fails("c = a * b; a.detach().zero_(); c.sum().backward()", lambda: c.sum().backward())
-    a = t.ones(3, requires_grad=True)
-    c = a * b
-    a.data.zero_()
-    c.sum().backward()
-    _show("c = a * b; a.data.zero_(); c.sum().backward(); b.grad  # silently uses the new a",
-          b.grad)
+    m = t.ones(3, 4, requires_grad=True)
+    n = t.rand(3, 4, requires_grad=True)
+    _show("m = t.ones(3, 4, requires_grad=True); m", m)
+    _show("n = t.rand(3, 4, requires_grad=True); n", n)
+    _show("m.data.requires_grad", m.data.requires_grad)
+    _fails("(m.data * n.data).sum().backward()", lambda: (m.data * n.data).sum().backward())
+    p = t.ones(3, requires_grad=True)
+    q = t.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    _show("p = t.ones(3, requires_grad=True); p", p)
+    _show("q = t.tensor([1.0, 2.0, 3.0], requires_grad=True); q", q)
+    r = p * q
+    p.detach().zero_()
+    _show("r = p * q; p.detach().zero_(); p  # the change is seen through the shared version",
+          p)
+    _fails("r.sum().backward()", lambda: r.sum().backward())
+    p = t.ones(3, requires_grad=True)
+    r = p * q
+    p.data.zero_()
+    _show("p = t.ones(3, requires_grad=True); r = p * q; p.data.zero_(); p", p)
+    r.sum().backward()
+    _show("r.sum().backward(); q.grad  # no error: silently uses the new p", q.grad)
 
     _section("the same gradients, as sympy formulas")
     from symgrad import symbolic
 
-    a = t.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    b = t.tensor([4.0, 5.0, 6.0], requires_grad=True)
-    c = a * b
-    v = t.tensor([1.0, 0.1, 0.01])
-    c.backward(gradient=v)
-    _show("c = a * b; symbolic.lower(c).expr", symbolic.lower(c).expr)
-    _show("symbolic.grad(c, [a, b], gradient=v)  # v^T J, by sympy.diff",
-          symbolic.grad(c, [a, b], gradient=v))
-    _show("c.backward(gradient=v); symbolic.check(c, gradient=v)",
-          symbolic.check(c, gradient=v))
-    x = t.tensor([-1.0, 0.0, 2.0], requires_grad=True)
-    _show("symbolic.check(x.relu().sum())  # relu at 0: a kink, reported with its convention",
-          symbolic.check(x.relu().sum()))
+    s = t.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    w = t.tensor([4.0, 5.0, 6.0], requires_grad=True)
+    _show("s = t.tensor([1.0, 2.0, 3.0], requires_grad=True); s", s)
+    _show("w = t.tensor([4.0, 5.0, 6.0], requires_grad=True); w", w)
+    z = s * w
+    _show("z = s * w; symbolic.lower(z).expr", symbolic.lower(z).expr)
+    u = t.tensor([1.0, 0.1, 0.01])
+    _show("u = t.tensor([1.0, 0.1, 0.01]); u", u)
+    _show("symbolic.grad(z, [s, w], gradient=u)  # u^T J, by sympy.diff",
+          symbolic.grad(z, [s, w], gradient=u))
+    z.backward(gradient=u)
+    _show("z.backward(gradient=u); s.grad, w.grad", (s.grad, w.grad))
+    _show("symbolic.check(z, gradient=u)  # the two agree", symbolic.check(z, gradient=u))
+    k = t.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+    _show("k = t.tensor([-1.0, 0.0, 2.0], requires_grad=True); k", k)
+    _show("symbolic.check(k.relu().sum())  # relu at 0: a kink, reported with its convention",
+          symbolic.check(k.relu().sum()))
 
 
 if __name__ == "__main__":

@@ -8,8 +8,10 @@ from typing import Any
 
 import numpy as np
 
+from symgrad import parser
 from symgrad.numeric import dtypes
-from symgrad.tensor import Tensor, _make, _shape_arg, check_device
+from symgrad.numeric import numpy_namespace as xp
+from symgrad.tensor import Tensor, _make, check_device
 
 _rng = np.random.default_rng()
 
@@ -56,8 +58,10 @@ def _infer_dtype(data: Any) -> dtypes.dtype:
         elif isinstance(v, bool | int | float):
             d = (dtypes.bool_, dtypes.int64, dtypes.get_default_dtype())[
                 dtypes.scalar_category(v)]
-        else:
+        elif isinstance(v, str | bytes):
             raise TypeError(f"new(): invalid data type '{type(v).__name__}'")
+        else:
+            raise RuntimeError(f"Could not infer dtype of {parser.type_name(v)}")
         if best is None or (d._category, d.np_dtype.itemsize) > (best._category,
                                                                  best.np_dtype.itemsize):
             best = d
@@ -81,6 +85,13 @@ def tensor(data: Any, dtype: dtypes.dtype | None = None, device: Any = None,
     >>> symgrad.tensor([1.0, 2.0], requires_grad=True, name="w")
     tensor([1., 2.], requires_grad=True)
     """
+    dtype = parser.dtype_arg("tensor", dtype)
+    parser.bool_arg("tensor", "requires_grad", requires_grad)
+    return _tensor(data, dtype, device, requires_grad, name)
+
+
+def _tensor(data: Any, dtype: dtypes.dtype | None, device: Any, requires_grad: bool,
+            name: str | None) -> Tensor:
     if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use "
@@ -95,6 +106,7 @@ def tensor(data: Any, dtype: dtypes.dtype | None = None, device: Any = None,
         if isinstance(data, range):
             data = list(data)
         if isinstance(data, Sequence) and not isinstance(data, str):
+            _refuse_strings(data)
             data = _unwrap_nested(data)
         if dtype is None:
             dtype = _infer_dtype(data)
@@ -103,11 +115,36 @@ def tensor(data: Any, dtype: dtypes.dtype | None = None, device: Any = None,
         np.asarray(value).dtype)
     if isinstance(value, list | tuple):
         _check_rectangular(value)
+    if target.np_dtype.kind in "iu" and not isinstance(value, np.ndarray | np.generic):
+        _refuse_nonfinite(value, target)
     try:
-        array = np.array(value, dtype=target.np_dtype, copy=True)
+        array = xp.quietly(np.array, value, dtype=target.np_dtype, copy=True)
+    except OverflowError:  # a Python int beyond int64
+        raise ValueError("Overflow when unpacking long long") from None
     except (TypeError, ValueError) as error:
         raise TypeError(f"could not convert the data to a tensor: {error}") from None
     return _finish(array, requires_grad, name, device)
+
+
+def _cast_overflow(target: dtypes.dtype, suffix: str = "") -> RuntimeError:
+    return RuntimeError(f"value cannot be converted to type {target.name}"
+                        f"{suffix} without overflow")
+
+
+def _refuse_nonfinite(data: Any, target: dtypes.dtype, suffix: str = "") -> None:
+    """PyTorch refuses an inf or nan going into an integer tensor (numpy casts it to a
+    garbage int)."""
+    if any(isinstance(v, float | np.floating) and not np.isfinite(v) for v in _flatten(data)):
+        raise _cast_overflow(target, suffix)
+
+
+def _refuse_strings(data: Sequence) -> None:
+    """PyTorch reads a str met first along a nested sequence's first elements as one more
+    dimension, and then finds too many."""
+    while isinstance(data, list | tuple) and data:
+        data = data[0]
+        if isinstance(data, str):
+            raise ValueError("too many dimensions 'str'")
 
 
 def _check_rectangular(data: Any, dim: int = 0) -> None:
@@ -144,11 +181,12 @@ def as_tensor(data: Any, dtype: dtypes.dtype | None = None, device: Any = None) 
     >>> x
     tensor([5., 2.], dtype=symgrad.float64)
     """
+    dtype = parser.dtype_arg("as_tensor", dtype)
     if isinstance(data, Tensor):
         return data if dtype is None else data.to(dtype)
     if isinstance(data, np.ndarray) and dtype is None:
         return from_numpy(data)
-    return tensor(data, dtype=dtype, device=device)
+    return _tensor(data, dtype, device, False, None)
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
@@ -169,8 +207,8 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return _make(array)
 
 
-def _checked_size(size: tuple) -> tuple[int, ...]:
-    shape = _shape_arg(size)
+def _checked_size(fn: str, size: tuple, varargs: bool = True) -> tuple[int, ...]:
+    shape = parser.size_arg(fn, size, varargs)
     if any(s < 0 for s in shape):
         negative = next(s for s in shape if s < 0)
         raise RuntimeError(f"Trying to create tensor with negative dimension {negative}: "
@@ -178,16 +216,21 @@ def _checked_size(size: tuple) -> tuple[int, ...]:
     return shape
 
 
-def _filled(fill: Any, size: tuple, dtype: dtypes.dtype | None, requires_grad: bool,
-            name: str | None, dev: Any) -> Tensor:
-    shape = _checked_size(size)
+def _filled(fn: str, fill: Any, size: tuple, dtype: Any, requires_grad: Any,
+            name: str | None, dev: Any, varargs: bool = True) -> Tensor:
+    """A tensor of ``fill`` for factory ``fn``, its arguments checked as PyTorch checks them
+    (``size`` as ``fn``'s varargs or as its one ``size`` argument)."""
+    shape = _checked_size(fn, size, varargs)
+    dtype = parser.dtype_arg(fn, dtype)
+    parser.bool_arg(fn, "requires_grad", requires_grad)
     if isinstance(fill, complex | np.complexfloating):
         raise TypeError("symgrad does not support complex numbers")
-    if dtype is None:
-        dtype = _infer_dtype(fill) if not isinstance(fill, np.ndarray) else \
-            dtypes.get_default_dtype()
-    return _finish(np.full(shape, fill, dtype=dtypes.as_dtype(dtype).np_dtype), requires_grad,
-                   name, dev)
+    target = dtypes.as_dtype(dtype) if dtype is not None else _infer_dtype(fill)
+    if target.np_dtype.kind in "iu":
+        _refuse_nonfinite(fill, target, "_t")
+    with xp.quiet():  # (np.full casts in numpy's own Python code, out of symgrad's filter)
+        values = np.full(shape, fill, dtype=target.np_dtype)
+    return _finish(values, requires_grad, name, dev)
 
 
 def ones(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
@@ -197,7 +240,7 @@ def ones(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
     >>> symgrad.ones(3, requires_grad=True)
     tensor([1., 1., 1.], requires_grad=True)
     """
-    return _filled(1.0, size, dtype, requires_grad, name, device)
+    return _filled("ones", 1.0, size, dtype, requires_grad, name, device)
 
 
 def zeros(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
@@ -210,7 +253,7 @@ def zeros(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
     >>> symgrad.zeros((2,), dtype=symgrad.int64)
     tensor([0, 0])
     """
-    return _filled(0.0, size, dtype, requires_grad, name, device)
+    return _filled("zeros", 0.0, size, dtype, requires_grad, name, device)
 
 
 def empty(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
@@ -221,7 +264,7 @@ def empty(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
     >>> symgrad.empty(2, 2).shape
     symgrad.Size([2, 2])
     """
-    return _filled(0.0, size, dtype, requires_grad, name, device)
+    return _filled("empty", 0.0, size, dtype, requires_grad, name, device)
 
 
 def full(size: Sequence[int], fill_value: Any, *, dtype: dtypes.dtype | None = None,
@@ -234,7 +277,32 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: dtypes.dtype | None = N
     >>> symgrad.full((3,), 7)
     tensor([7, 7, 7])
     """
-    return _filled(fill_value, (tuple(size),), dtype, requires_grad, name, device)
+    fill_value = parser.number_arg("full", "fill_value", fill_value, 2)
+    return _filled("full", fill_value, size, dtype, requires_grad, name, device, varargs=False)
+
+
+def _number(fn: str, value: Any, call: tuple) -> Any:
+    """A start/end/step bound: a Python number, numpy scalar or 0-d Tensor (others refused as
+    PyTorch's overloaded factories refuse them)."""
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise parser.wrong_type(fn, "end", "Number", value, 1) if fn == "arange" \
+                else RuntimeError(f"{fn} only supports 0-dimensional start and end tensors, but "
+                                  f"got {'start' if value is call[0][0] else 'end'} with "
+                                  f"{value.ndim} dimension(s).")
+        return value.item()
+    if isinstance(value, bool | int | float | np.number | np.bool_):
+        return value.item() if isinstance(value, np.generic) else value
+    if fn == "arange" and len(call[0]) == 1 and not any(v is not None for v in call[1].values()):
+        raise parser.wrong_type(fn, "end", "Number", value, 1)
+    raise parser.invalid_combination(fn, *call)
+
+
+def _float_kernel(kernel: str, target: dtypes.dtype, ok: str = "f") -> None:
+    """PyTorch's kernels are not compiled for some dtypes (bool for arange and linspace,
+    integers for the random ones)."""
+    if target.np_dtype.kind not in ok:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{target._torch_name}'")
 
 
 def arange(start: float, end: float | None = None, step: float = 1, *,
@@ -247,17 +315,26 @@ def arange(start: float, end: float | None = None, step: float = 1, *,
     >>> symgrad.arange(1.0, 2.0, 0.25)
     tensor([1.0000, 1.2500, 1.5000, 1.7500])
     """
+    given = (start,) if end is None else (start, end) if step == 1 else (start, end, step)
+    call = (given, {"dtype": dtype, "requires_grad": requires_grad or None})
+    start, end, step = (_number("arange", v, call) if v is not None else None
+                        for v in (start, end, step))
+    dtype = parser.dtype_arg("arange", dtype, call)
+    parser.bool_arg("arange", "requires_grad", requires_grad, call)
     if end is None:
         start, end = 0, start
+    if dtype is None:
+        dtype = _infer_dtype([start, end, step])
+    _float_kernel("arange_cpu", dtype, "iuf")
+    if not all(np.isfinite(v) for v in (start, end)):
+        raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    if dtype is None:
-        dtype = _infer_dtype([start, end, step])
     count = int(np.ceil((end - start) / step))
     values = start + step * np.arange(count, dtype=np.float64)
-    return _finish(values.astype(dtypes.as_dtype(dtype).np_dtype), requires_grad, name, device)
+    return _finish(values.astype(dtype.np_dtype), requires_grad, name, device)
 
 
 def linspace(start: float, end: float, steps: int, *, dtype: dtypes.dtype | None = None,
@@ -267,13 +344,21 @@ def linspace(start: float, end: float, steps: int, *, dtype: dtypes.dtype | None
     >>> symgrad.linspace(0, 1, 5)
     tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
     """
-    if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
+    call = ((start, end, steps), {"dtype": dtype, "requires_grad": requires_grad or None})
     if any(isinstance(v, complex | np.complexfloating) for v in (start, end)):
         raise TypeError("symgrad does not support complex numbers")
-    target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
-    values = np.linspace(start, end, int(steps), dtype=np.float64).astype(target.np_dtype)
-    return _finish(values, requires_grad, name, device)
+    start, end = _number("linspace", start, call), _number("linspace", end, call)
+    if not parser._is_int(steps):
+        raise parser.invalid_combination("linspace", *call)
+    dtype = parser.dtype_arg("linspace", dtype, call)
+    parser.bool_arg("linspace", "requires_grad", requires_grad, call)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    target = dtype if dtype is not None else dtypes.get_default_dtype()
+    _float_kernel("linspace_cpu", target, "iuf")
+    with xp.quiet():
+        values = np.linspace(start, end, int(steps), dtype=np.float64)
+    return _finish(values.astype(target.np_dtype), requires_grad, name, device)
 
 
 def eye(n: int, m: int | None = None, *, dtype: dtypes.dtype | None = None, device: Any = None,
@@ -284,16 +369,32 @@ def eye(n: int, m: int | None = None, *, dtype: dtypes.dtype | None = None, devi
     tensor([[1., 0., 0.],
             [0., 1., 0.]])
     """
-    target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
-    return _finish(np.eye(n, m, dtype=target.np_dtype), requires_grad, name, device)
+    call = ((n,) if m is None else (n, m), {"dtype": dtype, "requires_grad": requires_grad or None})
+    if not parser._is_int(n):
+        if m is None and call[1]["dtype"] is None and call[1]["requires_grad"] is None:
+            raise parser.wrong_type("eye", "n", "int", n, 1)
+        raise parser.invalid_combination("eye", *call)
+    if m is not None and not parser._is_int(m):
+        raise parser.invalid_combination("eye", *call)
+    dtype = parser.dtype_arg("eye", dtype, call)
+    parser.bool_arg("eye", "requires_grad", requires_grad, call)
+    for label, value in (("n", n), ("m", m)):
+        if value is not None and value < 0:
+            raise RuntimeError(f"{label} must be greater or equal to 0, got {int(value)}")
+    target = dtype if dtype is not None else dtypes.get_default_dtype()
+    return _finish(np.eye(int(n), None if m is None else int(m), dtype=target.np_dtype),
+                   requires_grad, name, device)
 
 
-def _random(sample: Any, kernel: str, size: tuple, dtype: dtypes.dtype | None,
-            requires_grad: bool, name: str | None, dev: Any) -> Tensor:
-    target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
-    if not target.is_floating_point:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{target._torch_name}'")
-    values = np.asarray(sample(_checked_size(size))).astype(target.np_dtype)
+def _random(fn: str, sample: Any, kernel: str, size: tuple, dtype: Any, requires_grad: Any,
+            name: str | None, dev: Any) -> Tensor:
+    shape = _checked_size(fn, size)
+    call = (size, {"dtype": dtype, "requires_grad": requires_grad or None})
+    dtype = parser.dtype_arg(fn, dtype, call)
+    parser.bool_arg(fn, "requires_grad", requires_grad, call)
+    target = dtype if dtype is not None else dtypes.get_default_dtype()
+    _float_kernel(kernel, target)
+    values = np.asarray(sample(shape)).astype(target.np_dtype)
     return _finish(values, requires_grad, name, dev)
 
 
@@ -305,8 +406,8 @@ def rand(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
     >>> x.shape, bool(((x >= 0) & (x < 1)).all())
     (symgrad.Size([2, 3]), True)
     """
-    return _random(lambda s: _rng.random(s), "check_uniform_bounds", size, dtype, requires_grad,
-                   name, device)
+    return _random("rand", lambda s: _rng.random(s), "check_uniform_bounds", size, dtype,
+                   requires_grad, name, device)
 
 
 def randn(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
@@ -318,13 +419,17 @@ def randn(*size: Any, dtype: dtypes.dtype | None = None, device: Any = None,
     >>> abs(x.mean().item()) < 0.05, abs(x.std().item() - 1) < 0.05
     (True, True)
     """
-    return _random(lambda s: _rng.standard_normal(s), "normal_kernel_cpu", size, dtype,
+    return _random("randn", lambda s: _rng.standard_normal(s), "normal_kernel_cpu", size, dtype,
                    requires_grad, name, device)
 
 
-def _like(factory: Any, other: Tensor, dtype: dtypes.dtype | None, requires_grad: bool,
+def _like(fn: str, factory: Any, other: Any, dtype: Any, requires_grad: Any,
           name: str | None, dev: Any) -> Tensor:
-    return factory(*other.shape, dtype=dtype or other.dtype, requires_grad=requires_grad,
+    if not isinstance(other, Tensor):
+        raise parser.wrong_type(fn, "input", "Tensor", other, 1)
+    dtype = parser.dtype_arg(fn, dtype)
+    parser.bool_arg(fn, "requires_grad", requires_grad)
+    return factory(tuple(other.shape), dtype=dtype or other.dtype, requires_grad=requires_grad,
                    name=name, device=dev)
 
 
@@ -335,7 +440,7 @@ def ones_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any =
     >>> symgrad.ones_like(symgrad.tensor([[1, 2]]))
     tensor([[1, 1]])
     """
-    return _like(ones, input, dtype, requires_grad, name, device)
+    return _like("ones_like", ones, input, dtype, requires_grad, name, device)
 
 
 def zeros_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any = None,  # noqa: A002
@@ -345,7 +450,7 @@ def zeros_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any 
     >>> symgrad.zeros_like(symgrad.tensor([1.5, 2.5]))
     tensor([0., 0.])
     """
-    return _like(zeros, input, dtype, requires_grad, name, device)
+    return _like("zeros_like", zeros, input, dtype, requires_grad, name, device)
 
 
 def empty_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any = None,  # noqa: A002
@@ -355,7 +460,7 @@ def empty_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any 
     >>> symgrad.empty_like(symgrad.ones(2, 3)).shape
     symgrad.Size([2, 3])
     """
-    return _like(zeros, input, dtype, requires_grad, name, device)
+    return _like("empty_like", zeros, input, dtype, requires_grad, name, device)
 
 
 def full_like(input: Tensor, fill_value: Any, *, dtype: dtypes.dtype | None = None,  # noqa: A002
@@ -367,8 +472,12 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: dtypes.dtype | None = No
     >>> symgrad.full_like(symgrad.tensor([1, 2]), 2.7, dtype=symgrad.float32)
     tensor([2.7000, 2.7000])
     """
-    return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype,
-                requires_grad=requires_grad, name=name, device=device)
+    if not isinstance(input, Tensor):
+        raise parser.wrong_type("full_like", "input", "Tensor", input, 1)
+    fill_value = parser.number_arg("full_like", "fill_value", fill_value, 2)
+    dtype = parser.dtype_arg("full_like", dtype)
+    return _filled("full_like", fill_value, (tuple(input.shape),), dtype or input.dtype,
+                   requires_grad, name, device)
 
 
 def rand_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any = None,  # noqa: A002
@@ -378,7 +487,7 @@ def rand_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any =
     >>> symgrad.rand_like(symgrad.zeros(2, 2)).shape
     symgrad.Size([2, 2])
     """
-    return _like(rand, input, dtype, requires_grad, name, device)
+    return _like("rand_like", rand, input, dtype, requires_grad, name, device)
 
 
 def randn_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any = None,  # noqa: A002
@@ -388,4 +497,109 @@ def randn_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any 
     >>> symgrad.randn_like(symgrad.zeros(3)).shape
     symgrad.Size([3])
     """
-    return _like(randn, input, dtype, requires_grad, name, device)
+    return _like("randn_like", randn, input, dtype, requires_grad, name, device)
+
+
+def _randint_bounds(args: tuple, fn: str) -> tuple[int, int, tuple]:
+    """(low, high, size) from ``randint(high, size)`` / ``randint(low, high, size)``."""
+    if len(args) == 2:
+        low, (high, size) = 0, args
+    elif len(args) == 3:
+        low, high, size = args
+    else:
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got "
+                        f"{len(args)} positional arguments, but expected one of:")
+    if not isinstance(size, tuple | list):
+        raise TypeError(f"{fn}(): argument 'size' (position {len(args)}) must be tuple of ints, "
+                        f"not {type(size).__name__}")
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
+                           f"to={high}")
+    return int(low), int(high), tuple(size)
+
+
+def randint(*args: Any, dtype: dtypes.dtype | None = None, device: Any = None,
+            requires_grad: bool = False, name: str | None = None) -> Tensor:
+    """Random integers uniform in ``[low, high)``: ``randint(high, size)`` or
+    ``randint(low, high, size)``; int64 unless ``dtype`` (numpy's random stream, see
+    :func:`manual_seed`).
+
+    >>> x = symgrad.randint(3, 10, (2, 2))
+    >>> x.dtype, bool(((x >= 3) & (x < 10)).all())
+    (symgrad.int64, True)
+    """
+    low, high, size = _randint_bounds(args, "randint")
+    target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.int64
+    values = _rng.integers(low, high, size=_checked_size("randint", size, varargs=False))
+    return _finish(values.astype(target.np_dtype), requires_grad, name, device)
+
+
+def randint_like(input: Tensor, *args: Any, dtype: dtypes.dtype | None = None,  # noqa: A002
+                 device: Any = None, requires_grad: bool = False,
+                 name: str | None = None) -> Tensor:
+    """Random integers in ``[low, high)`` shaped like ``input`` and in its dtype unless
+    ``dtype``: ``randint_like(input, high)`` or ``randint_like(input, low, high)``.
+
+    >>> x = symgrad.randint_like(symgrad.ones(3), 2, 5)
+    >>> x.dtype, bool(((x >= 2) & (x < 5)).all())
+    (symgrad.float32, True)
+    """
+    low, high, _ = _randint_bounds((*args, ()), "randint_like")
+    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device,
+                   requires_grad=requires_grad, name=name)
+
+
+def randperm(n: int, *, dtype: dtypes.dtype | None = None, device: Any = None,
+             requires_grad: bool = False, name: str | None = None) -> Tensor:
+    """A random permutation of ``0, ..., n - 1`` (int64 unless ``dtype``).
+
+    >>> sorted(symgrad.randperm(4).tolist())
+    [0, 1, 2, 3]
+    """
+    if not isinstance(n, int | np.integer) or isinstance(n, bool):
+        raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not "
+                        f"{type(n).__name__}")
+    _checked_size("randperm", (n,), varargs=False)
+    target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.int64
+    return _finish(_rng.permutation(int(n)).astype(target.np_dtype), requires_grad, name,
+                   device)
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False,  # noqa: A002
+                *, generator: Any = None) -> Tensor:
+    """``num_samples`` category indices per row of ``input`` (unnormalized non-negative
+    weights), drawn with or without replacement; without, categories of weight 0 come only
+    after all the others, as in PyTorch.
+
+    >>> symgrad.multinomial(symgrad.tensor([0.0, 1.0, 0.0]), 1)
+    tensor([1])
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"multinomial(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if not input.is_floating_point():
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{input.dtype._torch_name}")
+    value = input._value.astype(np.float64)
+    if value.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    rows = value.reshape(-1, value.shape[-1])
+    if not replacement and num_samples > rows.shape[1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    if not np.isfinite(rows).all() or (rows < 0).any():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if (rows.sum(-1) <= 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    out = np.empty((rows.shape[0], num_samples), dtype=np.int64)
+    for i, p in enumerate(rows):
+        if replacement:
+            out[i] = _rng.choice(p.size, size=num_samples, p=p / p.sum())
+        else:  # weighted sampling without replacement: keys u ** (1 / p), largest first
+            with np.errstate(divide="ignore"):
+                keys = _rng.random(p.size) ** (1 / p)
+            order = np.lexsort((_rng.random(p.size), -keys))
+            out[i] = order[:num_samples]
+    return _make(out.reshape(*value.shape[:-1], num_samples))

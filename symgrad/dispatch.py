@@ -20,7 +20,7 @@ from symgrad import ops
 from symgrad.autograd.grad_mode import _mode
 from symgrad.autograd.graph import node_class
 from symgrad.numeric import dtypes
-from symgrad.numeric import namespace as xp
+from symgrad.numeric import numpy_namespace as xp
 from symgrad.tensor import Tensor, _make, _torch_size, counter_of
 
 _F64 = np.dtype(np.float64)
@@ -80,6 +80,16 @@ def _forward_error(op: ops.Op, values: Sequence[Any], error: ValueError) -> Runt
     return RuntimeError(message)
 
 
+def _forward_quietly(op: ops.Op, values: Sequence[Any], params: dict) -> Any:
+    """``op``'s forward again, where the user's numpy error state raised on an inf or nan
+    (the first run costs nothing extra; forwards are pure)."""
+    with xp.quiet():
+        try:
+            return op.forward(xp, *values, **params)
+        except ValueError as error:
+            raise _forward_error(op, values, error) from None
+
+
 def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
     """Run ``op`` forward on the inputs' values and record its node when grad is needed.
 
@@ -90,7 +100,7 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
     need = 0  # bit i set: input i requires grad
     bit = 1
     for x in inputs:
-        if x.__class__ is Tensor:
+        if x.__class__ is Tensor or isinstance(x, Tensor):  # (subclasses: nn.Parameter)
             values.append(x._value)
             if x._requires_grad:
                 need |= bit
@@ -106,6 +116,8 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
         out = op.forward(xp, *values, **params) if params else op.forward(xp, *values)
     except ValueError as error:
         raise _forward_error(op, values, error) from None
+    except xp.FLOAT_ERRORS:  # the user's np.seterr / warnings filter: compute as PyTorch does
+        out = _forward_quietly(op, values, params)
     if type(out) is not np.ndarray:
         out = np.asarray(out)
     if out.dtype is _F64 and op.promotes:
@@ -118,7 +130,7 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
     if need and _mode.enabled and out.dtype.kind == "f":
         cls = _node_class(op, params, values)
         next_ = [((x.grad_fn or x) if x._base is None else _edge(x))
-                 if x.__class__ is Tensor and x._requires_grad else None for x in inputs]
+                 if isinstance(x, Tensor) and x._requires_grad else None for x in inputs]
         # 3: the node's creation site is looked for above apply_op's caller (symgrad code)
         node = cls(op, inputs, values, params or None, out, next_, op.saved_by_need[need], 3)
         result = _make(out, node, True)
@@ -127,7 +139,7 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
     else:
         result = _make(out)
     base = out.base
-    if base is not None and inputs[0].__class__ is Tensor:
+    if base is not None and isinstance(inputs[0], Tensor):
         source = inputs[0]
         if base is source._value or base is source._value.base:
             _mark_view(result, source, op, params)
@@ -242,6 +254,8 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
         new = op.forward(xp, *values, **params) if params else op.forward(xp, *values)
     except ValueError as error:
         raise _forward_error(op, values, error) from None
+    except xp.FLOAT_ERRORS:
+        new = _forward_quietly(op, values, params)
     new = np.asarray(new)
     if new.shape != self._value.shape:
         raise RuntimeError(f"output with shape {_torch_size(self._value.shape)} doesn't match "

@@ -14,13 +14,18 @@ import math
 import warnings
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from symgrad.autograd.graph import Node, RemovableHandle, Version, leaf_hooks
 from symgrad.numeric import dtypes
 from symgrad.numeric.printing import format_tensor
+
+if TYPE_CHECKING:  # the methods symgrad.torch_api installs, as a generated stub
+    from symgrad._tensor_methods import TensorMethods as _InstalledMethods
+else:
+    _InstalledMethods = object
 
 _new = object.__new__
 
@@ -189,7 +194,7 @@ def _shape_arg(shape: tuple) -> tuple[int, ...]:
     return tuple(int(s) for s in shape)
 
 
-class Tensor:
+class Tensor(_InstalledMethods):
     """A multi-dimensional array that records the operations applied to it for autograd.
 
     Create tensors with :func:`symgrad.tensor`, :func:`symgrad.ones` and friends. The attribute

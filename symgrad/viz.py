@@ -5,10 +5,10 @@ Two views of the graph behind a tensor:
 * the forward picture (``backward=False``): one box per recorded op, labelled with the op's name
   and output shape (``mul`` / ``(3,)``), prefixed by the variable that holds its output when the
   calling code has one (``c = mul``); Python-number operands and scalar params are written into
-  the label (``mul(·, 2)``, ``rsub(other=2.5)``). Leaves that require grad are rounded boxes
+  the label (``mul(·, 2)``, ``rsub(other=2.5)``). Leaves that require grad are ovals
   named as :func:`symgrad.symbolic.lower` names their symbols (the tensor's ``name``, else its
-  variable in the calling code, else ``x0``, ``x1`` ...); constant tensors are dashed rounded
-  boxes (their name if they have one, else ``const``).
+  variable in the calling code, else ``x0``, ``x1`` ...); constant tensors are dashed ovals
+  (their name if they have one, else ``const``).
 * the backward picture (``backward=True``): the nodes ``backward()`` walks, as PyTorch names them
   (``MulBackward0``, ``MySquareBackward`` for a custom Function), one ``AccumulateGrad`` per leaf
   labelled with the leaf's name and shape. A custom Function with several outputs is one node,

@@ -732,8 +732,8 @@ ERRORS = [
      "scatter_add(): argument 'src' (position 3) must be Tensor, not float"),
     (lambda: t.zeros(2, 3, requires_grad=True).scatter_(1, t.tensor([[0]]), 1.0), RuntimeError,
      "a leaf Variable that requires grad is being used in an in-place operation."),
-    (lambda: t.zeros(2, 3).scatter(1, t.tensor([[0]]), t.zeros(1, 1), reduce="add"),
-     NotImplementedError, "symgrad's scatter does not support reduce='add'"),
+    (lambda: t.zeros(2, 3).scatter(1, t.tensor([[0]]), t.zeros(1, 1), reduce="sum"),
+     RuntimeError, "reduce argument must be either add or multiply."),
     (lambda: t.take_along_dim(t.zeros(2, 3), t.tensor([0]), 1), RuntimeError,
      "symgrad.take_along_dim(): input and indices should have the same number of dimensions, "
      "but got 2 dimensions for input, and 1 dimensions for indices"),

@@ -19,7 +19,7 @@ from symgrad.tensor import Tensor
 EPS = 1e-6
 
 CASES = [
-    pytest.param(op, sample, id=f"{name}-{i}")
+    pytest.param(op, sample, id=f"{name}-sample{i}")
     for name, op in sorted(REGISTRY.items())
     for i, sample in enumerate(op.samples)
 ]
@@ -208,12 +208,14 @@ def test_each_differentiable_method_records_its_op(name):
     assert y.grad_fn is not None, name
     op_name = METHOD_OPS[name]
     node = y.grad_fn
-    # a composite (e.g. mv on x[0]) may add nodes in front: walk back to the op
-    seen = []
-    while node is not None and node.op is not REGISTRY[op_name]:
+    # a composite (e.g. mv on x[0]) or an in-place change of a view (CopySlices) may add
+    # nodes in front: search the graph back from the output for the op
+    seen, todo = [], [node]
+    while todo and todo[0].op is not REGISTRY[op_name]:
+        node = todo.pop(0)
         seen.append(node.op.name)
-        node = next((n for n in node.next if isinstance(n, t.autograd.Node)), None)
-    assert node is not None, f"{name} recorded {seen}, not {op_name}"
+        todo += [n for n in node.next if isinstance(n, t.autograd.Node)]
+    assert todo, f"{name} recorded {seen}, not {op_name}"
 
 
 def test_ops_are_only_declared_in_the_registry_modules():
@@ -222,3 +224,39 @@ def test_ops_are_only_declared_in_the_registry_modules():
                        "symgrad.ops.conv",
                        "symgrad.ops.linalg", "symgrad.ops.nn"}
     assert ops.REGISTRY is REGISTRY
+
+
+def test_ops_with_kinks_state_their_convention():
+    # a kink declared in a sample is a point where the op is not differentiable: its record
+    # says which gradient it uses there (shown by symbolic.check and the conventions table)
+    silent = [name for name, op in REGISTRY.items()
+              if any(s.kinks for s in op.samples) and not op.convention]
+    assert not silent, f"declare Op.convention for {silent}"
+
+
+@pytest.mark.parametrize("op", [op for op in REGISTRY.values() if op.singular],
+                         ids=lambda op: op.name)
+def test_singular_points_are_declared_where_the_vjp_is_not_finite(op):
+    # each declared singular point: the op's own VJP is inf or nan there, and the record
+    # recognises it from the values (what symbolic.explain relies on)
+    import warnings
+
+    sample = next(s for s in op.samples if None not in s.shapes and not s.bool_inputs)
+    for point in op.singular:
+        values = [np.full(shape, 0.5) for shape in sample.shapes]
+        values[point.shows or 0][...] = point.value
+        params = dict(sample.params)
+        if "exponent" in params:  # a power: singular at 0 for exponents below 1
+            params["exponent"] = 0.5
+        if point.shows is None:  # var/std: no degrees of freedom left
+            params["correction"] = values[0].size
+        inputs = [t.tensor(v, dtype=t.float64, requires_grad=True) for v in values]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = apply_op(op, *inputs, **params)
+            grads = t.autograd.grad(out.sum(), inputs, allow_unused=True)
+        assert any(g is not None and not np.isfinite(g.numpy()).all() for g in grads), point.cause
+        shapes = [v.shape for v in values]
+        assert point.hits(lambda j, v=values: np.asarray(v[j], dtype=np.float64), params, shapes)
+        why = point.why if isinstance(point.why, str) else point.why(params, shapes)
+        assert point.fix and why

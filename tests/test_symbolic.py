@@ -16,7 +16,7 @@ import symgrad as t
 from symgrad import symbolic
 from symgrad.dispatch import apply_op
 from symgrad.ops import Op, Sample
-from symgrad.symbolic import namespace as symbolic_namespace
+from symgrad.symbolic import sympy_namespace as symbolic_namespace
 
 
 def _sym(name):

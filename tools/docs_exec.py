@@ -6,7 +6,8 @@ directory at the repository root. A block is followed (only blank lines between)
 (```` ```text ````, ```` ```mermaid ```` or ```` ```math ````) holding exactly what it prints, or it
 prints nothing. A block that raises shows, in a ``text`` fence, its stdout, then
 ``Traceback (most recent call last):``, then the exception line(s) as doctest does; only the
-traceback's first line and the final ``Type: message`` are compared. Comparison ignores trailing
+traceback's first line and the final ``Type: message`` are compared. A warning the block raises
+shows where it happens as a ``Category: message`` line of the output. Comparison ignores trailing
 whitespace and writes memory addresses ``0x...`` on both sides; nothing else is normalized.
 
 Usage::
@@ -28,6 +29,7 @@ import re
 import sys
 import traceback
 import types
+import warnings
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -187,6 +189,20 @@ def _restore_global_state(state: dict) -> None:
         sg.set_grad_enabled(grad)
 
 
+@contextlib.contextmanager
+def _warnings_into(buffer: io.StringIO):
+    """Show the warnings a block raises in its output, as ``Category: message`` lines where
+    they happen, so that a page shows (and the test compares) them instead of letting them
+    reach the test run's output."""
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        buffer.write(f"{category.__name__}: {message}\n")
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
+
+
 def execute(path: Path, blocks: list[Block]) -> list[Run]:
     """Run the blocks of one page, in order, in one fresh module namespace."""
     module = types.ModuleType("__docs_page__")
@@ -194,6 +210,9 @@ def execute(path: Path, blocks: list[Block]) -> list[Run]:
     namespace = module.__dict__
     runs = []
     with _page_environment():
+        # symgrad installs warning filters when first imported: import it here, not inside a
+        # block's catch_warnings, which would undo them when the block ends
+        import symgrad  # noqa: F401
         previous = sys.modules.get(module.__name__)
         sys.modules[module.__name__] = module  # dataclasses, pickle... look their module up here
         try:
@@ -204,7 +223,7 @@ def execute(path: Path, blocks: list[Block]) -> list[Run]:
                 exception = full = None
                 try:
                     code = compile(source, _display_path(path), "exec")
-                    with contextlib.redirect_stdout(buffer):
+                    with contextlib.redirect_stdout(buffer), _warnings_into(buffer):
                         exec(code, namespace)
                 except Exception as exc:  # noqa: BLE001 - the page shows it
                     exception = "".join(traceback.format_exception_only(exc)).rstrip("\n")

@@ -5,6 +5,8 @@
 - :func:`conventions_table`: the gradient symgrad uses at each declared kink (``Sample.kinks``
   of the registry), computed by running the op's own VJP there, next to the one-sided
   derivatives of its forward; and at ties of the max/min-like ops.
+- :func:`convention_rules_table`: each op's convention at its kinks as its record states it
+  (``Op.convention``), and its singular points with their fixes (``Op.singular``).
 - :func:`api_markdown`: mkdocstrings directives for every public name of a module.
 """
 
@@ -98,13 +100,15 @@ def _resolved_ops(function: ast.AST, namespace: dict) -> list[Op]:
         if isinstance(node, ast.Attribute | ast.Name):
             obj = _resolve(node, namespace)
             if isinstance(obj, Op):
-                found.append(obj)
+                if obj.name in REGISTRY:  # not the unregistered NotImplemented-node ops
+                    found.append(obj)
             elif (isinstance(obj, types.FunctionType) and obj.__name__.startswith("_")
                   and obj.__module__.startswith("symgrad")):
                 # a private helper does the recording for its public caller
                 code = obj.__code__
                 found += [REGISTRY[n] for n in _ops_referenced(code.co_filename,
-                                                                code.co_firstlineno)]
+                                                                code.co_firstlineno)
+                          if n in REGISTRY]  # an unregistered Op (floor_divide) is no row
     return found
 
 
@@ -153,9 +157,9 @@ def _show_spelling(spelling: str) -> str:
 
 # --- tables --------------------------------------------------------------------------------
 
-# ops that only gradients of gradients record: the differentiable namespace applies them
+# ops that only gradients of gradients record: the Tensor namespace applies them
 _DOUBLE_BACKWARD = frozenset(re.findall(
-    r"ops\.\w+\.(\w+)", (SOURCES / "autograd" / "differentiable.py").read_text(encoding="utf-8")))
+    r"ops\.\w+\.(\w+)", (SOURCES / "autograd" / "tensor_namespace.py").read_text(encoding="utf-8")))
 
 def _kink_points(op: Op) -> list[float]:
     points = sorted({k for s in op.samples for k in s.kinks})
@@ -236,6 +240,23 @@ def _derivative_rows(op: Op) -> list[tuple[str, float, float, float, float]]:
     return rows
 
 
+def convention_rules_table() -> str:
+    """What each op's record says about its non-differentiable and singular points (Markdown):
+    the convention at its kinks (``Op.convention``) and where its derivative is infinite, with
+    the fix ``symbolic.explain`` suggests (``Op.singular``)."""
+    lines = ["| op | node | at its kinks | singular at | usual fix |",
+             "| --- | --- | --- | --- | --- |"]
+    for name in sorted(REGISTRY):
+        op = REGISTRY[name]
+        if not (op.convention or op.singular):
+            continue
+        causes = "; ".join(point.cause for point in op.singular) or "—"
+        fixes = " / ".join(point.fix for point in op.singular) or "—"
+        lines.append(f"| `{name}` | `{op.node_name}` | {op.convention or '—'} | {causes} | "
+                     f"{fixes} |")
+    return "\n".join(lines) + "\n"
+
+
 def conventions_table() -> str:
     """The conventions at the registry's declared kinks (Markdown)."""
     lines = ["| op | node | params | point | left derivative | right derivative | "
@@ -269,6 +290,14 @@ TIES: tuple[tuple[str, Callable], ...] = (
     ("linalg.vector_norm(x, inf)", lambda x: symgrad.linalg.vector_norm(x, float("inf"))),
     ("symgrad.maximum(x, c)", lambda x: symgrad.maximum(x, symgrad.tensor(_C))),
     ("symgrad.minimum(x, c)", lambda x: symgrad.minimum(x, symgrad.tensor(_C))),
+    ("x.median()", lambda x: x.median()),
+    ("x.median(dim=0).values", lambda x: x.median(dim=0).values),
+    ("x.kthvalue(2).values", lambda x: x.kthvalue(2).values),
+    ("x.mode().values", lambda x: x.mode().values),
+    ("x.topk(1).values", lambda x: x.topk(1).values),
+    ("x.sort().values", lambda x: x.sort().values),
+    ("x.cummax(0).values", lambda x: x.cummax(0).values),
+    ("x.cummin(0).values", lambda x: x.cummin(0).values),
     ("F.max_pool2d(x.view(1, 1, 1, 3), (1, 3))",
      lambda x: _functional().max_pool2d(x.view(1, 1, 1, 3), (1, 3))),
     ("F.adaptive_max_pool2d(x.view(1, 1, 1, 3), 1)",
@@ -325,12 +354,34 @@ def _static_home(obj: object) -> str | None:
     return None
 
 
+def _wrapped_signature(name: str, signature: inspect.Signature, width: int = 76) -> str:
+    """``name(params) -> result`` on one line, or one parameter a line when that is too wide
+    for the page's code column."""
+    line = f"{name}{signature}"
+    if len(line) <= width:
+        return line
+    params: list[str] = []
+    previous = None
+    for p in signature.parameters.values():
+        if previous is p.POSITIONAL_ONLY and p.kind is not p.POSITIONAL_ONLY:
+            params.append("/")
+        if p.kind is p.KEYWORD_ONLY and previous not in (p.KEYWORD_ONLY, p.VAR_POSITIONAL):
+            params.append("*")
+        params.append(str(p))
+        previous = p.kind
+    if previous is inspect.Parameter.POSITIONAL_ONLY:
+        params.append("/")
+    shown = signature.replace(parameters=[])
+    result = str(shown).removeprefix("()")
+    return name + "(\n" + "".join(f"    {p},\n" for p in params) + ")" + result
+
+
 def _render(obj: object, heading: str, level: int) -> str:
     """A function documented by hand: heading, signature and docstring, as Python shows them."""
     from docstring_markdown import markdown_docstring
 
     try:
-        signature = f"{obj.__name__}{inspect.signature(obj)}"
+        signature = _wrapped_signature(obj.__name__, inspect.signature(obj))
     except (TypeError, ValueError):
         signature = obj.__name__
     doc = markdown_docstring(inspect.cleandoc(obj.__doc__ or ""))

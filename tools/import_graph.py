@@ -6,7 +6,8 @@ between them (the ``<!-- symgrad:import-graph -->`` marker, see ``tools/mkdocs_h
 
 Every ``import`` statement counts, at module level or inside a function (a function-level import
 runs the first time the function is called: it can close a cycle as surely as a module-level
-one), and so does ``importlib.import_module`` of a module named by a string in the module.
+one), and so does ``importlib.import_module`` of a module named by a string in the module. Only
+imports under ``if TYPE_CHECKING:`` are left out: type checkers read them, Python never runs them.
 """
 
 from __future__ import annotations
@@ -26,12 +27,14 @@ LAYERS = (
     ("ops", ("symgrad.ops",)),
     ("graph state", ("symgrad.autograd.grad_mode", "symgrad.autograd.graph",
                "symgrad.autograd.anomaly")),
-    ("tensor", ("symgrad.tensor", "symgrad._docs")),
+    ("tensor", ("symgrad.tensor", "symgrad._docs", "symgrad.parser")),
     ("dispatch", ("symgrad.dispatch", "symgrad.creation")),
     ("autograd", ("symgrad.autograd",)),
     ("torch_api", ("symgrad.torch_api",)),
-    ("library", ("symgrad.nn", "symgrad.linalg", "symgrad.cuda")),
+    ("library", ("symgrad.nn", "symgrad.optim", "symgrad.serialization", "symgrad.linalg",
+                 "symgrad.cuda")),
     ("symbolic", ("symgrad.symbolic", "symgrad.viz")),
+    ("testing", ("symgrad.testing",)),
     ("package", ("symgrad", "symgrad.__main__")),
 )
 
@@ -55,8 +58,21 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     statements only is enough, and much faster than walking every expression)."""
     for statement in body:
         yield statement
+        if _type_checking_only(statement):
+            # read by type checkers, never run: only its else branch imports at run time
+            yield from _statements(statement.orelse)  # type: ignore[attr-defined]
+            continue
         for field in ("body", "orelse", "finalbody", "handlers", "cases"):
             yield from _statements(getattr(statement, field, None) or [])
+
+
+def _type_checking_only(statement: ast.stmt) -> bool:
+    """``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``)."""
+    if not isinstance(statement, ast.If):
+        return False
+    test = statement.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
 def imports(module: str, source: str | None = None) -> set[str]:

@@ -90,6 +90,7 @@ def on_files(files: Files, config) -> Files:
 GENERATORS = {
     "ops-coverage": lambda arg: docs_reference.coverage_table(),
     "conventions": lambda arg: docs_reference.conventions_table(),
+    "convention-rules": lambda arg: docs_reference.convention_rules_table(),
     "ties": lambda arg: docs_reference.ties_table(),
     "api": lambda arg: docs_reference.api_markdown(arg),
     "tensor-methods": lambda arg: docs_reference.tensor_methods_markdown(),
@@ -105,3 +106,20 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         return generator(match["arg"])
 
     return MARKER.sub(replace, markdown)
+
+
+TABLE_CELL = re.compile(r"<td>(.*?)</td>", re.DOTALL)
+TAG = re.compile(r"(<[^>]*>)")
+NAME_BREAK = re.compile(r"(?<=_)(?=\w)|(?<=\.)(?=[A-Za-z_])|(?<=[a-z])(?=[A-Z])")
+
+
+def on_page_content(html: str, page, config, files) -> str:
+    """Mark where names in table cells may break (see docs/stylesheets/extra.css): the text
+    between tags gets ``<wbr>`` after "_", after a "." before a letter, and inside camelCase."""
+
+    def cell(match: re.Match) -> str:
+        pieces = TAG.split(match[1])
+        return "<td>" + "".join(piece if piece.startswith("<") else NAME_BREAK.sub("<wbr>", piece)
+                                for piece in pieces) + "</td>"
+
+    return TABLE_CELL.sub(cell, html)

@@ -8,6 +8,22 @@ function renderMath() {
     ],
     throwOnError: false,
   });
+  fitDisplayMath();
+}
+
+// A display formula wider than the text column is scaled down to fit it (KaTeX does not break
+// display math), so that the reader sees all of it without a scrollbar.
+function fitDisplayMath() {
+  document.querySelectorAll(".katex-display").forEach(function (display) {
+    var formula = display.querySelector(".katex");
+    if (!formula) { return; }
+    formula.style.fontSize = "";
+    var available = display.clientWidth;
+    var needed = formula.scrollWidth;
+    if (needed > available && available > 0) {
+      formula.style.fontSize = (Math.floor(1000 * available / needed) / 10) + "%";
+    }
+  });
 }
 
 if (typeof document$ !== "undefined") {
@@ -15,3 +31,6 @@ if (typeof document$ !== "undefined") {
 } else {
   document.addEventListener("DOMContentLoaded", renderMath);
 }
+window.addEventListener("resize", fitDisplayMath);
+// KaTeX's fonts change the widths once they have loaded: fit again then
+if (document.fonts) { document.fonts.ready.then(fitDisplayMath); }

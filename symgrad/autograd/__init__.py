@@ -8,7 +8,7 @@ package's grad-mode and graph modules.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from symgrad.autograd.anomaly import (
     detect_anomaly,
@@ -18,6 +18,13 @@ from symgrad.autograd.anomaly import (
 )
 from symgrad.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from symgrad.autograd.graph import AccumulateGrad, Node, RemovableHandle
+
+if TYPE_CHECKING:  # what __getattr__ below loads on first use, for type checkers
+    from symgrad.autograd import functional
+    from symgrad.autograd.api import backward, grad
+    from symgrad.autograd.function import Function
+    from symgrad.autograd.gradcheck import gradcheck, gradgradcheck
+    from symgrad.autograd.variable import Variable
 
 __all__ = [
     "AccumulateGrad",

@@ -26,11 +26,12 @@ from typing import Any
 
 import numpy as np
 
-from symgrad.autograd import anomaly, differentiable
+from symgrad.autograd import anomaly
+from symgrad.autograd import tensor_namespace as differentiable
 from symgrad.autograd.grad_mode import _mode
 from symgrad.autograd.graph import Node, _rules, runs_custom_backward
 from symgrad.dispatch import _edge
-from symgrad.numeric import namespace as numeric_xp
+from symgrad.numeric import numpy_namespace as numeric_xp
 from symgrad.tensor import Tensor, _make, _torch_size, counter_of
 
 FREED_GRAPH = (
@@ -102,7 +103,7 @@ def _collect(roots: Sequence[Any]) -> tuple[dict[Any, int], list[Any]]:
             count = dependencies.get(target)
             if count is None:
                 dependencies[target] = 1
-                if target.__class__ is not Tensor and target not in root_set:
+                if not isinstance(target, Tensor) and target not in root_set:
                     stack.append(target)
                     nodes.append(target)
             else:
@@ -353,11 +354,11 @@ def execute(
     previous_mode = _mode.enabled
     _mode.enabled = create_graph
     try:
-        with np.errstate(all="ignore"):
+        with numeric_xp.quiet():
             while ready:
                 target = ready.pop()
                 g = grads.pop(target, None)
-                if target.__class__ is Tensor:  # a leaf (g None: its gradient is undefined)
+                if isinstance(target, Tensor):  # a leaf (g None: its gradient is undefined)
                     if target._hooks:
                         node = None  # (for anomaly mode's report)
                         g = _run_hooks(target._hooks, g, create_graph)

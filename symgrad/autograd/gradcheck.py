@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from symgrad.numeric import numpy_namespace as numeric_xp
 from symgrad.tensor import Tensor, _make
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
@@ -186,6 +187,7 @@ def _gradcheck(func: Callable[..., Any], inputs: Any, eps: float, atol: float, r
     return True
 
 
+@numeric_xp.quiet_calls
 def gradcheck(
     func: Callable[..., Tensor | Sequence[Tensor]],
     inputs: Tensor | Sequence[Tensor],
@@ -232,6 +234,7 @@ def gradcheck(
         return False
 
 
+@numeric_xp.quiet_calls
 def gradgradcheck(
     func: Callable[..., Tensor | Sequence[Tensor]],
     inputs: Tensor | Sequence[Tensor],

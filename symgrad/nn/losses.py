@@ -19,19 +19,27 @@ from symgrad import ops
 from symgrad.autograd.grad_mode import _mode
 from symgrad.dispatch import _broadcast_error, apply_op
 from symgrad.tensor import Tensor, _make, _torch_size
+from symgrad.torch_api.nn import logsigmoid, pairwise_distance
 
 _REDUCTIONS = ("none", "mean", "sum")
 
 __all__ = [
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
+    "cosine_embedding_loss",
     "cross_entropy",
+    "hinge_embedding_loss",
     "huber_loss",
     "kl_div",
     "l1_loss",
+    "margin_ranking_loss",
     "mse_loss",
+    "multilabel_soft_margin_loss",
     "nll_loss",
+    "poisson_nll_loss",
     "smooth_l1_loss",
+    "soft_margin_loss",
+    "triplet_margin_loss",
 ]
 
 
@@ -505,3 +513,127 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,  # n
             return loss.mean()
         total = loss.sum()
         return total / input.shape[0] if reduction == "batchmean" and input.ndim else total
+
+
+# ---------------------------------------------------------------------------- margin losses
+# composites recorded op by op, in the order of PyTorch's ATen implementations
+
+
+def _reduced(loss: Tensor, reduction: str, size_average: bool | None = None,
+             reduce: bool | None = None) -> Tensor:
+    reduction = _reduction(reduction, size_average, reduce)
+    with _quiet():
+        return loss if reduction == "none" else loss.sum() if reduction == "sum" else loss.mean()
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,  # noqa: A002
+                     reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """Two-class logistic loss ``log(1 + exp(-target·input))`` for targets ±1.
+
+    >>> F.soft_margin_loss(symgrad.tensor([0.0, 2.0]), symgrad.tensor([1.0, -1.0]))
+    tensor(1.4100)
+    """
+    return _reduced((-input * target).exp().log1p(), reduction, size_average, reduce)
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor,
+                        margin: float = 0.0, size_average: bool | None = None,
+                        reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """``max(0, -target·(input1 - input2) + margin)``: input1 should rank above input2 where
+    target is 1, below where it is -1.
+
+    >>> F.margin_ranking_loss(symgrad.tensor([1.0, 0.0]), symgrad.tensor([0.5, 0.5]),
+    ...                       symgrad.tensor([1.0, 1.0]))
+    tensor(0.2500)
+    """
+    loss = (-target * (input1 - input2) + margin).clamp_min(0)
+    return _reduced(loss, reduction, size_average, reduce)
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,  # noqa: A002
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:
+    """``input`` where target is 1, ``max(0, margin - input)`` where it is -1.
+
+    >>> F.hinge_embedding_loss(symgrad.tensor([0.3, 0.3]), symgrad.tensor([1.0, -1.0]))
+    tensor(0.5000)
+    """
+    zeros = input.new_zeros(input.shape)
+    margin_part = (margin - input).clamp_min(0).where(target != 1, zeros)
+    self_part = input.where(target != -1, zeros)
+    return _reduced(margin_part + self_part, reduction, size_average, reduce)
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True,  # noqa: A002
+                     full: bool = False, size_average: bool | None = None, eps: float = 1e-8,
+                     reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """Negative log likelihood of a Poisson target: ``exp(input) - target·input`` (the input
+    a log-rate), or ``input - target·log(input + eps)``; ``full`` adds Stirling's term.
+
+    >>> F.poisson_nll_loss(symgrad.tensor([0.0, 1.0]), symgrad.tensor([1.0, 2.0]))
+    tensor(0.8591)
+    """
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        loss = loss + stirling.masked_fill(target <= 1, 0)
+    return _reduced(loss, reduction, size_average, reduce)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor,
+                          margin: float = 0.0, size_average: bool | None = None,
+                          reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """``1 - cos(input1, input2)`` where target is 1, ``max(0, cos - margin)`` where it is -1.
+
+    >>> F.cosine_embedding_loss(symgrad.tensor([[1.0, 0.0]]), symgrad.tensor([[1.0, 1.0]]),
+    ...                         symgrad.tensor([1.0]))
+    tensor(0.2929)
+    """
+    dim = input1.ndim - 1
+    products = (input1 * input2).sum(dim)
+    squares1 = (input1 * input1).sum(dim) + 1e-12
+    squares2 = (input2 * input2).sum(dim) + 1e-12
+    cos = products / (squares1 * squares2).sqrt()
+    zeros = cos.new_zeros(cos.shape)
+    positive = (1 - cos).where(target == 1, zeros)
+    negative = (cos - margin).clamp_min(0).where(target == -1, zeros)
+    return _reduced(positive + negative, reduction, size_average, reduce)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor,  # noqa: A002
+                                weight: Tensor | None = None,
+                                size_average: bool | None = None, reduce: bool | None = None,
+                                reduction: str = "mean") -> Tensor:
+    """Binary cross entropy of logits per class, averaged over the classes (the last
+    dimension), for multi-label targets in {0, 1}.
+
+    >>> F.multilabel_soft_margin_loss(symgrad.tensor([[0.0, 2.0]]), symgrad.tensor([[1.0, 0.0]]))
+    tensor(1.4100)
+    """
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    dim = input.ndim - 1
+    loss = loss.sum(dim) / input.shape[dim]
+    return _reduced(loss, reduction, size_average, reduce)
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
+                        margin: float = 1.0, p: float = 2, eps: float = 1e-6,
+                        swap: bool = False, size_average: bool | None = None,
+                        reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """``max(d(anchor, positive) - d(anchor, negative) + margin, 0)`` with the p-norm
+    distance of ``pairwise_distance`` (``swap``: the smaller of the two negative distances).
+
+    >>> F.triplet_margin_loss(symgrad.tensor([[0.0, 0.0]]), symgrad.tensor([[1.0, 0.0]]),
+    ...                       symgrad.tensor([[3.0, 0.0]]))
+    tensor(0.)
+    """
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = d_neg.minimum(pairwise_distance(positive, negative, p, eps))
+    return _reduced((margin + d_pos - d_neg).clamp_min(0), reduction, size_average, reduce)

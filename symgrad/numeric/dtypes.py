@@ -85,7 +85,8 @@ def from_numpy_dtype(np_dtype: np.dtype) -> dtype:
     if found is None:
         if np_dtype.kind == "c":
             raise TypeError("symgrad does not support complex dtypes")
-        raise TypeError(f"can't convert np.ndarray of type numpy.{np_dtype}. The only supported "
+        raise TypeError(f"can't convert np.ndarray of type numpy.{np_dtype.type.__name__}. The "
+                        "only supported "
                         "types are: float64, float32, float16, int64, int32, int16, int8, "
                         "uint8, and bool.")
     return found

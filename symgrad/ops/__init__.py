@@ -1,11 +1,11 @@
 """The op registry: every differentiable op declared once, as data.
 
 An :class:`Op` is a forward rule and one vector-Jacobian-product rule per input, both written
-against an array namespace ``xp`` (see ``symgrad.numeric.namespace``). The Tensor layer runs them
-on numpy, the differentiable namespace runs them on Tensors (higher-order gradients), and the
-symbolic side runs them on sympy object arrays. Adding an op means adding one record to one of
-the family modules below (``Op`` itself is defined in ``record.py``), plus its samples, which the
-registry test picks up automatically.
+against an array namespace ``xp``: ``symgrad.numeric.numpy_namespace`` runs them on numpy,
+``symgrad.autograd.tensor_namespace`` on Tensors (higher-order gradients) and
+``symgrad.symbolic.sympy_namespace`` on sympy object arrays. Adding an op means adding one
+record to one of the family modules below (``Op`` itself is defined in ``record.py``), plus its
+samples, which the registry test picks up automatically.
 """
 
 from __future__ import annotations

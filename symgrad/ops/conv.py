@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from symgrad.numeric import namespace as numeric
+from symgrad.numeric import numpy_namespace as numeric
 from symgrad.ops.record import Op, Sample, register
 
 

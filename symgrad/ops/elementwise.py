@@ -9,7 +9,68 @@ at ties; rounding ops have zero gradient).
 
 from __future__ import annotations
 
-from symgrad.ops.record import Op, Sample, register
+from symgrad.ops.record import Op, Sample, Singularity, register
+
+# ---------------------------------------------------------------- singular points
+# Where an op's derivative is infinite, what ``symbolic.explain`` says about it and the usual fix
+
+
+def _at_zero(j: int = 0):
+    return lambda at, params, shapes: (at(j) == 0).any()
+
+
+def _log_at_0(function: str, derivative: str, call: str) -> Singularity:
+    return Singularity(
+        "log at 0", _at_zero(), f"the derivative of {function}(x), {derivative}, is infinite at "
+        "x = 0", "keep the argument away from 0, e.g. x.clamp_min(eps).log() or (x + eps).log(); "
+        "write log(1 + x) as x.log1p() and log(softmax(x)) as x.log_softmax(dim).",
+        safe=(call, "1.0"))
+
+
+def _power_below_1_at_0(exponent: str) -> Singularity:
+    def hits(at, params, shapes):
+        p = params.get("exponent") if exponent == "param" else at(1)
+        return p is not None and ((at(0) == 0) & (p < 1)).any()
+
+    return Singularity(
+        "pow at 0", hits, "the derivative of x**p, p*x**(p - 1), is infinite at x = 0 for p < 1",
+        "a power below 1 has an infinite slope at 0: add an epsilon, (x + eps) ** p, or use "
+        "t.linalg.vector_norm for p-norms.", safe=("safe ** p", "1.0"))
+
+
+def _at_unit(function: str) -> Singularity:
+    return Singularity(
+        f"{function} at ±1", lambda at, params, shapes: ((at(0) == 1) | (at(0) == -1)).any(),
+        f"the derivative of {function}(x), {'-' if function == 'acos' else ''}"
+        "1/sqrt(1 - x**2), is infinite at x = ±1",
+        f"clamp into the open interval: x.clamp(-1 + eps, 1 - eps).{function}().",
+        safe=(f"safe.{function}()", "0.0"), value=1.0)
+
+
+_DIVISION_BY_ZERO = Singularity(
+    "division by zero", _at_zero(1), "the denominator b is 0: d(a/b)/da = 1/b and d(a/b)/db = "
+    "-a/b**2 are infinite there (nan where a is 0 too)", "keep the denominator away from 0, e.g. "
+    "x / y.clamp_min(eps); to normalize, x / x.norm().clamp_min(eps) (as torch's F.normalize "
+    "does).", safe=("a / safe", "1.0"), shows=1, shown_as="denominator",
+    nan_note=" The forward value is nan there too (0/0).")
+_RECIPROCAL_AT_0 = Singularity(
+    "reciprocal at 0", _at_zero(), "the derivative of 1/x, -1/x**2, is infinite at x = 0",
+    "keep the argument away from 0, e.g. x.clamp_min(eps).reciprocal().",
+    safe=("safe.reciprocal()", "1.0"))
+_SQRT_AT_0 = Singularity(
+    "sqrt at 0", _at_zero(), "the derivative of sqrt(x), 1/(2*sqrt(x)), is infinite at x = 0",
+    "use t.linalg.vector_norm(x) (whose gradient at 0 is 0) instead of (x ** 2).sum().sqrt(); "
+    "else add an epsilon inside: (x + eps).sqrt().", safe=("safe.sqrt()", "1.0"))
+_RSQRT_AT_0 = Singularity(
+    "rsqrt at 0", _at_zero(), "the derivative of x**(-1/2) is infinite at x = 0",
+    "add an epsilon inside: (x + eps).rsqrt(), as normalization layers do.",
+    safe=("safe.rsqrt()", "1.0"))
+_LOG1P_AT_MINUS_1 = Singularity(
+    "log1p at -1", lambda at, params, shapes: (at(0) == -1).any(), "the derivative of log1p(x), "
+    "1/(1 + x), is infinite at x = -1", "keep the argument above -1, e.g. "
+    "x.clamp_min(-1 + eps).log1p().", safe=("safe.log1p()", "0.0"), value=-1.0)
+
+
 
 UNARY = (Sample(((3,),)), Sample(((2, 3),)), Sample(((),)))
 BINARY = (
@@ -67,6 +128,7 @@ mul = register(Op(
 
 div = register(Op(
     "div", "DivBackward0",
+    singular=(_DIVISION_BY_ZERO,),
     forward=lambda xp, a, b: a / b,
     vjp=(lambda xp, g, ans, a, b: g / b,
          lambda xp, g, ans, a, b: -g * a / (b * b)),
@@ -88,7 +150,8 @@ def _pow_grad_exponent(xp, g, ans, a, b):
 
 pow = register(Op(
     "pow", "PowBackward1",
-    forward=lambda xp, a, b: a ** b,
+    singular=(_power_below_1_at_0("input"),),
+    forward=lambda xp, a, b: xp.power(a, b),
     vjp=(_pow_grad_base, _pow_grad_exponent),
     saved=(0, 1),
     saves_output=True,
@@ -106,6 +169,7 @@ def _pow_scalar_grad(xp, g, ans, a, exponent):
 
 pow_scalar = register(Op(
     "pow_scalar", "PowBackward0",
+    singular=(_power_below_1_at_0("param"),),
     forward=lambda xp, a, exponent: a ** exponent,
     vjp=(_pow_scalar_grad,),
     saved=(0,),
@@ -125,7 +189,7 @@ def _rpow_grad(xp, g, ans, a, base):
 
 rpow_scalar = register(Op(
     "rpow_scalar", "PowBackward2",
-    forward=lambda xp, a, base: base ** a,
+    forward=lambda xp, a, base: xp.power(base, a),
     vjp=(_rpow_grad,),
     saves_output=True,
     scalar_params=("base",),
@@ -141,6 +205,7 @@ neg = register(Op(
 
 reciprocal = register(Op(
     "reciprocal", "ReciprocalBackward0",
+    singular=(_RECIPROCAL_AT_0,),
     forward=lambda xp, a: 1.0 / a,
     vjp=(lambda xp, g, ans, a: -g * ans * ans,),
     saves_output=True,
@@ -159,6 +224,7 @@ exp = register(Op(
 
 log = register(Op(
     "log", "LogBackward0",
+    singular=(_log_at_0("log", "1/x", "safe.log()"),),
     forward=lambda xp, a: xp.log(a),
     vjp=(lambda xp, g, ans, a: g / a,),
     saved=(0,),
@@ -168,6 +234,7 @@ log = register(Op(
 
 sqrt = register(Op(
     "sqrt", "SqrtBackward0",
+    singular=(_SQRT_AT_0,),
     forward=lambda xp, a: xp.sqrt(a),
     vjp=(lambda xp, g, ans, a: g / (2 * ans),),
     saves_output=True,
@@ -213,6 +280,7 @@ sigmoid = register(Op(
 
 relu = register(Op(
     "relu", "ReluBackward0",
+    convention="0 at 0 (the left derivative)",
     forward=lambda xp, a: xp.relu(a),
     # select, as PyTorch: the gradient passes at nan too (nan <= 0 is false)
     vjp=(lambda xp, g, ans, a: xp.where(ans <= 0, 0.0, g),),
@@ -222,6 +290,7 @@ relu = register(Op(
 
 abs = register(Op(
     "abs", "AbsBackward0",
+    convention="0 at 0 (the gradient is sign(x))",
     forward=lambda xp, a: xp.abs(a),
     vjp=(lambda xp, g, ans, a: g * xp.sign(a),),
     saved=(0,),
@@ -230,6 +299,7 @@ abs = register(Op(
 
 sign = register(Op(
     "sign", "SignBackward0",
+    convention="0 everywhere, 0 (a jump) included",
     forward=lambda xp, a: xp.sign(a),
     vjp=(lambda xp, g, ans, a: xp.zeros_like(g),),  # piecewise constant: zero gradient
     samples=tuple(Sample(s.shapes, kinks=(0.0,)) for s in UNARY),
@@ -305,6 +375,7 @@ tan = register(Op(
 
 asin = register(Op(
     "asin", "AsinBackward0",
+    singular=(_at_unit("asin"),),
     forward=lambda xp, a: xp.arcsin(a),
     vjp=(lambda xp, g, ans, a: g / xp.sqrt(1 - a * a),),  # inf at +-1, nan outside
     saved=(0,),
@@ -314,6 +385,7 @@ asin = register(Op(
 
 acos = register(Op(
     "acos", "AcosBackward0",
+    singular=(_at_unit("acos"),),
     forward=lambda xp, a: xp.arccos(a),
     vjp=(lambda xp, g, ans, a: -g / xp.sqrt(1 - a * a),),
     saved=(0,),
@@ -350,6 +422,7 @@ cosh = register(Op(
 
 log1p = register(Op(
     "log1p", "Log1PBackward0",
+    singular=(_LOG1P_AT_MINUS_1,),
     forward=lambda xp, a: xp.log1p(a),
     vjp=(lambda xp, g, ans, a: g / (a + 1),),
     saved=(0,),
@@ -368,6 +441,7 @@ expm1 = register(Op(
 
 log2 = register(Op(
     "log2", "Log2Backward0",
+    singular=(_log_at_0("log2", "1/(x*log(2))", "safe.log2()"),),
     forward=lambda xp, a: xp.log2(a),
     vjp=(lambda xp, g, ans, a: g / (a * xp.scalar_log(2)),),
     saved=(0,),
@@ -377,6 +451,7 @@ log2 = register(Op(
 
 log10 = register(Op(
     "log10", "Log10Backward0",
+    singular=(_log_at_0("log10", "1/(x*log(10))", "safe.log10()"),),
     forward=lambda xp, a: xp.log10(a),
     vjp=(lambda xp, g, ans, a: g / (a * xp.scalar_log(10)),),
     saved=(0,),
@@ -404,6 +479,7 @@ erf = register(Op(
 
 rsqrt = register(Op(
     "rsqrt", "RsqrtBackward0",
+    singular=(_RSQRT_AT_0,),
     forward=lambda xp, a: 1 / xp.sqrt(a),
     vjp=(lambda xp, g, ans, a: g * (-0.5 * ans * ans * ans),),
     saves_output=True,
@@ -420,6 +496,7 @@ def _atan2_scale(xp, a, b):
 
 atan2 = register(Op(
     "atan2", "Atan2Backward0",
+    convention="0 for both inputs at the origin, where both partials are 0/0",
     forward=lambda xp, a, b: xp.arctan2(a, b),
     vjp=(lambda xp, g, ans, a, b: g * b * _atan2_scale(xp, a, b),
          lambda xp, g, ans, a, b: g * -a * _atan2_scale(xp, a, b)),
@@ -502,6 +579,7 @@ def _clamp_grad(xp, g, ans, a, min=None, max=None):  # noqa: A002
 
 clamp = register(Op(
     "clamp", "ClampBackward1",
+    convention="1 at a bound: the input passes through where it equals min or max",
     forward=_clamp_forward,
     lower=_clamp_lower,
     vjp=(_clamp_grad,),
@@ -515,6 +593,7 @@ clamp = register(Op(
 
 clamp_min = register(Op(
     "clamp_min", "ClampMinBackward0",
+    convention="1 at the bound: the input passes through where it equals min",
     forward=lambda xp, a, min: xp.maximum(a, min),
     lower=lambda xp, a, min: _clamp_lower(xp, a, min=min),
     vjp=(lambda xp, g, ans, a, min: xp.where(a >= min, g, 0.0),),
@@ -526,6 +605,7 @@ clamp_min = register(Op(
 
 clamp_max = register(Op(
     "clamp_max", "ClampMaxBackward0",
+    convention="1 at the bound: the input passes through where it equals max",
     forward=lambda xp, a, max: xp.minimum(a, max),
     lower=lambda xp, a, max: _clamp_lower(xp, a, max=max),
     vjp=(lambda xp, g, ans, a, max: xp.where(a <= max, g, 0.0),),
@@ -598,6 +678,7 @@ def _zero_grad(xp, g, ans, a, **params):
 
 floor = register(Op(
     "floor", "FloorBackward0",
+    convention="0 everywhere, the integers (jumps) included",
     forward=lambda xp, a: xp.floor(a),
     vjp=(_zero_grad,),
     samples=_unary_samples(kinks=_INTEGERS),
@@ -605,6 +686,7 @@ floor = register(Op(
 
 ceil = register(Op(
     "ceil", "CeilBackward0",
+    convention="0 everywhere, the integers (jumps) included",
     forward=lambda xp, a: xp.ceil(a),
     vjp=(_zero_grad,),
     samples=_unary_samples(kinks=_INTEGERS),
@@ -612,6 +694,7 @@ ceil = register(Op(
 
 trunc = register(Op(
     "trunc", "TruncBackward0",
+    convention="0 everywhere, the integers (jumps) included",
     forward=lambda xp, a: xp.trunc(a),
     vjp=(_zero_grad,),
     samples=_unary_samples(kinks=_INTEGERS),
@@ -619,6 +702,7 @@ trunc = register(Op(
 
 round = register(Op(
     "round", "RoundBackward0",
+    convention="0 everywhere, the half-integers (jumps) included",
     forward=lambda xp, a: xp.rint(a),  # halves to even
     vjp=(_zero_grad,),
     samples=_unary_samples(kinks=(-1.5, -0.5, 0.5, 1.5)),
@@ -636,6 +720,7 @@ def _round_decimals(xp, a, decimals):
 
 round_decimals = register(Op(
     "round_decimals", "RoundBackward1",
+    convention="0 everywhere, the jumps included",
     forward=_round_decimals,
     vjp=(_zero_grad,),
     samples=(Sample(((2, 3),), {"decimals": 1}, gap=0.01,
@@ -646,6 +731,7 @@ round_decimals = register(Op(
 
 frac = register(Op(
     "frac", "FracBackward0",
+    convention="1 everywhere, the integers (jumps) included",
     forward=lambda xp, a: a - xp.trunc(a),
     vjp=(lambda xp, g, ans, a: g,),
     samples=_unary_samples(kinks=_INTEGERS),
@@ -659,6 +745,7 @@ frac = register(Op(
 # its scalar kernels (the gradient passes).
 hardtanh = register(Op(
     "hardtanh", "HardtanhBackward0",
+    convention="0 at min_val and max_val (the flat side)",
     forward=lambda xp, a, min_val, max_val: xp.minimum(xp.maximum(a, min_val), max_val),
     # the bounds taken by the outer branches, so that sympy's derivative there is 0 too
     lower=lambda xp, a, min_val, max_val: xp.where(
@@ -674,6 +761,7 @@ hardtanh = register(Op(
 
 leaky_relu = register(Op(
     "leaky_relu", "LeakyReluBackward0",
+    convention="negative_slope at 0 (the left derivative)",
     forward=lambda xp, a, negative_slope: xp.where(a > 0, a, a * negative_slope),
     vjp=(lambda xp, g, ans, a, negative_slope: xp.where(a > 0, g, g * negative_slope),),
     saved=(0,),
@@ -695,6 +783,7 @@ def _leaky_relu_result_grad(xp, g, ans, a, negative_slope):
 # the in-place spelling: its node computes the gradient from the result (LeakyReluBackward1)
 leaky_relu_result = register(Op(
     "leaky_relu_result", "LeakyReluBackward1",
+    convention="negative_slope at 0 (the left derivative)",
     forward=leaky_relu.forward,
     vjp=(_leaky_relu_result_grad,),
     saves_output=True,
@@ -704,6 +793,7 @@ leaky_relu_result = register(Op(
 
 elu = register(Op(
     "elu", "EluBackward0",
+    convention="alpha at 0 (the left derivative)",
     forward=lambda xp, a, alpha: xp.where(a > 0, a, alpha * xp.expm1(a)),
     vjp=(lambda xp, g, ans, a, alpha: xp.where(a <= 0, g * alpha * xp.exp(a), g),),
     saved=(0,),
@@ -724,6 +814,7 @@ def _elu_result_grad(xp, g, ans, a, alpha):
 
 elu_result = register(Op(
     "elu_result", "EluBackward1",
+    convention="alpha at 0 (the left derivative)",
     forward=elu.forward,
     vjp=(_elu_result_grad,),
     saves_output=True,
@@ -780,6 +871,8 @@ silu = register(Op(
 # log(1 + exp(beta * x)) / beta (xp.softplus: without overflow in the branch not taken)
 softplus = register(Op(
     "softplus", "SoftplusBackward0",
+    convention=("at the threshold (beta * x = threshold) the smooth side's derivative, "
+                "sigmoid(beta * x)"),
     forward=lambda xp, a, beta, threshold: xp.where(
         a * beta > threshold, a, xp.softplus(a * beta) / beta),
     vjp=(lambda xp, g, ans, a, beta, threshold: xp.where(
@@ -788,4 +881,219 @@ softplus = register(Op(
     samples=(Sample(((3,),), {"beta": 1.0, "threshold": 20.0}, low=-5.0, high=5.0),
              Sample(((2, 3),), {"beta": 2.0, "threshold": 1.0}, kinks=(0.5,)),
              Sample(((),), {"beta": 0.5, "threshold": 20.0})),
+))
+
+
+# ---------------------------------------------------------------- inverse hyperbolic functions
+asinh = register(Op(
+    "asinh", "AsinhBackward0",
+    forward=lambda xp, a: xp.arcsinh(a),
+    vjp=(lambda xp, g, ans, a: g / xp.sqrt(a * a + 1),),
+    saved=(0,),
+    float_only=True,
+    samples=_unary_samples(low=-3.0, high=3.0),
+))
+
+acosh = register(Op(
+    "acosh", "AcoshBackward0",
+    forward=lambda xp, a: xp.arccosh(a),
+    vjp=(lambda xp, g, ans, a: g / xp.sqrt(a * a - 1),),  # inf at 1, nan below
+    saved=(0,),
+    float_only=True,
+    samples=_unary_samples(low=1.2, high=3.0),
+))
+
+atanh = register(Op(
+    "atanh", "AtanhBackward0",
+    forward=lambda xp, a: xp.arctanh(a),
+    vjp=(lambda xp, g, ans, a: g / (1 - a * a),),  # inf at +-1
+    saved=(0,),
+    float_only=True,
+    samples=_unary_samples(low=-0.9, high=0.9),
+))
+
+
+# ---------------------------------------------------------------- logaddexp, lerp, copysign
+logaddexp = register(Op(
+    "logaddexp", "LogaddexpBackward0",
+    forward=lambda xp, a, b: xp.logaddexp(a, b),
+    vjp=(lambda xp, g, ans, a, b: g / (1 + xp.exp(b - a)),
+         lambda xp, g, ans, a, b: g / (1 + xp.exp(a - b))),
+    saved=(0, 1),
+    float_only=True,
+    samples=TENSOR_BINARY,
+))
+
+logaddexp2 = register(Op(
+    "logaddexp2", "Logaddexp2Backward0",
+    forward=lambda xp, a, b: xp.logaddexp2(a, b),
+    vjp=(lambda xp, g, ans, a, b: g / (1 + xp.exp2(b - a)),
+         lambda xp, g, ans, a, b: g / (1 + xp.exp2(a - b))),
+    saved=(0, 1),
+    float_only=True,
+    samples=TENSOR_BINARY,
+))
+
+
+def _lerp_forward(xp, start, end, weight):
+    # PyTorch's formula: exact at both ends (weight 0 gives start, weight 1 gives end)
+    return xp.where(weight < 0.5, start + weight * (end - start),
+                    end - (end - start) * (1 - weight))
+
+
+lerp = register(Op(
+    "lerp", "LerpBackward0",
+    forward=lambda xp, start, end, weight: _lerp_forward(xp, start, end, weight),
+    lower=lambda xp, start, end, weight: start + weight * (end - start),
+    vjp=(lambda xp, g, ans, start, end, weight: g * (1 - weight),
+         lambda xp, g, ans, start, end, weight: g * weight),
+    scalar_params=("weight",),
+    samples=(Sample(((3,), (3,)), {"weight": 0.3}), Sample(((2, 3), (3,)), {"weight": 0.75})),
+))
+
+lerp_tensor = register(Op(
+    "lerp_tensor", "LerpBackward1",
+    convention="none needed: the two formulas agree at weight 0.5, so the gradient is continuous",
+    forward=_lerp_forward,
+    lower=lambda xp, start, end, weight: start + weight * (end - start),
+    vjp=(lambda xp, g, ans, start, end, weight: g * (1 - weight),
+         lambda xp, g, ans, start, end, weight: g * weight,
+         lambda xp, g, ans, start, end, weight: g * (end - start)),
+    saved=(0, 1, 2),
+    # weight kept away from 0.5, where the forward switches between two equal formulas
+    samples=(Sample(((3,), (3,), (3,)), kinks=(0.5,)), Sample(((2, 3), (3,), ()), kinks=(0.5,))),
+))
+
+
+def _copysign_grad(xp, g, ans, a, b):
+    # d|a|sign(b)/da = ans / a, taken as 0 at a == 0 (PyTorch's convention)
+    return xp.where(a == 0, 0.0, g * (ans / a))
+
+
+def _copysign_lower(xp, a, b):
+    return xp.where(b < 0, -xp.abs(a), xp.abs(a))
+
+
+copysign = register(Op(
+    "copysign", "CopysignBackward0",
+    convention="0 for the input at 0; 0 for the sign source everywhere",
+    forward=lambda xp, a, b: xp.copysign(a, b),
+    lower=_copysign_lower,
+    vjp=(_copysign_grad, lambda xp, g, ans, a, b: xp.zeros_like(g)),
+    saved={0: (0,)},
+    saves_output=True,
+    float_only=True,
+    samples=tuple(Sample(s.shapes, kinks=(0.0,)) for s in TENSOR_BINARY),
+))
+
+copysign_scalar = register(Op(
+    "copysign_scalar", "CopysignBackward1",
+    convention="0 at 0",
+    forward=lambda xp, a, other: xp.copysign(a, other),
+    lower=lambda xp, a, other: _copysign_lower(xp, a, other),
+    vjp=(lambda xp, g, ans, a, other: _copysign_grad(xp, g, ans, a, other),),
+    saved=(0,),
+    saves_output=True,
+    float_only=True,
+    scalar_params=("other",),
+    samples=(Sample(((3,),), {"other": -1.0}, kinks=(0.0,)),
+             Sample(((2, 3),), {"other": 2.0}, kinks=(0.0,))),
+))
+
+
+# ---------------------------------------------------------------- rounding divisions
+# remainder has the sign of the divisor (Python's %), fmod the sign of the dividend (C's fmod);
+# both pass the gradient to the dividend, and -g * (the rounded quotient) to a tensor divisor.
+# Division with a rounding mode is piecewise constant: zero gradient (PyTorch's DivBackward2).
+def _rounded_quotient(xp, a, b, mode):
+    return xp.floor(a / b) if mode == "floor" else xp.trunc(a / b)
+
+
+remainder = register(Op(
+    "remainder", "RemainderBackward1",
+    forward=lambda xp, a, b: xp.remainder(a, b),
+    lower=lambda xp, a, b: a - b * xp.floor(a / b),
+    vjp=(lambda xp, g, ans, a, b: g,
+         lambda xp, g, ans, a, b: -g * xp.div_rounded(a, b, "floor")),
+    saved={1: (0, 1)},
+    samples=tuple(Sample(s.shapes, **POSITIVE) for s in TENSOR_BINARY),
+))
+
+remainder_scalar = register(Op(
+    "remainder_scalar", "RemainderBackward0",
+    convention="1 everywhere, the multiples of other (jumps) included",
+    forward=lambda xp, a, other: xp.remainder(a, other),
+    lower=lambda xp, a, other: a - other * xp.floor(a / other),
+    vjp=(lambda xp, g, ans, a, other: g,),
+    scalar_params=("other",),
+    samples=(Sample(((3,),), {"other": 0.75}, kinks=(-1.5, -0.75, 0.0, 0.75, 1.5)),
+             Sample(((2, 3),), {"other": -1.5}, kinks=(-1.5, 0.0, 1.5))),
+))
+
+fmod = register(Op(
+    "fmod", "FmodBackward1",
+    forward=lambda xp, a, b: xp.fmod(a, b),
+    lower=lambda xp, a, b: a - b * xp.trunc(a / b),
+    vjp=(lambda xp, g, ans, a, b: g,
+         lambda xp, g, ans, a, b: -g * xp.div_rounded(a, b, "trunc")),
+    saved={1: (0, 1)},
+    samples=tuple(Sample(s.shapes, **POSITIVE) for s in TENSOR_BINARY),
+))
+
+fmod_scalar = register(Op(
+    "fmod_scalar", "FmodBackward0",
+    convention="1 everywhere, the multiples of other (jumps) included",
+    forward=lambda xp, a, other: xp.fmod(a, other),
+    lower=lambda xp, a, other: a - other * xp.trunc(a / other),
+    vjp=(lambda xp, g, ans, a, other: g,),
+    scalar_params=("other",),
+    samples=(Sample(((3,),), {"other": 0.75}, kinks=(-1.5, -0.75, 0.0, 0.75, 1.5)),
+             Sample(((2, 3),), {"other": -1.5}, kinks=(-1.5, 0.0, 1.5))),
+))
+
+div_rounded = register(Op(
+    "div_rounded", "DivBackward2",
+    forward=lambda xp, a, b, rounding_mode: xp.div_rounded(a, b, rounding_mode),
+    lower=lambda xp, a, b, rounding_mode: _rounded_quotient(xp, a, b, rounding_mode),
+    vjp=(lambda xp, g, ans, a, b, rounding_mode: xp.zeros_like(g),
+         lambda xp, g, ans, a, b, rounding_mode: xp.zeros_like(g)),
+    samples=(Sample(((3,), (3,)), {"rounding_mode": "floor"}, **POSITIVE),
+             Sample(((2, 3), None), {"rounding_mode": "trunc"})),
+))
+
+
+def _not_implemented(name):
+    def vjp(xp, g, ans, *args, **params):
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+    return vjp
+
+
+# Not registered (no gradient to check): PyTorch records these with a node named
+# "NotImplemented" whose backward raises: `x // y`, and a Python number `%` or `//` a tensor.
+floor_divide = Op(
+    "floor_divide", "NotImplemented",
+    forward=lambda xp, a, b: xp.div_rounded(a, b, "floor"),
+    lower=lambda xp, a, b: xp.floor(a / b),
+    vjp=(_not_implemented("floor_divide"), _not_implemented("floor_divide")),
+)
+
+rremainder = Op(
+    "rremainder", "NotImplemented",
+    forward=lambda xp, a, other: xp.remainder(other, a),
+    lower=lambda xp, a, other: other - a * xp.floor(other / a),
+    vjp=(_not_implemented("remainder"),),
+    scalar_params=("other",),
+)
+
+
+# nan_to_num: the gradient passes where the input is finite (PyTorch: grad * isfinite(x))
+nan_to_num = register(Op(
+    "nan_to_num", "NanToNumBackward0",
+    forward=lambda xp, a, nan, posinf, neginf: xp.nan_to_num(a, nan, posinf, neginf),
+    lower=lambda xp, a, nan, posinf, neginf: a * 1,
+    vjp=(lambda xp, g, ans, a, nan, posinf, neginf: xp.where(xp.isfinite(a), g, 0.0),),
+    saved=(0,),
+    samples=(Sample(((3,),), {"nan": 0.0, "posinf": None, "neginf": None}),
+             Sample(((2, 3),), {"nan": 1.0, "posinf": 2.0, "neginf": -2.0})),
 ))

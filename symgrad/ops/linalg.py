@@ -110,3 +110,56 @@ triu = register(Op(
     samples=(Sample(((3, 3),), {"diagonal": 0}), Sample(((2, 3, 4),), {"diagonal": 1}),
              Sample(((4, 2),), {"diagonal": -2})),
 ))
+
+
+# ---------------------------------------------------------------- addmm, addmv, baddbmm
+# beta * input + alpha * (mat1 @ mat2): input broadcasts to the product's shape (the engine sums
+# its cotangent back); with beta == 0 input is ignored, nan and inf included (PyTorch).
+def _add_product(xp, a, b, c, beta=1, alpha=1):
+    product = xp.matmul(b, c)
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:  # input ignored, but its shape still broadcasts with the product's
+        return product + xp.zeros_like(a)
+    return (a if beta == 1 else a * beta) + product
+
+
+def _scaled(g, factor):
+    return g if factor == 1 else g * factor
+
+
+def _add_product_grads():
+    return (lambda xp, g, ans, a, b, c, beta=1, alpha=1: _scaled(g, beta),
+            lambda xp, g, ans, a, b, c, beta=1, alpha=1: _scaled(_matmul_grad_a(xp, g, ans, b, c),
+                                                                 alpha),
+            lambda xp, g, ans, a, b, c, beta=1, alpha=1: _scaled(_matmul_grad_b(xp, g, ans, b, c),
+                                                                 alpha))
+
+
+addmm = register(Op(
+    "addmm", "AddmmBackward0",
+    forward=_add_product,
+    vjp=_add_product_grads(),
+    saved={1: (2,), 2: (1,)},
+    samples=(Sample(((2, 4), (2, 3), (3, 4))), Sample(((4,), (2, 3), (3, 4)),
+                                                      {"beta": 0.5, "alpha": 2.0}),
+             Sample(((2, 1), (2, 3), (3, 4)), {"beta": 0, "alpha": 1})),
+))
+
+addmv = register(Op(
+    "addmv", "AddmvBackward0",
+    forward=_add_product,
+    vjp=_add_product_grads(),
+    saved={1: (2,), 2: (1,)},
+    samples=(Sample(((2,), (2, 3), (3,))), Sample(((), (2, 3), (3,)), {"beta": 2.0,
+                                                                      "alpha": -1.0})),
+))
+
+baddbmm = register(Op(
+    "baddbmm", "BaddbmmBackward0",
+    forward=_add_product,
+    vjp=_add_product_grads(),
+    saved={1: (2,), 2: (1,)},
+    samples=(Sample(((2, 2, 4), (2, 2, 3), (2, 3, 4))),
+             Sample(((2, 4), (2, 2, 3), (2, 3, 4)), {"beta": 0.5, "alpha": 3.0})),
+))

@@ -6,7 +6,7 @@ is entered in (:func:`register`). The records themselves are in the family modul
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 
@@ -29,6 +29,29 @@ class Sample:
     bool_inputs: tuple[int, ...] = ()
 
 
+@dataclass(frozen=True)
+class Singularity:
+    """A point where an op's derivative is infinite or undefined, and the usual fix: what
+    ``symbolic.explain`` says when a gradient turns nan or inf there.
+
+    ``hits(at, params, shapes)`` tells whether the offending elements are at the point:
+    ``at(j)`` gives input ``j``'s values there (as float64), ``params`` the node's params and
+    ``shapes`` its inputs' shapes. ``why`` may be a function of ``(params, shapes)``.
+    """
+
+    cause: str  # a short name for the point: "log at 0", "division by zero"
+    hits: Callable[..., Any]  # (at, params, shapes) -> whether the offending elements are there
+    why: str | Callable[..., str]  # the derivative there, in words: "1/x is infinite at x = 0"
+    fix: str  # the usual way around it: "x.clamp_min(eps).log()"
+    # for the "double where" advice: the op applied to a safe value, and a value safe for it
+    safe: tuple[str, str] | None = None
+    shows: int | None = 0  # the input at the point, whose value explain shows (None: none)
+    value: float = 0.0  # that input's value at the point (the registry test runs the VJP there)
+    shown_as: str = "input"  # what explain calls that input: "denominator"
+    nan_note: str = ""  # added when the forward is nan there too: "(0/0)"
+
+
+@dataclass(eq=False, repr=False, slots=True, weakref_slot=True)
 class Op:
     """One differentiable op: ``forward(xp, *inputs, **params)`` and a VJP rule per input.
 
@@ -37,13 +60,7 @@ class Op:
     since the engine sums every cotangent back to its input's shape and dtype. ``saved`` lists the
     inputs whose values the VJP rules read (checked against in-place changes at backward) -- or,
     as a dict, which inputs each VJP rule reads, so that a node saves only what the gradients it
-    will compute need (``x * c`` with a constant ``c`` does not save ``x``, as in PyTorch);
-    ``saves_output`` whether they read ``ans``. ``float_only`` ops compute integer inputs in the
-    default float dtype; ``promotes=False`` marks ops whose result dtype is set explicitly
-    (PyTorch's type promotion is not applied to them). ``saves_params`` marks ops whose node
-    keeps data that a non-retained backward frees, beyond ``saved`` (PyTorch's CopySlices).
-    ``scalar_params`` name params that are Python-number operands and take part in type
-    promotion (the 2.5 of ``2.5 - x``).
+    will compute need (``x * c`` with a constant ``c`` does not save ``x``, as in PyTorch).
 
     Ops whose input cotangents come from one computation (a variable number of inputs, as in
     ``cat``; a custom ``Function``'s backward) give ``joint_vjp(xp, g, ans, needs, *inputs,
@@ -51,75 +68,49 @@ class Op:
     is false (for a registry op, a needed input given None receives zeros; for a custom
     Function's node, None means no gradient, as in PyTorch). Their ``saved`` is a tuple.
 
-    ``lower(xp, *inputs, **params)``, when given, replaces ``forward`` on the symbolic side: an
-    expression equal to the forward near the recorded point whose sympy derivative encodes the
-    op's convention at non-differentiable points (a max over the tied elements, say).
+    What is known about the op lives here too: where its derivative is infinite or undefined
+    (``singular``, read by ``symbolic.explain``) and the gradient it uses where it is not
+    differentiable (``convention``, shown by ``symbolic.check`` and the conventions table; the
+    points themselves are the ``kinks`` of its samples). Every field after ``vjp`` is
+    keyword-only and has a default.
     """
 
-    __slots__ = (
-        "name",
-        "node_name",
-        "forward",
-        "vjp",
-        "saved",
-        "saves_output",
-        "float_only",
-        "promotes",
-        "saves_params",
-        "scalar_params",
-        "samples",
-        "node_name_of",
-        "saved_by_need",
-        "node_class",
-        "joint_vjp",
-        "lower",
-        "__weakref__",
-    )
+    name: str  # the registry name: "exp", "matmul"
+    node_name: str  # PyTorch's name of the backward node: "ExpBackward0"
+    forward: Callable[..., Any]  # forward(xp, *inputs, **params) -> the output
+    vjp: tuple[Callable[..., Any] | None, ...] = ()  # one rule per input (None: no gradient)
+    _: KW_ONLY
+    # joint_vjp(xp, g, ans, needs, *inputs, **params): every input's cotangent at once
+    joint_vjp: Callable[..., Any] | None = None
+    # lower(xp, *inputs, **params): replaces forward on the symbolic side, its sympy derivative
+    # encoding the convention at non-differentiable points (a max over tied elements)
+    lower: Callable[..., Any] | None = None
+    saved: tuple[int, ...] | dict[int, tuple[int, ...]] = ()  # the inputs the VJP rules read
+    saves_output: bool = False  # whether the VJP rules read the output ``ans``
+    float_only: bool = False  # integer inputs are computed in the default float dtype
+    promotes: bool = True  # PyTorch's type promotion applies (False: the dtype is explicit)
+    saves_params: bool = False  # its node keeps data a non-retained backward frees (CopySlices)
+    scalar_params: tuple[str, ...] = ()  # params that are Python-number operands (2.5 - x)
+    samples: tuple[Sample, ...] = ()  # inputs on which the registry tests check it
+    node_name_of: Callable[..., str] | None = None  # the node name, when params decide it
+    singular: tuple[Singularity, ...] = ()  # where its derivative is infinite / undefined
+    convention: str = ""  # the gradient used at its kinks, in words (PyTorch's choice)
+    node_class: type | None = field(default=None, init=False)  # set when the op first runs
+    # saved_by_need[mask]: the inputs a node saves when the inputs whose bits are set in mask
+    # (bit i for input i) need a gradient
+    saved_by_need: Any = field(default=None, init=False)
 
-    def __init__(
-        self,
-        name: str,
-        node_name: str,
-        forward: Callable[..., Any],
-        vjp: tuple[Callable[..., Any] | None, ...] = (),
-        *,
-        joint_vjp: Callable[..., Any] | None = None,
-        lower: Callable[..., Any] | None = None,
-        saved: tuple[int, ...] | dict[int, tuple[int, ...]] = (),
-        saves_output: bool = False,
-        float_only: bool = False,
-        promotes: bool = True,
-        saves_params: bool = False,
-        scalar_params: tuple[str, ...] = (),
-        samples: tuple[Sample, ...] = (),
-        node_name_of: Callable[..., str] | None = None,
-    ) -> None:
-        self.name = name
-        self.node_name = node_name
-        self.forward = forward
-        self.vjp = vjp
-        self.joint_vjp = joint_vjp
-        self.lower = lower
-        self.saved = saved
-        self.saves_output = saves_output
-        self.float_only = float_only
-        self.promotes = promotes
-        self.saves_params = saves_params
-        self.scalar_params = scalar_params
-        self.samples = samples
-        self.node_name_of = node_name_of
-        self.node_class = None  # set by symgrad.autograd.graph when the op first runs
-        # saved_by_need[mask]: the inputs a node saves when the inputs whose bits are set in
-        # mask (bit i for input i) need a gradient
-        if joint_vjp is not None:
-            if vjp or isinstance(saved, dict):
-                raise ValueError(f"op {name!r}: a joint_vjp op has no per-input vjp rules")
-            self.saved_by_need = _Constant(saved)
+    def __post_init__(self) -> None:
+        if self.joint_vjp is not None:
+            if self.vjp or isinstance(self.saved, dict):
+                raise ValueError(f"op {self.name!r}: a joint_vjp op has no per-input vjp rules")
+            self.saved_by_need = _Constant(self.saved)
         else:
+            saved = self.saved
             self.saved_by_need = [
                 tuple(sorted({i for rule, reads in saved.items() if mask >> rule & 1
                               for i in reads})) if isinstance(saved, dict) else saved
-                for mask in range(1 << len(vjp))
+                for mask in range(1 << len(self.vjp))
             ]
 
     def __repr__(self) -> str:

@@ -14,7 +14,8 @@ import math
 
 import numpy as np
 
-from symgrad.ops.record import Op, Sample, register
+from symgrad.ops.record import Op, Sample, Singularity, register
+from symgrad.ops.shape import _take_op
 
 SAMPLES = (
     Sample(((3,),)),
@@ -217,8 +218,33 @@ _VAR_SAMPLES = (Sample(((5,),)), Sample(((2, 3),), {"correction": 2.5}),
                 _dims_sample((2, 3, 4), dim=(0, 2), correction=1, keepdim=True),
                 _dims_sample((4, 2), dim=(0,), correction=-1, keepdim=False))
 
+
+def _no_degrees_of_freedom(function: str) -> Singularity:
+    """N - correction <= 0: the divisor of var/std is not positive."""
+
+    def counts(params, shapes):
+        shape, dim = shapes[0], params.get("dim")
+        count = math.prod(shape[d] for d in (range(len(shape)) if dim is None else dim))
+        return count, params.get("correction", 1)
+
+    def hits(at, params, shapes):
+        count, correction = counts(params, shapes)
+        return count - correction <= 0
+
+    def why(params, shapes):
+        count, correction = counts(params, shapes)
+        return (f"the divisor of {function}(), the number of elements minus the correction, is "
+                f"{count} - {correction} <= 0: its value and derivative are inf there, or nan "
+                "where every deviation is 0")
+
+    return Singularity("no degrees of freedom", hits, why,
+                       "reduce over more elements than the correction, or pass correction=0 "
+                       "(the population variance) for a single element.", shows=None)
+
+
 var = register(Op(
     "var", "VarBackward0",
+    singular=(_no_degrees_of_freedom("var"),),
     forward=_var_forward,
     vjp=(_var_grad,),
     saved=(0,),
@@ -228,6 +254,7 @@ var = register(Op(
 
 std = register(Op(
     "std", "StdBackward0",
+    singular=(_no_degrees_of_freedom("std"),),
     forward=lambda xp, a, dim=None, correction=1, keepdim=False:
     xp.sqrt(_var_forward(xp, a, dim, correction, keepdim)),
     vjp=(_std_grad,),
@@ -288,6 +315,7 @@ def _norm_lower(xp, a, ord, dim=None, keepdim=False, key=None, mask=None, count=
 
 vector_norm = register(Op(
     "vector_norm", "LinalgVectorNormBackward0",
+    convention="0 at the zero vector (a subgradient), as PyTorch",
     forward=_norm_forward,
     lower=_norm_lower,
     vjp=(_norm_grad,),
@@ -348,3 +376,83 @@ cumprod = register(Op(
     saves_output=True,
     samples=_SCAN_SAMPLES,
 ))
+
+
+def _logcumsumexp_grad(xp, g, ans, a, dim):
+    # d ans_j / d a_i = exp(a_i - ans_j) for i <= j: exp(a) * (sums from the end of g / exp(ans))
+    if not a.ndim:
+        return g
+    return xp.exp(a) * _cumsum_grad(xp, g * xp.exp(-ans), ans, a, dim)
+
+
+logcumsumexp = register(Op(
+    "logcumsumexp", "LogcumsumexpBackward0",
+    forward=lambda xp, a, dim: xp.logcumsumexp(a, dim),
+    lower=lambda xp, a, dim: xp.log(xp.cumsum(xp.exp(a), dim)),
+    vjp=(_logcumsumexp_grad,),
+    saved=(0,),
+    saves_output=True,
+    float_only=True,
+    samples=_SCAN_SAMPLES,
+))
+
+
+# ---------------------------------------------------------------- sorts and order statistics
+# sort, topk, kthvalue, median(dim), mode, cummax and cummin gather the elements the methods
+# layer picked (``key``: an advanced index, computed numerically with PyTorch's choice among
+# ties) and send each output's gradient to the element it came from, adding where one element
+# was picked more than once (cummax). median() and nanmedian() split it evenly among the
+# elements equal to the median, as max() does.
+def _take_along_key(shape, dim, positions):
+    """The advanced index reading ``positions`` (an int array, the output's shape) along
+    ``dim`` of a tensor of ``shape``: ``a[key]`` is ``take_along_axis(a, positions, dim)``."""
+    positions = np.asarray(positions)
+    return tuple(positions if d == dim else
+                 np.arange(positions.shape[d]).reshape([-1 if j == d else 1
+                                                        for j in range(positions.ndim)])
+                 for d in range(len(shape)))
+
+
+def _picked_sample(shape, dim, positions):
+    positions = np.asarray(positions)
+    if not shape:
+        return Sample(((),), {"key": ()})
+    return Sample((shape,), {"key": _take_along_key(shape, dim, positions)})
+
+
+sort = _take_op("sort", "SortBackward0", (
+    _picked_sample((4,), 0, [2, 0, 3, 1]),
+    _picked_sample((2, 3), 1, [[2, 1, 0], [0, 2, 1]]),
+    _picked_sample((3, 2), 0, [[1, 2], [0, 0], [2, 1]]),
+    _picked_sample((), 0, ()),
+))
+topk = _take_op("topk", "TopkBackward0", (
+    _picked_sample((4,), 0, [3, 1]),
+    _picked_sample((2, 3), 1, [[2], [0]]),
+    _picked_sample((3, 2), 0, [[1, 0], [2, 1]]),
+))
+kthvalue = _take_op("kthvalue", "KthvalueBackward0", (
+    _picked_sample((4,), 0, [2]),
+    _picked_sample((2, 3), 1, [[1], [2]]),
+))
+median_dim = _take_op("median_dim", "MedianBackward1", (
+    _picked_sample((3,), 0, [1]),
+    _picked_sample((2, 3), 1, [[0], [2]]),
+))
+nanmedian_dim = _take_op("nanmedian_dim", "NanmedianBackward1", (
+    _picked_sample((2, 3), 1, [[2], [1]]),
+))
+mode = _take_op("mode", "ModeBackward0", (
+    _picked_sample((2, 3), 1, [[2], [0]]),
+    _picked_sample((3, 2), 0, [[1, 2]]),
+))
+cummax = _take_op("cummax", "CummaxBackward0", (
+    _picked_sample((4,), 0, [0, 0, 2, 2]),
+    _picked_sample((2, 3), 1, [[0, 1, 1], [0, 0, 0]]),
+))
+cummin = _take_op("cummin", "CumminBackward0", (
+    _picked_sample((4,), 0, [0, 1, 1, 3]),
+    _picked_sample((3, 2), 0, [[0, 0], [1, 0], [1, 2]]),
+))
+median = _selection_op("median", "MedianBackward0", _evenly, _ALL_SAMPLES)
+nanmedian = _selection_op("nanmedian", "NanmedianBackward0", _evenly, _ALL_SAMPLES)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from symgrad.numeric.namespace import is_basic_index
+from symgrad.numeric.numpy_namespace import is_basic_index
 from symgrad.ops.record import Op, Sample, register
 
 reshape = register(Op(
@@ -343,3 +343,139 @@ constant_pad = register(Op(
              Sample(((2, 3),), {"pad": ((0, 0), (-1, 2)), "value": 1.5}),
              Sample(((2, 3, 4),), {"pad": ((1, 0), (-1, -1), (2, -3)), "value": 0.0})),
 ))
+
+
+# ---------------------------------------------------------------- rot90, unfold, masked_select
+def _rot90(xp, a, k, dims):
+    """``a`` turned ``k`` quarter turns from ``dims[0]`` toward ``dims[1]`` (numpy's rot90)."""
+    k %= 4
+    d0, d1 = dims
+    if k == 1:
+        return xp.swapaxes(xp.flip(a, (d1,)), d0, d1)
+    if k == 2:
+        return xp.flip(a, (d0, d1))
+    if k == 3:
+        return xp.flip(xp.swapaxes(a, d0, d1), (d1,))
+    return xp.flip(a, ())  # a copy
+
+
+rot90 = register(Op(
+    "rot90", "Rot90Backward0",
+    forward=_rot90,
+    vjp=(lambda xp, g, ans, a, k, dims: _rot90(xp, g, -k, dims),),
+    samples=(Sample(((2, 3),), {"k": 1, "dims": (0, 1)}),
+             Sample(((2, 3, 2),), {"k": 2, "dims": (2, 0)}),
+             Sample(((2, 3),), {"k": -1, "dims": (0, 1)}),
+             Sample(((3, 2),), {"k": 4, "dims": (1, 0)})),
+))
+
+# Tensor.unfold: the windows of one dim, read as a[key] (the methods layer builds the key)
+unfold = _take_op("unfold", "UnfoldBackward0", (
+    Sample(((5,),), {"key": (np.array([[0, 1], [2, 3]]),)}),
+    Sample(((2, 4),), {"key": (np.arange(2).reshape(2, 1, 1),
+                               np.array([[0, 1, 2], [1, 2, 3]]).reshape(1, 2, 3))}),
+))
+
+# masked_select: the elements where the (broadcast) mask is true, as integer indices into the
+# input (repeated where the input broadcasts)
+masked_select = _take_op("masked_select", "MaskedSelectBackward0", (
+    Sample(((2, 3),), {"key": (np.array([0, 1, 1]), np.array([2, 0, 2]))}),
+    Sample(((3,),), {"key": (np.array([0, 2, 0, 1]),)}),
+))
+
+
+# ---------------------------------------------------------------- index_add, index_copy,
+# scatter_reduce. ``key`` and ``src_key`` as for scatter; the methods layer computes what
+# depends on which element wins (amax/amin) or how many elements meet (mean) numerically.
+index_add = register(Op(
+    "index_add", "IndexAddBackward0",
+    forward=lambda xp, a, src, key, src_key, alpha=1:
+        a + xp.index_backward(src[src_key] if alpha == 1 else src[src_key] * alpha, a.shape,
+                              key),
+    vjp=(lambda xp, g, ans, a, src, key, src_key, alpha=1: g,
+         lambda xp, g, ans, a, src, key, src_key, alpha=1:
+             _scatter_src_grad(xp, g if alpha == 1 else g * alpha, ans, a, src, key, src_key)),
+    samples=(Sample(((2, 3), (2, 3)), _SCATTER), Sample(((2, 3), (2, 3)),
+                                                        {**_SCATTER_DUP, "alpha": 2.5})),
+))
+
+index_copy = register(Op(
+    "index_copy", "IndexCopyBackward0",
+    forward=lambda xp, a, src, key, src_key: xp.index_put(a, key, src[src_key]),
+    vjp=(lambda xp, g, ans, a, src, key, src_key: xp.index_put(g, key, 0.0),
+         _scatter_src_grad),
+    samples=(Sample(((2, 3), (2, 3)), _SCATTER),),
+))
+
+
+def _scatter_reduce_forward(xp, a, src, key, src_key, reduce, include_self, divisor=None,
+                            pick_key=None, pick_src=None, weight_self=None, weight_src=None):
+    s = src[src_key]
+    if reduce in ("amax", "amin"):  # the winning source elements, written over a
+        return xp.index_put(a, pick_key, s[pick_src]) if pick_key else a * 1
+    if reduce == "prod":
+        base = a if include_self else xp.index_put(a, key, 1.0)
+        return base * xp.index_multiply(s, a.shape, key)
+    total = (a if include_self else xp.index_put(a, key, 0.0)) + xp.index_backward(s, a.shape,
+                                                                                  key)
+    return total if reduce == "sum" else total / divisor
+
+
+def _scatter_reduce_self_grad(xp, g, ans, a, src, key, src_key, reduce, include_self,
+                              divisor=None, pick_key=None, pick_src=None, weight_self=None,
+                              weight_src=None):
+    if reduce in ("amax", "amin"):
+        return g * weight_self
+    if reduce == "mean":
+        g = g / divisor
+    elif reduce == "prod" and include_self:
+        g = g * ans / a
+    return g if include_self else xp.index_put(g, key, 0.0)
+
+
+def _scatter_reduce_src_grad(xp, g, ans, a, src, key, src_key, reduce, include_self,
+                             divisor=None, pick_key=None, pick_src=None, weight_self=None,
+                             weight_src=None):
+    if reduce in ("amax", "amin"):
+        return xp.index_backward(g[key] * weight_src, src.shape, src_key)
+    if reduce == "mean":
+        return _scatter_src_grad(xp, g / divisor, ans, a, src, key, src_key)
+    if reduce == "prod":
+        return xp.index_backward((g * ans)[key] / src[src_key], src.shape, src_key)
+    return _scatter_src_grad(xp, g, ans, a, src, key, src_key)
+
+
+_REDUCE_KEY = {"key": (np.array([0, 1, 0, 1, 2, 1]),), "src_key": (slice(0, 6),)}
+_REDUCE_DIVISOR = np.array([3.0, 4.0, 2.0, 1.0])
+_REDUCE_PICK = {"pick_key": (np.array([0, 1]),), "pick_src": (np.array([2, 5]),),
+                "weight_self": np.array([0.0, 0.0, 1.0, 1.0]),
+                "weight_src": np.array([0.0, 0.0, 1.0, 0.0, 0.0, 1.0])}
+
+scatter_reduce = register(Op(
+    "scatter_reduce", "ScatterReduceBackward0",
+    forward=_scatter_reduce_forward,
+    vjp=(_scatter_reduce_self_grad, _scatter_reduce_src_grad),
+    samples=(Sample(((4,), (6,)), {**_REDUCE_KEY, "reduce": "sum", "include_self": True}),
+             Sample(((4,), (6,)), {**_REDUCE_KEY, "reduce": "sum", "include_self": False}),
+             Sample(((4,), (6,)), {**_REDUCE_KEY, "reduce": "mean", "include_self": True,
+                                   "divisor": _REDUCE_DIVISOR}),
+             Sample(((4,), (6,)), {**_REDUCE_KEY, "reduce": "prod", "include_self": True},
+                    **{"low": 0.5, "high": 2.0}),
+             Sample(((4,), (6,)), {**_REDUCE_KEY, "reduce": "prod", "include_self": False},
+                    **{"low": 0.5, "high": 2.0}),
+             Sample(((4,), (6,)), {**_REDUCE_KEY, "reduce": "amax", "include_self": True,
+                                   **_REDUCE_PICK})),
+))
+
+
+def _not_implemented_scatter(xp, g, ans, *args, **params):
+    raise RuntimeError("derivative for aten::scatter is not implemented")
+
+
+# Not registered (no gradient): scatter(..., reduce="add" | "multiply"), which PyTorch records
+# with a node named "NotImplemented" whose backward raises.
+scatter_with_reduce = Op(
+    "scatter_with_reduce", "NotImplemented",
+    forward=_scatter_reduce_forward,
+    vjp=(_not_implemented_scatter, _not_implemented_scatter),
+)

@@ -8,7 +8,7 @@ sympy's derivatives of it node by node; ``check`` compares them with the numeric
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
     "lower": "symgrad.symbolic.lowering",
@@ -31,6 +31,16 @@ _EXPORTS = {
 }
 
 __all__ = sorted(_EXPORTS)
+
+if TYPE_CHECKING:  # what __getattr__ below loads on first use, for type checkers
+    # ruff: noqa: F401
+    from symgrad.symbolic.calculus import grad, hessian, jacobian
+    from symgrad.symbolic.codegen import CompiledGradient, compile
+    from symgrad.symbolic.crosscheck import CheckReport, GradientMismatch, Kink, check
+    from symgrad.symbolic.explanation import Explanation, explain
+    from symgrad.symbolic.lowering import Lowered, lower
+    from symgrad.symbolic.printing import Formula
+    from symgrad.symbolic.second_order import HessianMismatch, HessianReport, check_hessian
 
 
 def __getattr__(name: str) -> Any:

@@ -22,8 +22,8 @@ import sympy
 from symgrad import creation
 from symgrad.autograd import api, grad_mode
 from symgrad.autograd.graph import Node
-from symgrad.numeric import namespace as numeric_xp
-from symgrad.symbolic import namespace as sx
+from symgrad.numeric import numpy_namespace as numeric_xp
+from symgrad.symbolic import sympy_namespace as sx
 from symgrad.symbolic.calculus import (
     Chain,
     _inputs,
@@ -74,7 +74,8 @@ class Kink:
     """A point where a node's output is not differentiable (relu at 0, a max tie ...).
 
     ``left`` and ``right`` are the one-sided derivatives of the node's output element with
-    respect to ``input`` there; ``convention`` is the value symgrad (and PyTorch) uses.
+    respect to ``input`` there; ``convention`` is the value symgrad (and PyTorch) uses, and
+    ``rule`` the op's record's words for it (``Op.convention``: "0 at 0 (the left derivative)").
 
     >>> x = t.tensor([-1.0, 0.0], dtype=t.float64, requires_grad=True)
     >>> (kink,) = symgrad.symbolic.check(x.relu().sum()).kinks
@@ -89,6 +90,7 @@ class Kink:
     left: Any
     right: Any
     convention: Any
+    rule: str = ""
 
     def __str__(self) -> str:
         where = f" (created at {self.site})" if self.site else ""
@@ -350,7 +352,7 @@ def _kinks(lowered: Lowered, point: _Point, chain: Chain) -> tuple[list[Kink], s
                     left, right, convention = _one_sided(function, v, point)
                     kinks.append(Kink(step.name, _site(step.node), _index(k, step.out.shape),
                                       str(v) if not str(v).startswith("_t") else "its input",
-                                      left, right, convention))
+                                      left, right, convention, step.node.op.convention))
             affected |= inlined.free_symbols & leaf_symbols
     return kinks, affected
 

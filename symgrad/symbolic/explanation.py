@@ -27,7 +27,8 @@ from symgrad.autograd import api
 from symgrad.autograd.api import _seed_gradients
 from symgrad.autograd.graph import Node, _rules
 from symgrad.autograd.naming import caller_names, topological
-from symgrad.numeric import namespace as numeric_xp
+from symgrad.numeric import numpy_namespace as numeric_xp
+from symgrad.ops.record import Op, Singularity
 from symgrad.symbolic.calculus import Chain, _inputs, as_gradient, seeds
 from symgrad.symbolic.crosscheck import (
     _as_float,
@@ -224,32 +225,9 @@ def _trace(run: _Run, leaf: Tensor) -> tuple[Any, int | None]:
 # --- the cause at the culprit ----------------------------------------------------------------
 
 _MASKED = "0*inf in masked where branch"
-# the op's function, applied to a safe value in the double where, and a value safe for it
-_FUNCTIONS = {
-    "LogBackward0": ("safe.log()", "1.0"), "Log2Backward0": ("safe.log2()", "1.0"),
-    "Log10Backward0": ("safe.log10()", "1.0"), "Log1PBackward0": ("safe.log1p()", "0.0"),
-    "SqrtBackward0": ("safe.sqrt()", "1.0"), "RsqrtBackward0": ("safe.rsqrt()", "1.0"),
-    "ReciprocalBackward0": ("safe.reciprocal()", "1.0"), "DivBackward0": ("a / safe", "1.0"),
-    "PowBackward0": ("safe ** p", "1.0"), "PowBackward1": ("safe ** p", "1.0"),
-    "AsinBackward0": ("safe.asin()", "0.0"), "AcosBackward0": ("safe.acos()", "0.0"),
-}
-
+# what to do when no op's record knows better (an op's singular points carry their own fixes:
+# ``Op.singular``, read below)
 _FIXES = {
-    "log at 0": "keep the argument away from 0, e.g. x.clamp_min(eps).log() or (x + eps).log(); "
-                "write log(1 + x) as x.log1p() and log(softmax(x)) as x.log_softmax(dim).",
-    "log1p at -1": "keep the argument above -1, e.g. x.clamp_min(-1 + eps).log1p().",
-    "sqrt at 0": "use t.linalg.vector_norm(x) (whose gradient at 0 is 0) instead of "
-                 "(x ** 2).sum().sqrt(); else add an epsilon inside: (x + eps).sqrt().",
-    "rsqrt at 0": "add an epsilon inside: (x + eps).rsqrt(), as normalization layers do.",
-    "reciprocal at 0": "keep the argument away from 0, e.g. x.clamp_min(eps).reciprocal().",
-    "division by zero": "keep the denominator away from 0, e.g. x / y.clamp_min(eps); to "
-                        "normalize, x / x.norm().clamp_min(eps) (as torch's F.normalize does).",
-    "pow at 0": "a power below 1 has an infinite slope at 0: add an epsilon, (x + eps) ** p, "
-                "or use t.linalg.vector_norm for p-norms.",
-    "no degrees of freedom": "reduce over more elements than the correction, or pass "
-                            "correction=0 (the population variance) for a single element.",
-    "asin at ±1": "clamp into the open interval: x.clamp(-1 + eps, 1 - eps).asin().",
-    "acos at ±1": "clamp into the open interval: x.clamp(-1 + eps, 1 - eps).acos().",
     "overflow": "keep the values in range: t.logsumexp(x, dim) instead of x.exp().sum().log(), "
                 "x.log_softmax(dim) instead of x.softmax(dim).log(), F.softplus(x) instead of "
                 "(1 + x.exp()).log(), or subtract the maximum before exp.",
@@ -262,8 +240,8 @@ _FIXES = {
 }
 
 
-def _double_where(name: str | None) -> str:
-    call, safe = _FUNCTIONS.get(name or "", ("f(safe)", "1.0"))
+def _double_where(op: Op) -> str:
+    call, safe = next((s.safe for s in op.singular if s.safe), ("f(safe)", "1.0"))
     return ("compute the masked-out branch on a safe value, so that its derivative is finite "
             "there (the \"double where\"):\n"
             f"    safe = t.where(mask, x, {safe})\n"
@@ -300,47 +278,15 @@ class _Culprit:
     def inputs_at(self) -> list[np.ndarray]:
         return [self.at(j) for j, v in enumerate(self.node.values) if _numeric(v)]
 
-    def singular(self) -> tuple[str, str] | None:
-        """``(cause, why)`` where the op's own derivative is infinite at its input values."""
-        name, at = self.name, self.at
-        logs = {"LogBackward0": ("log", "1/x"), "Log2Backward0": ("log2", "1/(x*log(2))"),
-                "Log10Backward0": ("log10", "1/(x*log(10))")}
-        if name in logs and (at(0) == 0).any():
-            function, derivative = logs[name]
-            return "log at 0", (f"the derivative of {function}(x), {derivative}, is infinite "
-                                "at x = 0")
-        if name == "Log1PBackward0" and (at(0) == -1).any():
-            return "log1p at -1", "the derivative of log1p(x), 1/(1 + x), is infinite at x = -1"
-        if name == "SqrtBackward0" and (at(0) == 0).any():
-            return "sqrt at 0", "the derivative of sqrt(x), 1/(2*sqrt(x)), is infinite at x = 0"
-        if name == "RsqrtBackward0" and (at(0) == 0).any():
-            return "rsqrt at 0", "the derivative of x**(-1/2) is infinite at x = 0"
-        if name == "ReciprocalBackward0" and (at(0) == 0).any():
-            return "reciprocal at 0", "the derivative of 1/x, -1/x**2, is infinite at x = 0"
-        if name == "DivBackward0" and (at(1) == 0).any():
-            return "division by zero", ("the denominator b is 0: d(a/b)/da = 1/b and "
-                                        "d(a/b)/db = -a/b**2 are infinite there (nan where a "
-                                        "is 0 too)")
-        if name in ("PowBackward0", "PowBackward1"):
-            exponent = (self.node.params or {}).get("exponent") if name == "PowBackward0" \
-                else at(1)
-            if exponent is not None and ((at(0) == 0) & (np.asarray(exponent) < 1)).any():
-                return "pow at 0", "the derivative of x**p, p*x**(p - 1), is infinite at x = 0 " \
-                                   "for p < 1"
-        if name in ("VarBackward0", "StdBackward0"):
-            params = self.node.params or {}
-            shape, dim = np.shape(self.node.values[0]), params.get("dim")
-            count = math.prod(shape[d] for d in (range(len(shape)) if dim is None else dim))
-            if count - params.get("correction", 1) <= 0:
-                return "no degrees of freedom", (
-                    f"the divisor of {name[:3].lower()}(), the number of elements minus the "
-                    f"correction, is {count} - {params.get('correction', 1)} <= 0: its value "
-                    "and derivative are inf there, or nan where every deviation is 0")
-        if name in ("AsinBackward0", "AcosBackward0") and (np.abs(at(0)) == 1).any():
-            function = name[:4].lower()
-            return f"{function} at ±1", (f"the derivative of {function}(x), "
-                                         f"{'-' if function == 'acos' else ''}1/sqrt(1 - x**2), "
-                                         "is infinite at x = ±1")
+    def singular(self) -> tuple[Singularity, str] | None:
+        """The op's singular point (from its record, ``Op.singular``) where its derivative is
+        infinite at its input values, and why, in words."""
+        params = self.node.params or {}
+        shapes = [np.shape(v) for v in self.node.values]
+        for point in self.node.op.singular:
+            if point.hits(self.at, params, shapes):
+                why = point.why if isinstance(point.why, str) else point.why(params, shapes)
+                return point, why
         return None
 
 
@@ -450,9 +396,9 @@ def _diagnose(lowered: Lowered, run: _Run, culprit: _Culprit
         detail = (f"{why[0].upper()}{why[1:]} (its input is {_values(culprit.at(culprit.i))} "
                   f"there), and the gradient arriving there is exactly 0 ({source}): "
                   "0 * inf = nan.")
-        fix = _double_where(culprit.name)
-        if singular and singular[0] in _FIXES:
-            fix += "\nor " + _FIXES[singular[0]]
+        fix = _double_where(culprit.node.op)
+        if singular:
+            fix += "\nor " + singular[0].fix
         return _MASKED if masked else "0*inf", detail, masked_by, fix
     if singular is None and np.isnan(culprit.output_at()).any():
         # finite inputs, nan output, no known singular point: std of one element (0/0) ...
@@ -460,15 +406,14 @@ def _diagnose(lowered: Lowered, run: _Run, culprit: _Culprit
                 f"inputs are not: {_origin(lowered, run, np.isnan)}.", None,
                 _FIXES["nan in forward"])
     if singular is not None:
-        cause, why = singular
-        j = 1 if cause == "division by zero" else 0
-        what = "denominator" if j else "input"
-        detail = f"{why[0].upper()}{why[1:]}; the {what} there is {_values(culprit.at(j))}."
-        if cause == "no degrees of freedom":
-            detail = f"{why[0].upper()}{why[1:]}."
-        if cause == "division by zero" and np.isnan(culprit.output_at()).any():
-            detail += " The forward value is nan there too (0/0)."
-        return cause, detail, None, _FIXES[cause]
+        point, why = singular
+        detail = f"{why[0].upper()}{why[1:]}."
+        if point.shows is not None:
+            detail = (f"{why[0].upper()}{why[1:]}; the {point.shown_as} there is "
+                      f"{_values(culprit.at(point.shows))}.")
+        if point.nan_note and np.isnan(culprit.output_at()).any():
+            detail += point.nan_note
+        return point.cause, detail, None, point.fix
     return ("infinite local derivative", f"The derivative of {culprit.name} is not finite at "
             f"its input {_values(culprit.at(culprit.i))}.", None,
             _FIXES["infinite local derivative"])

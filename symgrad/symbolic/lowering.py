@@ -26,7 +26,7 @@ from sympy.functions.elementary.piecewise import ExprCondPair
 
 from symgrad.autograd.graph import Node
 from symgrad.autograd.naming import TensorNames, caller_names, mask_producers, topological
-from symgrad.symbolic import namespace as sx
+from symgrad.symbolic import sympy_namespace as sx
 from symgrad.symbolic.printing import Formula, formula
 from symgrad.tensor import Tensor
 

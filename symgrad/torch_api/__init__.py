@@ -15,16 +15,20 @@ from __future__ import annotations
 # the family modules install their spellings on import
 from symgrad.torch_api import (  # noqa: F401
     arithmetic,
+    arranging,
     autograd,
     comparison,
     conv,
     conversion,
+    fused,
+    integer,
     nn,
     pointwise,
     products,
     reductions,
     shaping,
     softmax,
+    sorting,
     views,
 )
 from symgrad.torch_api.declaration import (  # noqa: F401 - the declaration API

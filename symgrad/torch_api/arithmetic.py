@@ -108,21 +108,6 @@ def mul(input: Any, other: Any) -> Tensor:  # noqa: A002
     return apply_op(_ew.mul, input, operand(other, strict=True))
 
 
-@torch_api("div", function_aliases=("divide", "true_divide"), example=lambda x: x.div(2.0))
-def div(input: Any, other: Any) -> Tensor:  # noqa: A002
-    """True division with broadcasting (``DivBackward0``), integers dividing to floats; either
-    may be a Python number. Aliases ``divide`` and ``true_divide``.
-
-    >>> symgrad.div(symgrad.tensor([1.0, 3.0]), 2)
-    tensor([0.5000, 1.5000])
-    >>> symgrad.div(1.0, symgrad.tensor([2.0, 4.0]))
-    tensor([0.5000, 0.2500])
-    """
-    if not isinstance(input, Tensor):
-        return apply_op(_ew.div, operand(input, strict=True), other)
-    return apply_op(_ew.div, input, operand(other, strict=True))
-
-
 @torch_api("pow_scalar", example=lambda x: x.pow(2))
 def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001,A002 - PyTorch's name
     """``input ** exponent`` for a tensor or Python number exponent (``PowBackward0``, or
@@ -361,12 +346,6 @@ def sub_(self, other: Any, *, alpha: float = 1) -> Tensor:
 def mul_(self, other: Any) -> Tensor:
     """In-place ``self *= other``."""
     return apply_inplace(_ew.mul, self, operand(other, strict=True))
-
-
-@torch_api("div", function=False, inplace=True, example=lambda x: x.div_(2.0))
-def div_(self, other: Any) -> Tensor:
-    """In-place ``self /= other``."""
-    return apply_inplace(_ew.div, self, operand(other, strict=True))
 
 
 @torch_api("pow_scalar", function=False, inplace=True, example=lambda x: x.pow_(2))

@@ -8,13 +8,13 @@ function and its operands, so that lowering writes the mask as the condition it 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from symgrad.dispatch import _broadcast_error
-from symgrad.tensor import Tensor, _dim, _make
+from symgrad.tensor import Tensor, _dims, _make
 from symgrad.torch_api.arguments import value_of
 from symgrad.torch_api.declaration import NO_GRAPH, torch_api
 
@@ -112,8 +112,9 @@ def ge(self, other: Any) -> Tensor:
 
 
 @torch_api(NO_GRAPH)
-def all(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    """Whether all elements (or all along ``dim``) are true, as a bool tensor.
+def all(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+    """Whether all elements (or all along ``dim``, an int or a tuple) are true, as a bool
+    tensor.
 
     >>> x = symgrad.tensor([[True, False], [True, True]])
     >>> x.all()
@@ -121,13 +122,14 @@ def all(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
     >>> x.all(dim=1)
     tensor([False,  True])
     """
-    axis = None if dim is None else _dim(dim, self._value.ndim)
+    axis = None if dim is None else _dims(dim, self._value.ndim)
     return _make(np.asarray(np.all(self._value, axis=axis, keepdims=keepdim)))
 
 
 @torch_api(NO_GRAPH)
-def any(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    """Whether any element (or any along ``dim``) is true, as a bool tensor.
+def any(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+    """Whether any element (or any along ``dim``, an int or a tuple) is true, as a bool
+    tensor.
 
     >>> x = symgrad.tensor([[0.0, 0.0], [0.0, 1.0]])
     >>> x.any()
@@ -135,7 +137,7 @@ def any(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
     >>> x.any(dim=1)
     tensor([False,  True])
     """
-    axis = None if dim is None else _dim(dim, self._value.ndim)
+    axis = None if dim is None else _dims(dim, self._value.ndim)
     return _make(np.asarray(np.any(self._value, axis=axis, keepdims=keepdim)))
 
 
@@ -158,30 +160,10 @@ def allclose(self, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8,
     >>> symgrad.tensor([1.0, 2.0]).allclose(symgrad.tensor([1.0, 2.000001]))
     True
     """
-    return bool(np.allclose(self._value, value_of(other), rtol=rtol, atol=atol,
-                            equal_nan=equal_nan))
-
-
-@torch_api(NO_GRAPH, function=False)
-def __invert__(self) -> Tensor:
-    if self._value.dtype.kind not in "biu":
-        raise TypeError("bitwise_not is only supported for integer and boolean tensors")
-    out = _make(np.invert(self._value))
-    if self._recipe is not None:
-        out._recipe = ("invert", ((self, None),))
-    return out
-
-
-@torch_api(NO_GRAPH, function=False)
-def __and__(self, other: Any) -> Tensor:
-    return _compare(self, other, np.bitwise_and)
-
-
-@torch_api(NO_GRAPH, function=False)
-def __or__(self, other: Any) -> Tensor:
-    return _compare(self, other, np.bitwise_or)
-
-
-@torch_api(NO_GRAPH, function=False)
-def __xor__(self, other: Any) -> Tensor:
-    return _compare(self, other, np.bitwise_xor)
+    if isinstance(other, Tensor) and other.dtype is not self.dtype:
+        raise RuntimeError(f"{self.dtype._torch_name} did not match {other.dtype._torch_name}")
+    try:
+        return bool(np.allclose(self._value, value_of(other), rtol=rtol, atol=atol,
+                                equal_nan=equal_nan))
+    except ValueError:
+        raise RuntimeError(_broadcast_error([self._value, value_of(other)])) from None

@@ -76,19 +76,37 @@ def _convolution(name: str, d: int, input: Tensor, weight: Tensor,  # noqa: A002
                            f"values to match the convolution dimensions, but got "
                            f"stride={_size(stride)}")
     kernel = tuple(weight.shape[2:])
-    if isinstance(padding, str):
-        if padding == "valid":
-            pads = ((0, 0),) * d
-        elif padding == "same":
-            if any(s != 1 for s in stride):
-                raise RuntimeError("padding='same' is not supported for strided convolutions")
-            total = [dl * (n - 1) for dl, n in zip(dilation, kernel, strict=True)]
-            pads = tuple((t // 2, t - t // 2) for t in total)
-        else:
-            raise RuntimeError(f"Invalid padding string: '{padding}'")
-    else:
-        pads = tuple((p, p) for p in _expand(padding, d, "padding"))
+    pads = _conv_padding(padding, d, stride, dilation, kernel)
     out_pad = _expand(output_padding, d, "output_padding")
+    _check_conv_params(stride, pads, out_pad, dilation, groups)
+    if transposed:
+        out_channels = _transposed_out_channels(d, x, weight, groups, out_pad, stride, dilation)
+    else:
+        out_channels = _out_channels(x, weight, groups, pads, dilation, kernel)
+    _check_bias_and_dtypes(name, x, weight, bias, out_channels)
+    y = apply_op(_conv.convolution, x, weight, bias, stride=stride, padding=pads,
+                 dilation=dilation, groups=int(groups), transposed=transposed,
+                 output_padding=out_pad)
+    return y.squeeze(0) if unbatched else y
+
+
+def _conv_padding(padding: IntOrTuple | str, d: int, stride: tuple[int, ...],
+                  dilation: tuple[int, ...], kernel: tuple[int, ...]) -> tuple:
+    """``padding`` (an int, a tuple, 'valid' or 'same') as (before, after) per spatial dim."""
+    if not isinstance(padding, str):
+        return tuple((p, p) for p in _expand(padding, d, "padding"))
+    if padding == "valid":
+        return ((0, 0),) * d
+    if padding == "same":
+        if any(s != 1 for s in stride):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        total = [dl * (n - 1) for dl, n in zip(dilation, kernel, strict=True)]
+        return tuple((t // 2, t - t // 2) for t in total)
+    raise RuntimeError(f"Invalid padding string: '{padding}'")
+
+
+def _check_conv_params(stride: tuple[int, ...], pads: tuple, out_pad: tuple[int, ...],
+                       dilation: tuple[int, ...], groups: int) -> None:
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(p < 0 for pair in pads for p in pair) or any(p < 0 for p in out_pad):
@@ -97,44 +115,58 @@ def _convolution(name: str, d: int, input: Tensor, weight: Tensor,  # noqa: A002
         raise RuntimeError("dilation should be greater than zero")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
+
+
+def _check_groups(weight: Tensor, groups: int) -> None:
+    if weight.shape[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by "
+                           f"{groups} at dimension 0, but got weight of size "
+                           f"{_size(weight.shape)} instead")
+
+
+def _transposed_out_channels(d: int, x: Tensor, weight: Tensor, groups: int,
+                             out_pad: tuple[int, ...], stride: tuple[int, ...],
+                             dilation: tuple[int, ...]) -> int:
+    """The output channels of a transposed convolution, its arguments checked."""
     channels = x.shape[1]
-    if transposed:
-        if channels != weight.shape[0]:
-            raise RuntimeError(f"Given transposed=1, weight of size {_size(weight.shape)}, "
-                               f"expected input{_size(x.shape)} to have {weight.shape[0]} "
-                               f"channels, but got {channels} channels instead")
-        if weight.shape[0] % groups:
-            raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by "
-                               f"{groups} at dimension 0, but got weight of size "
-                               f"{_size(weight.shape)} instead")
-        if any(op >= s and op >= dl for op, s, dl in zip(out_pad, stride, dilation,
-                                                           strict=True)):
-            sides = ("depth", "height", "width")[3 - d:] if d > 1 else ("width",)
-            raise RuntimeError("output padding must be smaller than either stride or dilation, "
-                               "but got " + " ".join(
-                                   f"{what}_{side}: {v}" for what, values in (
-                                       ("output_padding", out_pad), ("stride", stride),
-                                       ("dilation", dilation))
-                                   for side, v in zip(sides, values, strict=True)))
-        out_channels = weight.shape[1] * groups
-    else:
-        if weight.shape[0] % groups:
-            raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by "
-                               f"{groups} at dimension 0, but got weight of size "
-                               f"{_size(weight.shape)} instead")
-        if channels != weight.shape[1] * groups:
-            raise RuntimeError(f"Given groups={groups}, weight of size {_size(weight.shape)}, "
-                               f"expected input{_size(x.shape)} to have "
-                               f"{weight.shape[1] * groups} channels, but got {channels} "
-                               "channels instead")
-        padded = [n + lo + hi for n, (lo, hi) in zip(x.shape[2:], pads, strict=True)]
-        span = [dl * (n - 1) + 1 for dl, n in zip(dilation, kernel, strict=True)]
-        if any(s > p for s, p in zip(span, padded, strict=True)):
-            raise RuntimeError(f"Calculated padded input size per channel: "
-                               f"({' x '.join(map(str, padded))}). Kernel size: "
-                               f"({' x '.join(map(str, span))}). Kernel size can't be greater "
-                               "than actual input size")
-        out_channels = weight.shape[0]
+    if channels != weight.shape[0]:
+        raise RuntimeError(f"Given transposed=1, weight of size {_size(weight.shape)}, "
+                           f"expected input{_size(x.shape)} to have {weight.shape[0]} "
+                           f"channels, but got {channels} channels instead")
+    _check_groups(weight, groups)
+    if any(op >= s and op >= dl for op, s, dl in zip(out_pad, stride, dilation, strict=True)):
+        sides = ("depth", "height", "width")[3 - d:] if d > 1 else ("width",)
+        raise RuntimeError("output padding must be smaller than either stride or dilation, "
+                           "but got " + " ".join(
+                               f"{what}_{side}: {v}" for what, values in (
+                                   ("output_padding", out_pad), ("stride", stride),
+                                   ("dilation", dilation))
+                               for side, v in zip(sides, values, strict=True)))
+    return weight.shape[1] * groups
+
+
+def _out_channels(x: Tensor, weight: Tensor, groups: int, pads: tuple,
+                  dilation: tuple[int, ...], kernel: tuple[int, ...]) -> int:
+    """The output channels of a convolution, its arguments checked."""
+    channels = x.shape[1]
+    _check_groups(weight, groups)
+    if channels != weight.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {_size(weight.shape)}, "
+                           f"expected input{_size(x.shape)} to have "
+                           f"{weight.shape[1] * groups} channels, but got {channels} "
+                           "channels instead")
+    padded = [n + lo + hi for n, (lo, hi) in zip(x.shape[2:], pads, strict=True)]
+    span = [dl * (n - 1) + 1 for dl, n in zip(dilation, kernel, strict=True)]
+    if any(s > p for s, p in zip(span, padded, strict=True)):
+        raise RuntimeError(f"Calculated padded input size per channel: "
+                           f"({' x '.join(map(str, padded))}). Kernel size: "
+                           f"({' x '.join(map(str, span))}). Kernel size can't be greater "
+                           "than actual input size")
+    return weight.shape[0]
+
+
+def _check_bias_and_dtypes(name: str, x: Tensor, weight: Tensor, bias: Tensor | None,
+                           out_channels: int) -> None:
     if bias is not None:
         _tensor(bias, name, "bias", 3)
         if bias.ndim != 1 or bias.shape[0] != out_channels:
@@ -149,10 +181,6 @@ def _convolution(name: str, d: int, input: Tensor, weight: Tensor,  # noqa: A002
             raise RuntimeError(f"Input type (torch.{x.dtype._torch_name}Tensor) and weight type "
                                f"(torch.{other.dtype._torch_name}Tensor) should be the same or "
                                "input should be a MKLDNN tensor and weight is a dense tensor")
-    y = apply_op(_conv.convolution, x, weight, bias, stride=stride, padding=pads,
-                 dilation=dilation, groups=int(groups), transposed=transposed,
-                 output_padding=out_pad)
-    return y.squeeze(0) if unbatched else y
 
 
 def _conv_fn(d: int):

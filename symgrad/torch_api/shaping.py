@@ -13,6 +13,7 @@ have one output, so each piece gets its own node, of the same name (``SplitBackw
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
@@ -718,9 +719,8 @@ def masked_fill_(self: Tensor, mask: Tensor, value: float | Tensor) -> Tensor:
 def _scatter_args(input: Tensor, dim: int, index: Tensor, src: Any, value: Any,  # noqa: A002
                   reduce: str | None, name: str) -> tuple:
     """Check scatter's arguments; return the op, its inputs and its params."""
-    if reduce is not None:
-        raise NotImplementedError(f"symgrad's {name} does not support reduce={reduce!r}; use "
-                                  "scatter_add for reduce='add'")
+    if reduce is not None and reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
     if src is None:
         src = value
     idx = _index(index, name, "scatter(): Expected dtype int32/int64 for index")
@@ -747,6 +747,17 @@ def _scatter_args(input: Tensor, dim: int, index: Tensor, src: Any, value: Any, 
                            f"{list(shape)} apart from dimension {d}")
     _check_bounds(idx, d, shape[d] if shape else 1)
     key = _grid_key(idx, d) if shape else ()
+    if reduce is not None:  # PyTorch records no gradient for these (a NotImplemented node)
+        if isinstance(src, Tensor):
+            warnings.warn("The reduce argument of symgrad.scatter with Tensor src is deprecated "
+                          "and will be removed in a future PyTorch release. Use "
+                          "symgrad.scatter_reduce instead for more reduction options.",
+                          UserWarning, stacklevel=3)
+        else:
+            src = _make(np.full(idx.shape, src, dtype=input._value.dtype))
+        return ops.shape.scatter_with_reduce, (input, src), {
+            "key": key, "src_key": tuple(slice(0, n) for n in idx.shape),
+            "reduce": "sum" if reduce == "add" else "prod", "include_self": True}
     if not isinstance(src, Tensor):
         return ops.shape.scatter_value, (input,), {"key": key, "value": src}
     src_key = tuple(slice(0, n) for n in idx.shape)
@@ -758,7 +769,9 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | float | None =
             *, value: float | None = None, reduce: str | None = None) -> Tensor:
     """A copy of ``input`` with ``src[i][j]`` written at ``[i][index[i][j]]`` for ``dim=1``
     (``ScatterBackward0``), or the number ``value`` written there (``ScatterBackward1``).
-    Where indices repeat, which write wins is unspecified, as in PyTorch.
+    Where indices repeat, which write wins is unspecified, as in PyTorch. With ``reduce="add"``
+    or ``"multiply"`` the values are added or multiplied in instead (not differentiable in
+    PyTorch: the node raises in backward; see :func:`scatter_reduce`).
 
     >>> symgrad.zeros(3).scatter(0, symgrad.tensor([2]), 5.0)
     tensor([0., 0., 5.])
@@ -1088,6 +1101,24 @@ def einsum(equation: str, *operands: Tensor) -> Tensor:
     >>> symgrad.einsum('ii->', symgrad.eye(3))
     tensor(3.)
     """
+    operands = _einsum_operands(equation, operands)
+    terms, output_term = _einsum_terms(equation, len(operands))
+    labels, width = _einsum_labels(terms, operands)
+    tensors = [_einsum_diagonals(x, term, k)
+               for k, (x, term) in enumerate(zip(operands, labels, strict=True))]
+    sizes = _einsum_sizes(tensors)
+    output = _einsum_output(labels, output_term, width)
+    if len(tensors) == 1:  # as PyTorch: permute (always), then sum what is not kept
+        x, term = tensors[0]
+        rest = [s for s in term if s not in output]
+        x = x.permute(*[term.index(s) for s in output + rest])
+        return x.sum(tuple(range(len(output), len(term)))) if rest else x
+    return _einsum_contract(tensors, output, sizes)
+
+
+def _einsum_operands(equation: Any, operands: tuple) -> tuple[Tensor, ...]:
+    """The operands of ``einsum(equation, *operands)`` (or of one list of them), checked as
+    PyTorch checks them, the equation first."""
     if isinstance(equation, Tensor):
         raise NotImplementedError("symgrad.einsum takes an equation string; the sublist format "
                                   "einsum(op1, sublist1, ...) is not supported")
@@ -1103,11 +1134,12 @@ def einsum(equation: str, *operands: Tensor) -> Tensor:
         if not isinstance(x, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 1, but got "
                             f"{type(x).__name__}")
-    terms, output_term = _einsum_terms(equation, len(operands))
-    labels, width = _einsum_labels(terms, operands)
-    tensors = [_einsum_diagonals(x, term, k)
-               for k, (x, term) in enumerate(zip(operands, labels, strict=True))]
-    sizes: dict = {}  # per label, 1 broadcasting against n
+    return operands
+
+
+def _einsum_sizes(tensors: list[tuple[Tensor, list]]) -> dict:
+    """Each label's size over all operands (1 broadcasts against n), or PyTorch's error."""
+    sizes: dict = {}
     for k, (x, term) in enumerate(tensors):
         for s, n in zip(term, x._value.shape, strict=True):
             seen = sizes.get(s, 1)
@@ -1116,32 +1148,37 @@ def einsum(equation: str, *operands: Tensor) -> Tensor:
                 raise RuntimeError(f"einsum(): subscript {name} has size {n} for operand {k} "
                                    f"which does not broadcast with previously seen size {seen}")
             sizes[s] = max(seen, n)
+    return sizes
+
+
+def _einsum_output(labels: list[list], output_term: str | None, width: int) -> list:
+    """The output's labels: the given ones (checked), or the broadcast dims then the labels
+    that appear once, in alphabetical order."""
     counts: dict = {}
     for term in labels:
         for s in term:
             counts[s] = counts.get(s, 0) + 1
     if output_term is None:
-        output = list(range(width)) + sorted(s for s, c in counts.items()
-                                             if isinstance(s, str) and c == 1)
-    else:
-        output = []
-        for s in output_term:
-            if s == ".":
-                output.extend(range(width))
-                continue
-            if s in output:
-                raise RuntimeError(f"einsum(): output subscript {s} appears more than once in "
-                                   "the output")
-            if s not in counts:
-                raise RuntimeError(f"einsum(): output subscript {s} does not appear in the "
-                                   "equation for any input operand")
-            output.append(s)
-    if len(tensors) == 1:  # as PyTorch: permute (always), then sum what is not kept
-        x, term = tensors[0]
-        rest = [s for s in term if s not in output]
-        x = x.permute(*[term.index(s) for s in output + rest])
-        return x.sum(tuple(range(len(output), len(term)))) if rest else x
-    # sum out the labels of one operand only that the output does not keep, then combine
+        return list(range(width)) + sorted(s for s, c in counts.items()
+                                           if isinstance(s, str) and c == 1)
+    output: list = []
+    for s in output_term:
+        if s == ".":
+            output.extend(range(width))
+            continue
+        if s in output:
+            raise RuntimeError(f"einsum(): output subscript {s} appears more than once in "
+                               "the output")
+        if s not in counts:
+            raise RuntimeError(f"einsum(): output subscript {s} does not appear in the "
+                               "equation for any input operand")
+        output.append(s)
+    return output
+
+
+def _einsum_contract(tensors: list[tuple[Tensor, list]], output: list, sizes: dict) -> Tensor:
+    """Two or more operands: sum out the labels of one operand only that the output does not
+    keep, then combine them left to right, pair by pair."""
     for k, (x, term) in enumerate(tensors):
         others = {s for j, (_, t) in enumerate(tensors) if j != k for s in t}
         alone = [i for i, s in enumerate(term) if s not in output and s not in others]

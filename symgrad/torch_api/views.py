@@ -20,7 +20,7 @@ from symgrad.autograd.grad_mode import _mode
 from symgrad.autograd.graph import node_class
 from symgrad.dispatch import _rebase_history, apply_inplace, apply_op
 from symgrad.numeric import dtypes
-from symgrad.numeric import namespace as xp
+from symgrad.numeric import numpy_namespace as xp
 from symgrad.tensor import Tensor, _dim, _dims, _make, _shape_arg, _torch_size, counter_of
 from symgrad.torch_api.arguments import expanded_shape, infer_shape, normalize_key, operand
 from symgrad.torch_api.declaration import torch_api
@@ -39,10 +39,29 @@ def reshape(self, *shape: Any) -> Tensor:
     return apply_op(ops.shape.reshape, self, shape=target)
 
 
+def _view_dtype(self: Tensor, dtype: dtypes.dtype) -> Tensor:
+    """``self``'s bytes read as ``dtype``, sharing storage and version counter (PyTorch's
+    ``view(dtype)``: not differentiable, the result does not require grad)."""
+    value = self._value
+    size, new = value.dtype.itemsize, dtype.np_dtype.itemsize
+    names = f"{self.dtype._torch_name} as {dtype._torch_name} (different element sizes)"
+    if size != new and value.ndim == 0:
+        raise RuntimeError(f"self.dim() cannot be 0 to view {names}")
+    if new > size and value.shape[-1] % (new // size):
+        raise RuntimeError(f"self.size(-1) must be divisible by {new // size} to view {names}, "
+                           f"but got {value.shape[-1]}")
+    if size != new and value.strides[-1] != size and value.shape[-1] != 1:
+        raise RuntimeError(f"self.stride(-1) must be 1 to view {names}")
+    out = _make(value.view(dtype.np_dtype))
+    out._counter = counter_of(self)
+    return out
+
+
 @torch_api("reshape", function=False, example=lambda x: x.view(-1))
 def view(self, *shape: Any) -> Tensor:
     """The same storage seen with a new shape; fails where a copy would be needed
-    (after a transpose, say), exactly where PyTorch's ``view`` fails.
+    (after a transpose, say), exactly where PyTorch's ``view`` fails. ``view(dtype)`` reads the
+    bytes as another dtype (not recorded; the last dim changes with the element size).
 
     >>> symgrad.arange(6.0).view(3, 2)
     tensor([[0., 1.],
@@ -50,7 +69,7 @@ def view(self, *shape: Any) -> Tensor:
             [4., 5.]])
     """
     if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
-        raise NotImplementedError("view(dtype) is not supported by symgrad")
+        return _view_dtype(self, shape[0])
     target = infer_shape(_shape_arg(shape), self._value.size)
     probe = self._value.view()
     try:

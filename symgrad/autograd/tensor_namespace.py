@@ -1,4 +1,4 @@
-"""The differentiable array namespace: the names of ``symgrad.numeric.namespace`` on Tensors.
+"""The Tensor namespace: the names of ``symgrad.numeric.numpy_namespace`` on Tensors.
 
 With ``create_graph=True`` the engine runs the very same VJP rules with this namespace, so the
 gradients it computes are themselves recorded and can be differentiated again.
@@ -84,8 +84,47 @@ log2, log10, exp2, erf = _unary(_ew.log2), _unary(_ew.log10), _unary(_ew.exp2), 
 floor, ceil, trunc, rint = _unary(_ew.floor), _unary(_ew.ceil), _unary(_ew.trunc), _unary(_ew.round)
 
 
+def div_rounded(a: Any, b: Any, mode: str) -> Tensor:
+    return apply_op(ops.elementwise.div_rounded, _t(a), _t(b), rounding_mode=mode)
+
+
+def isfinite(a: Tensor) -> Tensor:
+    return _make(np.isfinite(a._value))
+
+
+arcsinh, arccosh, arctanh = _unary(_ew.asinh), _unary(_ew.acosh), _unary(_ew.atanh)
+
+
+def copysign(a: Any, b: Any) -> Tensor:
+    return apply_op(ops.elementwise.copysign, _t(a), _t(b))
+
+
+def remainder(a: Any, b: Any) -> Tensor:
+    return apply_op(ops.elementwise.remainder, _t(a), _t(b))
+
+
+def fmod(a: Any, b: Any) -> Tensor:
+    return apply_op(ops.elementwise.fmod, _t(a), _t(b))
+
+
+def logaddexp(a: Any, b: Any) -> Tensor:
+    return apply_op(ops.elementwise.logaddexp, _t(a), _t(b))
+
+
+def logaddexp2(a: Any, b: Any) -> Tensor:
+    return apply_op(ops.elementwise.logaddexp2, _t(a), _t(b))
+
+
+def nan_to_num(a: Tensor, nan: float, posinf: float | None, neginf: float | None) -> Tensor:
+    return apply_op(ops.elementwise.nan_to_num, a, nan=nan, posinf=posinf, neginf=neginf)
+
+
 def softplus(a: Tensor) -> Tensor:
     return apply_op(ops.elementwise.softplus, a, beta=1, threshold=math.inf)
+
+
+def power(a: Any, b: Any) -> Tensor:
+    return a ** b
 
 
 def arctan2(a: Any, b: Any) -> Tensor:
@@ -160,6 +199,10 @@ def logsumexp(a: Tensor, axis: Sequence[int], keepdims: bool = False) -> Tensor:
 
 def cumsum(a: Tensor, axis: int) -> Tensor:
     return apply_op(ops.reduction.cumsum, _t(a), dim=axis)
+
+
+def logcumsumexp(a: Tensor, axis: int) -> Tensor:
+    return apply_op(ops.reduction.logcumsumexp, a, dim=axis)
 
 
 def cumprod(a: Tensor, axis: int) -> Tensor:
@@ -256,6 +299,13 @@ def sum_to_shape(g: Tensor, shape: Sequence[int]) -> Tensor:
 
 def index_backward(g: Tensor, shape: Sequence[int], key: Any) -> Tensor:
     return apply_op(ops.shape.index_backward, g, shape=tuple(shape), key=key)
+
+
+def index_multiply(g: Tensor, shape: Sequence[int], key: Any) -> Tensor:
+    ones = _make(np.ones(tuple(shape), dtype=g._value.dtype))
+    return apply_op(ops.shape.scatter_reduce, ones, g, key=key,
+                    src_key=tuple(slice(None) for _ in g.shape), reduce="prod",
+                    include_self=True)
 
 
 def index_put(a: Tensor, key: Any, value: Any) -> Tensor:

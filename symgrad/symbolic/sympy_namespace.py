@@ -1,4 +1,4 @@
-"""The symbolic array namespace: the ``xp`` names of the op rules on sympy expressions.
+"""The sympy namespace: the ``xp`` names of the op rules on sympy expressions.
 
 Values are numpy object arrays (:class:`Expressions`) whose elements are sympy expressions, so
 the op rules of ``symgrad.ops`` -- written once against ``xp`` -- replay here unchanged: array
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import sympy
 
-from symgrad.numeric import namespace as _numeric
+from symgrad.numeric import numpy_namespace as _numeric
 
 
 class Expressions(np.ndarray):
@@ -173,7 +173,15 @@ log2 = _unary(lambda x: sympy.log(x) / sympy.log(2))
 log10 = _unary(lambda x: sympy.log(x) / sympy.log(10))
 exp2 = _unary(lambda x: sympy.Integer(2) ** x)
 softplus = _unary(lambda x: sympy.log(1 + sympy.exp(x)))
+arcsinh = _unary(sympy.asinh)
+arccosh = _unary(sympy.acosh)
+arctanh = _unary(sympy.atanh)
 pi = sympy.pi
+
+
+def power(a: Any, b: Any) -> Any:
+    """``a ** b``, exact (sympy's Pow of each element)."""
+    return a ** b
 
 
 def scalar_sqrt(c: Any) -> Any:
@@ -234,6 +242,49 @@ floor = _unary(_Floor)
 ceil = _unary(_Ceiling)
 rint = _unary(_Rint)
 trunc = _unary(_Trunc)
+
+
+def div_rounded(a: Any, b: Any, mode: str) -> Expressions:
+    """``a / b`` rounded down (``mode="floor"``) or toward zero (``"trunc"``)."""
+    q = asarray(a) / asarray(b)
+    return floor(q) if mode == "floor" else trunc(q)
+
+
+def copysign(a: Any, b: Any) -> Expressions:
+    """``|a|`` with the sign of ``b`` (negative where ``b < 0``)."""
+    return where(asarray(b) < 0, -abs(a), abs(a))
+
+
+def remainder(a: Any, b: Any) -> Expressions:
+    """``a - b * floor(a / b)``: the sign of ``b``."""
+    a, b = asarray(a), asarray(b)
+    return a - b * floor(a / b)
+
+
+def fmod(a: Any, b: Any) -> Expressions:
+    """``a - b * trunc(a / b)``: the sign of ``a``."""
+    a, b = asarray(a), asarray(b)
+    return a - b * trunc(a / b)
+
+
+def nan_to_num(a: Any, nan: Any, posinf: Any, neginf: Any) -> Expressions:
+    """``a`` itself: symbols stand for finite numbers."""
+    return asarray(a)
+
+
+def logaddexp(a: Any, b: Any) -> Expressions:
+    return _elementwise2(lambda x, y: sympy.log(sympy.exp(x) + sympy.exp(y)), a, b)
+
+
+def logaddexp2(a: Any, b: Any) -> Expressions:
+    two = sympy.Integer(2)
+    return _elementwise2(lambda x, y: sympy.log(two ** x + two ** y) / sympy.log(two), a, b)
+
+
+def isfinite(a: Any) -> Expressions:
+    """Elementwise finiteness: true for an expression sympy cannot prove infinite or nan."""
+    return _map(lambda x: sympy.false if x.is_finite is False or x is sympy.nan else sympy.true,
+                a)
 
 
 def scalar_log(c: Any) -> Any:
@@ -382,6 +433,10 @@ def cumsum(a: Any, axis: int) -> Expressions:
     return _along(a, axis, lambda row, i: sympy.Add(*row[:i + 1])) if a.ndim else a.copy()
 
 
+def logcumsumexp(a: Any, axis: int) -> Expressions:
+    return log(cumsum(exp(a), axis))
+
+
 def cumprod(a: Any, axis: int) -> Expressions:
     """Running products along ``axis``, each one flat ``Mul``."""
     a = asarray(a)
@@ -473,6 +528,13 @@ def index_backward(g: Any, shape: Sequence[int], key: Any) -> Expressions:
     """Scatter ``g`` into zeros of ``shape`` at ``key``, adding where indices repeat."""
     out = np.array(zeros_like(np.empty(tuple(shape))))
     np.add.at(out, key, asarray(g))
+    return asarray(out)
+
+
+def index_multiply(g: Any, shape: Sequence[int], key: Any) -> Expressions:
+    """Ones of ``shape`` multiplied by ``g`` at ``key``, multiplying where indices repeat."""
+    out = np.array(full_like(np.empty(tuple(shape)), 1))
+    np.multiply.at(out, key, asarray(g))
     return asarray(out)
 
 

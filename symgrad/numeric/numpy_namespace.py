@@ -1,14 +1,17 @@
-"""The numeric array namespace: the numpy subset that op rules are written against.
+"""The numpy namespace: the numpy subset that op rules are written against.
 
 Op forwards and VJPs call ``xp.exp``, ``xp.matmul``, ``xp.sum_to_shape`` ... and never import
-numpy themselves, so the same rules run here on float arrays, in ``symgrad.autograd.differentiable``
-on Tensors (for ``create_graph=True``) and in ``symgrad.symbolic`` on sympy object arrays.
+numpy themselves, so the same rules run here on float arrays, in
+``symgrad.autograd.tensor_namespace`` on Tensors (for ``create_graph=True``) and in
+``symgrad.symbolic.sympy_namespace`` on sympy object arrays.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numpy import (  # noqa: F401 - re-exported as the namespace
@@ -36,6 +39,51 @@ from numpy import (  # noqa: F401 - re-exported as the namespace
 
 pi = math.pi
 
+# -- numpy's error state. PyTorch computes inf and nan silently (log(0), 0/0, exp overflow), so
+# symgrad's results must not depend on the user's np.seterr / np.errstate nor on a warnings
+# filter that turns RuntimeWarning into an error. Computations run as they are (setting an
+# error state costs microseconds per op) and, where the user's state raised, once more quietly.
+
+FLOAT_ERRORS = (FloatingPointError, RuntimeWarning)
+"""What numpy raises for an inf or nan under ``np.seterr(all="raise")`` or a warnings filter
+set to "error"."""
+
+
+def quiet() -> np.errstate:
+    """The error state symgrad computes in: inf and nan arise silently, as in PyTorch.
+
+    >>> with quiet():
+    ...     float(np.log(np.float64(0.0)))
+    -inf
+    """
+    return np.errstate(all="ignore")
+
+
+def quiet_calls(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` run under :func:`quiet` (a public entry point that computes on numpy itself)."""
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+
+    return run
+
+
+def quietly(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` whatever numpy's error state: as it is first (free), again under
+    :func:`quiet` if the user's state made an inf or nan raise. ``fn`` must be pure.
+
+    >>> with np.errstate(all="raise"):
+    ...     float(quietly(np.exp, np.float64(1000.0)))
+    inf
+    """
+    try:
+        return fn(*args, **kwargs)
+    except FLOAT_ERRORS:
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+
 _F32 = np.dtype(np.float32)
 
 
@@ -57,6 +105,46 @@ def _in_float64(ufunc: np.ufunc) -> Callable[..., np.ndarray]:
 tan, arcsin, arccos, arctan = (_in_float64(f) for f in (np.tan, np.arcsin, np.arccos, np.arctan))
 sinh, cosh, log1p, expm1 = (_in_float64(f) for f in (np.sinh, np.cosh, np.log1p, np.expm1))
 log2, log10, exp2, arctan2 = (_in_float64(f) for f in (np.log2, np.log10, np.exp2, np.arctan2))
+arcsinh, arccosh, arctanh = (_in_float64(f) for f in (np.arcsinh, np.arccosh, np.arctanh))
+logaddexp, logaddexp2 = _in_float64(np.logaddexp), _in_float64(np.logaddexp2)
+copysign, remainder, fmod, isfinite = np.copysign, np.remainder, np.fmod, np.isfinite
+
+
+def div_rounded(a: np.ndarray, b: np.ndarray, mode: str) -> np.ndarray:
+    """``a / b`` rounded down (``mode="floor"``, Python's ``//``) or toward zero ("trunc"),
+    in the inputs' dtype: integers divide exactly."""
+    if mode == "floor":
+        return np.floor_divide(a, b)
+    if np.result_type(a, b).kind in "biu":
+        q = np.floor_divide(a, b)
+        return q + ((q < 0) & (q * b != a))
+    return np.trunc(np.true_divide(a, b))
+
+
+def nan_to_num(a: np.ndarray, nan: float, posinf: float | None,
+               neginf: float | None) -> np.ndarray:
+    """nan, inf and -inf replaced (infinities by the dtype's extremes unless given)."""
+    return np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
+
+def power(a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
+    """``a ** b``; integers to negative integer powers as PyTorch computes them (numpy refuses
+    them): 1 for a base of 1, -1 or 1 for -1 (odd or even powers), 0 for any other base.
+
+    >>> power(np.array([1, 2, -1, -1, 0]), np.array([-2, -3, -1, -2, -1]))
+    array([ 1,  0, -1,  1,  0])
+    """
+    try:
+        return a ** b
+    except ValueError:  # "Integers to negative integer powers are not allowed."
+        a, b = np.asarray(a), np.asarray(b)
+        negative = b < 0
+        out = a ** np.where(negative, 0, b)
+        sign = np.where(b % 2 == 0, 1, -1)
+        return np.where(negative, np.where(a == 1, 1, np.where(a == -1, sign, 0)),
+                        out).astype(out.dtype, copy=False)
+
+
+_add_reduce = np.add.reduce
 
 # numpy's function spellings of the array methods below cost about a microsecond of Python
 # dispatch each; the methods themselves do not, and the engine calls these on every node.
@@ -64,15 +152,16 @@ log2, log10, exp2, arctan2 = (_in_float64(f) for f in (np.log2, np.log10, np.exp
 
 def sum(a: np.ndarray, axis: tuple[int, ...] | None = None,  # noqa: A001 - numpy's name
         keepdims: bool = False) -> np.ndarray:
-    """``numpy.sum`` through the array method."""
-    return a.sum(axis=axis, keepdims=keepdims)
+    """``numpy.sum`` as the ufunc's reduce (the array method goes through numpy's Python
+    wrappers, slower, and warnings raised there escape symgrad's filter)."""
+    return _add_reduce(a, axis, keepdims=keepdims)
 
 
 def mean(a: np.ndarray, axis: tuple[int, ...] | None = None,
          keepdims: bool = False) -> np.ndarray:
     """``numpy.mean`` as sum / count (numpy's own mean has several microseconds of overhead)."""
     count = a.size if axis is None else math.prod(a.shape[d] for d in axis)
-    return a.sum(axis=axis, keepdims=keepdims) / count
+    return _add_reduce(a, axis, keepdims=keepdims) / count
 
 
 def reshape(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -189,9 +278,9 @@ def sum_to_shape(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         return g
     lead = g.ndim - len(shape)
     if lead:
-        g = g.sum(axis=tuple(range(lead)))  # a fresh array: no reshape (view) needed after
+        g = _add_reduce(g, tuple(range(lead)))  # a fresh array: no reshape (view) needed after
     axes = tuple(i for i, size in enumerate(shape) if size == 1 and g.shape[i] != 1)
-    return g.sum(axis=axes, keepdims=True) if axes else g
+    return _add_reduce(g, axes, keepdims=True) if axes else g
 
 
 def index_backward(g: np.ndarray, shape: tuple[int, ...], key: object) -> np.ndarray:
@@ -201,6 +290,13 @@ def index_backward(g: np.ndarray, shape: tuple[int, ...], key: object) -> np.nda
         out[key] = g
     else:
         np.add.at(out, key, g)
+    return out
+
+
+def index_multiply(g: np.ndarray, shape: tuple[int, ...], key: object) -> np.ndarray:
+    """Ones of ``shape`` multiplied by ``g`` at ``key``, multiplying where indices repeat."""
+    out = np.ones(shape, dtype=g.dtype)
+    np.multiply.at(out, key, g)
     return out
 
 
@@ -222,8 +318,8 @@ def is_basic_index(key: object) -> bool:
 
 def prod(a: np.ndarray, axis: tuple[int, ...] | None = None,
          keepdims: bool = False) -> np.ndarray:
-    """``numpy.prod`` through the array method."""
-    return a.prod(axis=axis, keepdims=keepdims)
+    """``numpy.prod`` as the ufunc's reduce (see :func:`sum`)."""
+    return np.multiply.reduce(a, axis, keepdims=keepdims)
 
 
 def prod_backward(g: np.ndarray, ans: np.ndarray, a: np.ndarray,
@@ -262,6 +358,13 @@ def logsumexp(a: np.ndarray, axis: tuple[int, ...], keepdims: bool = False) -> n
 def cumsum(a: np.ndarray, axis: int) -> np.ndarray:
     """``numpy.cumsum`` (bools and ints sum as int64); a 0-d ``a`` is copied."""
     return a.cumsum(axis) if a.ndim else a.copy()
+
+
+def logcumsumexp(a: np.ndarray, axis: int) -> np.ndarray:
+    """``log(cumsum(exp(a)))`` along ``axis``, without overflow."""
+    if not a.ndim:
+        return a.copy()
+    return np.logaddexp.accumulate(a, axis=axis)
 
 
 def cumprod(a: np.ndarray, axis: int) -> np.ndarray:

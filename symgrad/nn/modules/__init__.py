@@ -1,0 +1,82 @@
+"""The layers of ``symgrad.nn``, one file per family."""
+
+from symgrad.nn.modules.activation import (
+    CELU,
+    ELU,
+    GELU,
+    GLU,
+    SELU,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    LeakyReLU,
+    LogSigmoid,
+    LogSoftmax,
+    Mish,
+    PReLU,
+    ReLU,
+    ReLU6,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softmax2d,
+    Softmin,
+    Softplus,
+    Softshrink,
+    Softsign,
+    Tanh,
+    Tanhshrink,
+    Threshold,
+)
+from symgrad.nn.modules.container import ModuleDict, ModuleList, Sequential
+from symgrad.nn.modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
+from symgrad.nn.modules.dropout import Dropout
+from symgrad.nn.modules.flatten import Flatten, Unflatten
+from symgrad.nn.modules.linear import Bilinear, Identity, Linear
+from symgrad.nn.modules.loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
+    CrossEntropyLoss,
+    HingeEmbeddingLoss,
+    HuberLoss,
+    KLDivLoss,
+    L1Loss,
+    MarginRankingLoss,
+    MSELoss,
+    MultiLabelSoftMarginLoss,
+    NLLLoss,
+    PoissonNLLLoss,
+    SmoothL1Loss,
+    SoftMarginLoss,
+    TripletMarginLoss,
+)
+from symgrad.nn.modules.module import Module
+from symgrad.nn.modules.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
+from symgrad.nn.modules.pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    MaxPool1d,
+    MaxPool2d,
+)
+from symgrad.nn.modules.sparse import Embedding
+
+__all__ = [
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+    "AvgPool1d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d",
+    "Bilinear", "CELU", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+    "CosineEmbeddingLoss", "CrossEntropyLoss", "Dropout", "ELU", "Embedding", "Flatten", "GELU",
+    "GLU", "GroupNorm", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
+    "HingeEmbeddingLoss", "HuberLoss", "Identity", "KLDivLoss", "L1Loss", "LayerNorm",
+    "LeakyReLU", "Linear", "LogSigmoid", "LogSoftmax", "MSELoss", "MarginRankingLoss",
+    "MaxPool1d", "MaxPool2d", "Mish", "Module", "ModuleDict", "ModuleList",
+    "MultiLabelSoftMarginLoss", "NLLLoss", "PReLU", "PoissonNLLLoss", "ReLU", "ReLU6", "SELU",
+    "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "SoftMarginLoss", "Softmax", "Softmax2d",
+    "Softmin", "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold",
+    "TripletMarginLoss", "Unflatten",
+]

@@ -1,0 +1,292 @@
+"""Every loss of ``symgrad.nn.functional`` as a module with ``reduction`` ('mean', 'sum' or
+'none'), PyTorch's constructor arguments, and class weights registered as buffers."""
+
+from __future__ import annotations
+
+from symgrad.nn import functional as F
+from symgrad.nn.losses import _reduction
+from symgrad.nn.modules.module import Module
+from symgrad.tensor import Tensor
+
+
+class _Loss(Module):
+    """A loss: ``forward(input, target)`` is ``F.<_function>(input, target, **options)``."""
+
+    _function: str = ""
+    _options: tuple[str, ...] = ()  # attributes passed to F by keyword, besides reduction
+
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
+        super().__init__()
+        if size_average is not None or reduce is not None:  # the legacy flags, with a warning
+            reduction = _reduction(reduction, size_average, reduce)
+        self.reduction = reduction
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        """``F.<name>(input, target, reduction=..., ...)`` with this module's options.
+
+        >>> symgrad.nn.MSELoss(reduction="sum")(symgrad.tensor([1.0, 2.0]), symgrad.zeros(2))
+        tensor(5.)
+        """
+        options = {o: getattr(self, o) for o in self._options}
+        return getattr(F, self._function)(input, target, reduction=self.reduction, **options)
+
+
+class _WeightedLoss(_Loss):
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
+class L1Loss(_Loss):
+    """Mean (or sum) absolute error.
+
+    >>> symgrad.nn.L1Loss()(symgrad.tensor([1.0, -3.0]), symgrad.zeros(2))
+    tensor(2.)
+    """
+
+    _function = "l1_loss"
+
+
+class MSELoss(_Loss):
+    """Mean (or sum) squared error.
+
+    >>> symgrad.nn.MSELoss()(symgrad.tensor([1.0, 3.0]), symgrad.zeros(2))
+    tensor(5.)
+    """
+
+    _function = "mse_loss"
+
+
+class SmoothL1Loss(_Loss):
+    """Squared error below ``beta`` (halved, divided by beta), absolute error above.
+
+    >>> symgrad.nn.SmoothL1Loss()(symgrad.tensor([0.5, 3.0]), symgrad.zeros(2))
+    tensor(1.3125)
+    """
+
+    _function, _options = "smooth_l1_loss", ("beta",)
+
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean", beta: float = 1.0) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+
+class HuberLoss(_Loss):
+    """Half squared error below ``delta``, ``delta·(|x| - delta/2)`` above.
+
+    >>> symgrad.nn.HuberLoss(delta=2.0)(symgrad.tensor([1.0, 4.0]), symgrad.zeros(2))
+    tensor(3.2500)
+    """
+
+    _function, _options = "huber_loss", ("delta",)
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+
+class KLDivLoss(_Loss):
+    """Kullback-Leibler divergence with ``input`` given as log-probabilities (and ``target``
+    too when ``log_target``).
+
+    >>> symgrad.nn.KLDivLoss(reduction="sum")(symgrad.tensor([0.5, 0.5]).log(),
+    ...                                       symgrad.tensor([0.5, 0.5]))
+    tensor(0.)
+    """
+
+    _function, _options = "kl_div", ("log_target",)
+
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean", log_target: bool = False) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+
+class BCELoss(_WeightedLoss):
+    """Binary cross entropy of probabilities.
+
+    >>> symgrad.nn.BCELoss()(symgrad.tensor([0.5]), symgrad.tensor([1.0]))
+    tensor(0.6931)
+    """
+
+    _function, _options = "binary_cross_entropy", ("weight",)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """Binary cross entropy of logits (sigmoid inside, computed stably), with optional
+    ``weight`` and ``pos_weight`` buffers.
+
+    >>> symgrad.nn.BCEWithLogitsLoss()(symgrad.tensor([0.0]), symgrad.tensor([1.0]))
+    tensor(0.6931)
+    """
+
+    _function, _options = "binary_cross_entropy_with_logits", ("weight", "pos_weight")
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean",
+                 pos_weight: Tensor | None = None) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+
+class NLLLoss(_WeightedLoss):
+    """Negative log likelihood of class indices, ``input`` being log-probabilities.
+
+    >>> symgrad.nn.NLLLoss()(symgrad.tensor([[0.5, 0.5]]).log(), symgrad.tensor([1]))
+    tensor(0.6931)
+    """
+
+    _function, _options = "nll_loss", ("weight", "ignore_index")
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 ignore_index: int = -100, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    """Cross entropy of logits against class indices or class probabilities, with optional
+    class ``weight``, ``ignore_index`` and ``label_smoothing``.
+
+    >>> loss = symgrad.nn.CrossEntropyLoss()
+    >>> loss(symgrad.tensor([[0.0, 0.0]]), symgrad.tensor([1]))
+    tensor(0.6931)
+    """
+
+    _function, _options = "cross_entropy", ("weight", "ignore_index", "label_smoothing")
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 ignore_index: int = -100, reduce: bool | None = None,
+                 reduction: str = "mean", label_smoothing: float = 0.0) -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+
+
+class SoftMarginLoss(_Loss):
+    """Two-class logistic loss for targets ±1.
+
+    >>> symgrad.nn.SoftMarginLoss()(symgrad.tensor([0.0, 2.0]), symgrad.tensor([1.0, -1.0]))
+    tensor(1.4100)
+    """
+
+    _function = "soft_margin_loss"
+
+
+class HingeEmbeddingLoss(_Loss):
+    """``input`` where target is 1, ``max(0, margin - input)`` where it is -1.
+
+    >>> symgrad.nn.HingeEmbeddingLoss()(symgrad.tensor([0.3]), symgrad.tensor([-1.0]))
+    tensor(0.7000)
+    """
+
+    _function, _options = "hinge_embedding_loss", ("margin",)
+
+    def __init__(self, margin: float = 1.0, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+
+class PoissonNLLLoss(_Loss):
+    """Poisson negative log likelihood (``log_input``: the input is a log-rate).
+
+    >>> symgrad.nn.PoissonNLLLoss()(symgrad.tensor([0.0]), symgrad.tensor([2.0]))
+    tensor(1.)
+    """
+
+    _function, _options = "poisson_nll_loss", ("log_input", "full", "eps")
+
+    def __init__(self, log_input: bool = True, full: bool = False,
+                 size_average: bool | None = None, eps: float = 1e-8,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_input = log_input
+        self.full = full
+        self.eps = eps
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """Binary cross entropy of logits per class, averaged over the classes.
+
+    >>> symgrad.nn.MultiLabelSoftMarginLoss()(symgrad.tensor([[0.0, 0.0]]),
+    ...                                       symgrad.tensor([[1.0, 0.0]]))
+    tensor(0.6931)
+    """
+
+    _function, _options = "multilabel_soft_margin_loss", ("weight",)
+
+
+class _PairLoss(_Loss):
+    """A loss of two inputs and a ±1 target, with a ``margin``."""
+
+    def __init__(self, margin: float = 0.0, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        """``F.<name>(input1, input2, target, margin, reduction=...)``.
+
+        >>> symgrad.nn.MarginRankingLoss()(symgrad.tensor([1.0]), symgrad.tensor([2.0]),
+        ...                                symgrad.tensor([1.0]))
+        tensor(1.)
+        """
+        return getattr(F, self._function)(input1, input2, target, self.margin,
+                                          reduction=self.reduction)
+
+
+class MarginRankingLoss(_PairLoss):
+    """``max(0, -target·(input1 - input2) + margin)``.
+
+    >>> symgrad.nn.MarginRankingLoss(margin=0.5)
+    MarginRankingLoss()
+    """
+
+    _function = "margin_ranking_loss"
+
+
+class CosineEmbeddingLoss(_PairLoss):
+    """``1 - cos(input1, input2)`` where target is 1, ``max(0, cos - margin)`` where -1.
+
+    >>> symgrad.nn.CosineEmbeddingLoss()(symgrad.tensor([[1.0, 0.0]]),
+    ...                                  symgrad.tensor([[0.0, 1.0]]), symgrad.tensor([1.0]))
+    tensor(1.)
+    """
+
+    _function = "cosine_embedding_loss"
+
+
+class TripletMarginLoss(_Loss):
+    """``max(d(anchor, positive) - d(anchor, negative) + margin, 0)`` with the p-norm
+    distance.
+
+    >>> symgrad.nn.TripletMarginLoss()(symgrad.tensor([[0.0]]), symgrad.tensor([[1.0]]),
+    ...                                symgrad.tensor([[1.5]]))
+    tensor(0.5000)
+    """
+
+    def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6,
+                 swap: bool = False, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+        self.p = p
+        self.eps = eps
+        self.swap = swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        """``F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, ...)``.
+
+        >>> symgrad.nn.TripletMarginLoss(margin=0.0)(symgrad.tensor([[0.0]]),
+        ...                                          symgrad.tensor([[1.0]]),
+        ...                                          symgrad.tensor([[3.0]]))
+        tensor(0.)
+        """
+        return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p,
+                                     eps=self.eps, swap=self.swap, reduction=self.reduction)

@@ -1,0 +1,62 @@
+"""``symgrad.nn.Parameter``: a Tensor that a Module registers as one of its parameters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from symgrad.creation import empty, from_numpy
+from symgrad.tensor import Tensor
+
+
+class Parameter(Tensor):
+    """A leaf Tensor that requires grad by default and is registered by the Module it is
+    assigned to (``self.weight = Parameter(...)``). It shares ``data``'s storage, as in
+    PyTorch; results of operations on it are plain Tensors.
+
+    >>> p = symgrad.nn.Parameter(symgrad.ones(2))
+    >>> p
+    Parameter containing:
+    tensor([1., 1.], requires_grad=True)
+    >>> (p * 2).sum().backward()
+    >>> p.grad
+    tensor([2., 2.])
+    """
+
+    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
+        if data is None:
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Parameter.__new__(): argument 'data' (position 1) must be Tensor, "
+                            f"not {type(data).__name__}")
+        if requires_grad and data.dtype.np_dtype.kind != "f":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        self = object.__new__(cls)
+        self._value = data._value
+        self._requires_grad = bool(requires_grad)
+        self._grad = None
+        self.grad_fn = None
+        self._counter = None
+        return self
+
+    def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
+        pass  # everything is set by __new__
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + Tensor.__repr__(self)
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, protocol: int) -> tuple:
+        return (_rebuild_parameter, (self._value.copy(), self._requires_grad))
+
+    def __deepcopy__(self, memo: dict) -> Parameter:
+        out = Parameter(Tensor.__deepcopy__(self, {}).detach(), self._requires_grad)
+        if self._grad is not None:
+            out._grad = self._grad.detach().clone()
+        memo[id(self)] = out
+        return out
+
+
+def _rebuild_parameter(value: Any, requires_grad: bool) -> Parameter:
+    return Parameter(from_numpy(value), requires_grad)

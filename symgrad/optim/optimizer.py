@@ -1,0 +1,286 @@
+"""``symgrad.optim.Optimizer``: parameter groups, state, ``zero_grad`` and ``state_dict``, as
+in PyTorch."""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+
+from symgrad.autograd.grad_mode import enable_grad, no_grad
+from symgrad.creation import from_numpy, tensor
+from symgrad.nn.modules.module import typename
+from symgrad.numeric import dtypes
+from symgrad.tensor import Tensor
+
+
+class _RequiredParameter:
+    """The default of a hyperparameter that has none (``SGD``'s ``lr`` in old PyTorch)."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+def _check(condition: bool, message: str) -> None:
+    if not condition:
+        raise ValueError(message)
+
+
+class Optimizer:
+    """Base class of the optimizers: ``param_groups`` (each a dict holding ``'params'`` and
+    its hyperparameters, defaults filled in), ``state`` (per parameter), ``zero_grad``,
+    ``step`` and ``state_dict`` / ``load_state_dict``. A subclass defines ``_init_state`` and
+    ``_update``, which read and write numpy arrays with PyTorch's CPU rounding.
+
+    >>> w = symgrad.nn.Parameter(symgrad.tensor([1.0, 2.0]))
+    >>> opt = symgrad.optim.SGD([w], lr=0.1)
+    >>> (w ** 2).sum().backward()
+    >>> opt.step()
+    >>> w
+    Parameter containing:
+    tensor([0.8000, 1.6000], requires_grad=True)
+    """
+
+    def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of "
+                            f"Tensors or dicts, but got {typename(params)}")
+        self.defaults = defaults
+        self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
+        self._opt_called = False
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a group of parameters with its own hyperparameters (the others from the
+        defaults), for example a new layer to train at another learning rate.
+
+        >>> a = symgrad.nn.Parameter(symgrad.ones(1))
+        >>> b = symgrad.nn.Parameter(symgrad.ones(1))
+        >>> opt = symgrad.optim.SGD([a], lr=0.1)
+        >>> opt.add_param_group({"params": [b], "lr": 0.01})
+        >>> [group["lr"] for group in opt.param_groups]
+        [0.1, 0.01]
+        """
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, "
+                            "but the ordering of tensors in sets will change between runs. "
+                            "Please use a list instead.")
+        else:
+            params = list(params)
+        for param in params:
+            if not isinstance(param, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                                + typename(param))
+            if not (param.is_leaf or param._retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        group = dict(param_group, params=params)
+        for name, default in self.defaults.items():
+            if default is required and name not in group:
+                raise ValueError("parameter group didn't specify a value of required "
+                                 f"optimization parameter {name}")
+            group.setdefault(name, default)
+        if len({id(p) for p in params}) != len(params):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
+                          "future, this will cause an error; see "
+                          "github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=3)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in params):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
+        for param in params:
+            self._init_state(param, group)
+
+    def _init_state(self, param: Tensor, group: dict[str, Any]) -> None:
+        """Create a parameter's state when its group is added (Adagrad does); most
+        optimizers create it at the first step."""
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of every parameter: to None (default), or to zeros.
+
+        >>> w = symgrad.nn.Parameter(symgrad.ones(2))
+        >>> opt = symgrad.optim.SGD([w], lr=0.1)
+        >>> w.sum().backward()
+        >>> opt.zero_grad()
+        >>> print(w.grad)
+        None
+        """
+        for group in self.param_groups:
+            for param in group["params"]:
+                grad = param.grad
+                if grad is None:
+                    continue
+                if set_to_none:
+                    param.grad = None
+                else:
+                    if grad.grad_fn is not None:
+                        grad.detach_()
+                    else:
+                        grad.requires_grad_(False)
+                    grad.zero_()
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One update of every parameter that has a gradient; ``closure`` (re-evaluating the
+        loss) is called first, with grad enabled, and its loss returned.
+
+        >>> w = symgrad.nn.Parameter(symgrad.tensor([3.0]))
+        >>> opt = symgrad.optim.SGD([w], lr=0.5)
+        >>> def closure():
+        ...     opt.zero_grad()
+        ...     loss = (w ** 2).sum()
+        ...     loss.backward()
+        ...     return loss
+        >>> opt.step(closure)
+        tensor(9., grad_fn=<SumBackward0>)
+        >>> w
+        Parameter containing:
+        tensor([0.], requires_grad=True)
+        """
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        self._opt_called = True
+        for group in self.param_groups:
+            for param in group["params"]:
+                if param.grad is None:
+                    continue
+                value = np.array(param.detach().numpy())  # updated, then copied back once
+                grad = param.grad.detach().numpy()
+                if group.get("maximize", False):
+                    grad = -grad
+                self._update(value, grad, self.state[param], group)
+                with no_grad():
+                    param.copy_(from_numpy(value))
+        return loss
+
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
+                group: dict[str, Any]) -> None:
+        """Update ``param`` (a copy of the parameter's values, written back afterwards) in
+        place from ``grad`` (negated when ``maximize``); ``state`` is the parameter's state
+        dict of Tensors, empty before the first step, whose arrays are updated in place."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _zeros(value: np.ndarray) -> Tensor:
+        """A state tensor of zeros shaped and typed like ``value``."""
+        return from_numpy(np.zeros_like(value))
+
+    @staticmethod
+    def _new_step() -> Tensor:
+        """PyTorch's step counter: a float32 scalar tensor, 0."""
+        return tensor(0.0, dtype=dtypes.float32)
+
+    @staticmethod
+    def _count(state: dict[str, Any]) -> float:
+        """Increment the float32 ``step`` tensor of ``state`` (created at 0) and return
+        it, as PyTorch counts steps."""
+        if "step" not in state:
+            state["step"] = Optimizer._new_step()
+        counter = state["step"].numpy()
+        counter += 1
+        return float(counter)
+
+    # ------------------------------------------------------------------ state_dict
+    def state_dict(self) -> dict[str, Any]:
+        """``{'state': {index: {...}}, 'param_groups': [...]}``, parameters numbered in group
+        order (the state's tensors are the optimizer's own, as in PyTorch).
+
+        >>> w = symgrad.nn.Parameter(symgrad.ones(2))
+        >>> opt = symgrad.optim.SGD([w], lr=0.1, momentum=0.9)
+        >>> w.sum().backward()
+        >>> opt.step()
+        >>> opt.state_dict()["state"]
+        {0: {'momentum_buffer': tensor([1., 1.])}}
+        """
+        index: dict[int, int] = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            ids = []
+            for param in group["params"]:
+                index.setdefault(id(param), len(index))
+                ids.append(index[id(param)])
+            packed["params"] = ids
+            groups.append(packed)
+        state = {index[id(p)]: s for p, s in self.state.items() if id(p) in index and s}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore ``state_dict()``'s state and hyperparameters (tensors copied, converted to
+        each parameter's dtype; ``step`` kept as it is). The groups must match in number and
+        size.
+
+        >>> w = symgrad.nn.Parameter(symgrad.ones(2))
+        >>> opt = symgrad.optim.Adam([w], lr=0.1)
+        >>> w.sum().backward()
+        >>> opt.step()
+        >>> fresh = symgrad.optim.Adam([w], lr=0.5)
+        >>> fresh.load_state_dict(opt.state_dict())
+        >>> fresh.param_groups[0]["lr"], fresh.state[w]["step"]
+        (0.1, tensor(1.))
+        """
+        saved_groups = state_dict["param_groups"]
+        if len(saved_groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        for mine, saved in zip(self.param_groups, saved_groups, strict=True):
+            if len(mine["params"]) != len(saved["params"]):
+                raise ValueError("loaded state dict contains a parameter group that doesn't "
+                                 "match the size of optimizer's group")
+        by_index = {}
+        for mine, saved in zip(self.param_groups, saved_groups, strict=True):
+            for index, param in zip(saved["params"], mine["params"], strict=True):
+                by_index[index] = param
+        state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
+        for index, values in state_dict["state"].items():
+            if index not in by_index:
+                state[index] = copy.deepcopy(values)
+                continue
+            param = by_index[index]
+            restored = {}
+            for key, value in values.items():
+                if isinstance(value, Tensor):
+                    value = value.detach().clone()
+                    if key != "step" and value.is_floating_point():
+                        value = value.to(param.dtype)
+                else:
+                    value = copy.deepcopy(value)
+                restored[key] = value
+            state[param] = restored
+        self.state = state
+        self.param_groups = [dict(copy.deepcopy({k: v for k, v in saved.items()
+                                                 if k != "params"}), params=mine["params"])
+                             for mine, saved in zip(self.param_groups, saved_groups,
+                                                    strict=True)]
+
+    def __repr__(self) -> str:
+        text = type(self).__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            text += f"\nParameter Group {i}\n"
+            for key in sorted(group):
+                if key != "params":
+                    text += f"    {key}: {group[key]}\n"
+        return text + ")"
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"defaults": self.defaults, "state": self.state,
+                "param_groups": self.param_groups}
