@@ -347,6 +347,7 @@ scaled_elu = register(Op(
     convention="alpha * scale * input_scale at 0 (the left derivative)",
     saved=(0,),
     float_only=True,
+    convention="the x <= 0 branch at 0: alpha * scale * input_scale (selu: 1.7581; celu: 1)",
     samples=(Sample(((2, 3),), _SELU, kinks=(0.0,)),
              Sample(((3,),), {"alpha": 2.0, "scale": 1.0, "input_scale": 0.5, "celu": True},
                     kinks=(0.0,)),
@@ -360,6 +361,7 @@ hardsigmoid = register(Op(
     convention="0 at -3 and at 3 (the flat sides' derivative)",
     saved=(0,),
     float_only=True,
+    convention="0 at -3 and at 3 (the flat sides)",
     samples=(Sample(((2, 3),), low=-5.0, high=5.0, kinks=(-3.0, 3.0)),
              Sample(((4,),), low=-5.0, high=5.0, kinks=(-3.0, 3.0))),
 ))
@@ -371,6 +373,7 @@ hardswish = register(Op(
     convention="0 at -3 (the left derivative), 1 at 3 (the right derivative)",
     saved=(0,),
     float_only=True,
+    convention="0 at -3 and 1 at 3 (the outer branches)",
     samples=(Sample(((2, 3),), low=-5.0, high=5.0, kinks=(-3.0, 3.0)),
              Sample(((4,),), low=-5.0, high=5.0, kinks=(-3.0, 3.0))),
 ))

@@ -11,3 +11,5 @@ x.sum(keepdim="yes")  # error: keepdim is a bool
 t.autograd.grad(x.sum(), x, retain_graph=1.5)  # error: retain_graph is a bool | None
 s: str = x.exp()  # error: a Tensor is not a str
 x.no_such_method()  # error: Tensor has no such attribute
+t.nn.Linear(3, "2")  # error: out_features is an int
+t.optim.SGD(t.nn.Linear(3, 2).parameters(), lr="fast")  # error: lr is a float
