@@ -17,16 +17,34 @@ Cases (each figure is the median wall time of ``--repeats`` fresh runs, sympy al
     doubles per layer), for L = 10, 20, 40, 80: lower + check. Target: L = 20 < 2 s; the time
     per node should stay flat as L grows (cost follows nodes, not the expanded size).
 
+(c) model scale (issue 13), float64, cross_entropy of ``(x @ W1 + b1).tanh() @ W2``: full
+    ``check`` of 128->32->10 batch 16 (target <= 2 s), ``sample=20`` of it, ``sample=32`` of
+    784->128->10 batch 64 (<= 10 s), the same model with a custom tanh Function whose backward
+    is wrong on one element (GradientMismatch naming it, <= 10 s), and the small CNN (conv2d
+    1->4 3x3, relu, max_pool2d 2, linear, cross_entropy; batch 8, 12x12) with ``sample=16``
+    (<= 10 s). "first" is the first check of that model in the process (sympy's derivative
+    templates derived and compiled), "again" the median of repeats (templates cached).
+(d) ``executor``: the 784 model's ``sample=32`` on a ``ProcessPoolExecutor`` of 2 workers
+    (warmed by one check) against serial, and on a ``distributed.LocalCluster`` when installed.
+(e) symengine (when installed) beside sympy on the templates of (c): differentiating the
+    log-softmax row and compiling its partials. sympy stays the reference; symengine is only
+    measured.
+(f) deep graphs (issue 13 item 2): a 10,000-node chain (lower + grad + check + str + compile)
+    and grad of a 2,000-node chain, each in a subprocess with a time limit.
+
 The numeric reference (the same forward + backward in symgrad) is printed for scale.
-symengine is not used: sympy is the only engine.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import sympy
@@ -76,18 +94,232 @@ def _sympy_baseline(n: int) -> float:
     return time.perf_counter() - start
 
 
+def _mlp(i: int, h: int, o: int, batch: int, activation=None) -> t.Tensor:
+    import symgrad.nn.functional as F
+
+    rng = np.random.default_rng(0)
+    x = t.tensor(rng.standard_normal((batch, i)), dtype=t.float64)
+    W1 = t.tensor(rng.standard_normal((i, h)) / np.sqrt(i), dtype=t.float64, requires_grad=True)
+    b1 = t.tensor(rng.standard_normal(h) * 0.1, dtype=t.float64, requires_grad=True)
+    W2 = t.tensor(rng.standard_normal((h, o)) / np.sqrt(h), dtype=t.float64, requires_grad=True)
+    y = t.tensor(rng.integers(0, o, batch))
+    hidden = x @ W1 + b1
+    hidden = hidden.tanh() if activation is None else activation(hidden)
+    return F.cross_entropy(hidden @ W2, y)
+
+
+class OffByOne(t.autograd.Function):
+    """tanh whose backward is wrong on one element (the mutation of (c))."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = x.tanh()
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        wrong = t.zeros(y.shape, dtype=y.dtype)
+        wrong[3, 5] = 1e-3
+        return g * (1 - y * y) + wrong
+
+
+def _cnn() -> t.Tensor:
+    import symgrad.nn.functional as F
+
+    rng = np.random.default_rng(0)
+    x = t.tensor(rng.standard_normal((8, 1, 12, 12)), dtype=t.float64)
+    K = t.tensor(rng.standard_normal((4, 1, 3, 3)) / 3, dtype=t.float64, requires_grad=True)
+    kb = t.tensor(rng.standard_normal(4) * 0.1, dtype=t.float64, requires_grad=True)
+    W = t.tensor(rng.standard_normal((10, 100)) / 10, dtype=t.float64, requires_grad=True)
+    b = t.tensor(np.zeros(10), dtype=t.float64, requires_grad=True)
+    y = t.tensor(rng.integers(0, 10, 8))
+    h = F.max_pool2d(F.conv2d(x, K, kb).relu(), 2)
+    return F.cross_entropy(h.reshape(8, -1) @ W.t() + b, y)
+
+
+def _first_and_again(run: Callable[[], object], repeats: int) -> tuple[float, float]:
+    start = time.perf_counter()
+    run()
+    first = time.perf_counter() - start
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return first, statistics.median(times)
+
+
+def _mutated() -> None:
+    try:
+        symbolic.check(_mlp(784, 128, 10, 64, OffByOne.apply), sample=32)
+    except symbolic.GradientMismatch as error:
+        assert "OffByOneBackward" in str(error), error
+        return
+    raise AssertionError("the wrong backward was not caught")
+
+
+def model_scale(repeats: int) -> None:
+    print("\n(c) model scale, float64, cross_entropy((x @ W1 + b1).tanh() @ W2)")
+    print(f"{'case':<44} {'first':>8} {'again':>8} {'target':>8}")
+    cases = [
+        ("MLP 128-32-10 b16, full check", lambda: symbolic.check(_mlp(128, 32, 10, 16)), 2.0),
+        ("MLP 128-32-10 b16, sample=20",
+         lambda: symbolic.check(_mlp(128, 32, 10, 16), sample=20), None),
+        ("MLP 784-128-10 b64, sample=32",
+         lambda: symbolic.check(_mlp(784, 128, 10, 64), sample=32), 10.0),
+        ("same, tanh Function wrong on 1 element", _mutated, 10.0),
+        ("CNN conv-relu-pool-linear b8 12x12, sample=16",
+         lambda: symbolic.check(_cnn(), sample=16), 10.0),
+    ]
+    for name, run, target in cases:
+        first, again = _first_and_again(run, repeats)
+        goal = f"<= {target:g} s" if target else "-"
+        print(f"{name:<44} {first:8.2f} {again:8.2f} {goal:>8}")
+    report = symbolic.check(_mlp(784, 128, 10, 64), sample=32)
+    verified = sum(n.elements for n in report.nodes)
+    print(f"784 model: {len(report.nodes)} nodes' VJP rules verified on {verified} input "
+          f"elements; {sum(len(r.checked) for r in report.inputs)} leaf elements exact")
+
+
+def executors(repeats: int) -> None:
+    print("\n(d) executor: 784-128-10 b64, sample=32")
+    loss = _mlp(784, 128, 10, 64)
+    serial_report = symbolic.check(loss, sample=32)
+    serial = _median_seconds(lambda: symbolic.check(loss, sample=32), repeats)
+    print(f"{'serial':<28} {serial:8.2f} s")
+    with ProcessPoolExecutor(2) as pool:
+        assert str(symbolic.check(loss, sample=32, executor=pool)) == str(serial_report)
+        pooled = _median_seconds(lambda: symbolic.check(loss, sample=32, executor=pool),
+                                 repeats)
+    print(f"{'ProcessPoolExecutor(2)':<28} {pooled:8.2f} s  speedup {serial / pooled:.2f}x "
+          "(same report)")
+    try:
+        import distributed
+    except ImportError:
+        print("distributed not installed: pip install symgrad[distributed]")
+        return
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        executor = client.get_executor()
+        assert str(symbolic.check(loss, sample=32, executor=executor)) == str(serial_report)
+        dask = _median_seconds(lambda: symbolic.check(loss, sample=32, executor=executor),
+                               repeats)
+    print(f"{'Dask LocalCluster(2)':<28} {dask:8.2f} s  speedup {serial / dask:.2f}x "
+          "(same report)")
+
+
+def symengine_beside_sympy() -> None:
+    print("\n(e) symengine beside sympy: the log-softmax row of 10 (template of (c))")
+    try:
+        import symengine
+    except ImportError:
+        print("symengine not installed: pip install symgrad[symengine]")
+        return
+    rows = []
+    for name, lib in (("sympy", sympy), ("symengine", symengine)):
+        c = [lib.Symbol(f"q{k}") if lib is symengine else sympy.Symbol(f"q{k}", real=True)
+             for k in range(10)]
+        expr = c[3] - lib.log(sum(lib.exp(v) for v in c))
+        if lib is sympy:
+            sympy.core.cache.clear_cache()
+        start = time.perf_counter()
+        partials = [lib.diff(expr, v) for v in c]
+        derive = time.perf_counter() - start
+        start = time.perf_counter()
+        if lib is sympy:
+            function = sympy.lambdify(c, partials, modules="numpy")
+        else:
+            function = symengine.Lambdify(c, partials)
+        compile_ = time.perf_counter() - start
+        points = np.random.default_rng(0).standard_normal((10, 640))
+        start = time.perf_counter()
+        function(*points) if lib is sympy else function(points.T)
+        evaluate = time.perf_counter() - start
+        rows.append((name, derive, compile_, evaluate))
+    print(f"{'':<10} {'diff x10':>9} {'compile':>9} {'640 rows':>9}")
+    for name, derive, compile_, evaluate in rows:
+        print(f"{name:<10} {derive:9.4f} {compile_:9.4f} {evaluate:9.4f}")
+    print("symengine: templates are derived once per process and cached, so it would save "
+          "only the first check's derivation")
+
+
+_DEEP = {
+    "10,000-node chain: lower+grad+check+str+compile": """
+import symgrad as t
+from symgrad import symbolic
+x = t.tensor([0.3, -0.2], dtype=t.float64, requires_grad=True)
+h = x
+for i in range(10000):
+    h = h.sin() if i % 2 else h * 0.999
+y = h.sum()
+lowered = symbolic.lower(y)
+symbolic.grad(y, x)
+symbolic.check(y)
+str(lowered.expr)
+symbolic.compile(y, x)
+""",
+    "grad of a 2,000-node chain": """
+import symgrad as t
+from symgrad import symbolic
+x = t.tensor([0.3, -0.2], dtype=t.float64, requires_grad=True)
+h = x
+for i in range(2000):
+    h = h.sin() if i % 2 else h * 0.999
+y = h.sum()
+import time
+start = time.perf_counter()
+symbolic.grad(y, x)
+print(time.perf_counter() - start)
+""",
+}
+
+
+def deep(limit: float) -> None:
+    print(f"\n(f) deep graphs (each in a subprocess, limit {limit:g} s)")
+    for name, code in _DEEP.items():
+        start = time.perf_counter()
+        try:
+            done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                  timeout=limit, cwd=os.getcwd())
+            seconds = time.perf_counter() - start
+            outcome = f"{seconds:8.2f} s" if done.returncode == 0 else \
+                "failed: " + (done.stderr.strip().splitlines() or ["?"])[-1][:70]
+            if done.returncode == 0 and done.stdout.strip():
+                outcome += f" (grad itself {float(done.stdout.split()[-1]):.2f} s)"
+        except subprocess.TimeoutExpired:
+            outcome = f"did not finish in {limit:g} s"
+        print(f"{name:<50} {outcome}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="one repeat, no sympy baseline")
     parser.add_argument("--baseline-32", action="store_true",
                         help="also time plain sympy.diff for 32x32 (minutes)")
+    parser.add_argument("--only", nargs="+", default=["a", "b", "c", "d", "e", "f"],
+                        help="sections to run (a-f)")
+    parser.add_argument("--deep-limit", type=float, default=100.0)
     args = parser.parse_args()
     repeats = 1 if args.quick else args.repeats
     symbolic.check(_dense(2))  # import sympy and warm caches outside the timings
+    symbolic.check(_mlp(32, 8, 4, 8), sample=2)  # and the node-by-node path's modules
+    print(f"sympy {sympy.__version__}, numpy {np.__version__}, median of {repeats} run(s)")
+    if "c" in args.only:
+        model_scale(repeats)
+    if "d" in args.only:
+        executors(repeats)
+    if "e" in args.only:
+        symengine_beside_sympy()
+    if "f" in args.only:
+        deep(args.deep_limit)
+    if "a" not in args.only and "b" not in args.only:
+        return
 
-    print(f"sympy {sympy.__version__}, numpy {np.__version__}, median of {repeats} run(s)\n")
-    print("(a) tanh(W @ x + b).sum(), float64")
+    print("\n(a) tanh(W @ x + b).sum(), float64")
     print(f"{'n':>4} {'lower+check':>12} {'sample=8':>10} {'numeric':>10} "
           f"{'sympy.diff only':>16} {'ratio':>7} {'target':>7}")
     for n, target in ((8, None), (16, 2.0), (32, 5.0)):

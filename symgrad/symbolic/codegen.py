@@ -25,6 +25,7 @@ from sympy.printing.numpy import NumPyPrinter
 from symgrad.symbolic.calculus import _inputs, grad
 from symgrad.symbolic.lowering import Lowered, _unevaluated, lower
 from symgrad.symbolic.printing import dag_cse, fresh_base, postorder
+from symgrad.symbolic.progress import Progress
 from symgrad.tensor import Tensor
 
 # ops whose recorded node holds which elements they picked, chosen from the values when
@@ -210,7 +211,7 @@ def _assemble(elements: Sequence[Any], shape: tuple[int, ...], batch: tuple[int,
 
 def compile(output: Tensor | Lowered,  # noqa: A001 - the issue's name
             inputs: Tensor | Sequence[Tensor] | None = None,
-            gradient: Any = None) -> CompiledGradient:
+            gradient: Any = None, *, progress: bool | None = None) -> CompiledGradient:
     """Compile ``output`` and its exact gradient into one numpy function.
 
     The graph recorded for ``output`` is lowered and differentiated exactly as
@@ -221,7 +222,8 @@ def compile(output: Tensor | Lowered,  # noqa: A001 - the issue's name
     once. Leaves that require grad but are not among ``inputs``, and constants, keep their
     current values. The result is a :class:`CompiledGradient`: call it with arrays shaped
     like the inputs, or with leading batch dimensions to evaluate many points at once (where
-    compiling pays most: one numpy call per operation for the whole batch).
+    compiling pays most: one numpy call per operation for the whole batch). ``progress``
+    shows its stages on stderr (None: on a terminal, once it has run for about 2 s).
 
     >>> w = t.tensor([0.5, -1.0], requires_grad=True)
     >>> x = t.tensor([2.0, 1.0])
@@ -230,10 +232,18 @@ def compile(output: Tensor | Lowered,  # noqa: A001 - the issue's name
     >>> value, gw
     (array(0.), array([2., 1.]))
     """
-    lowered = output if isinstance(output, Lowered) else lower(output)
+    with Progress(4, "symbolic.compile", progress) as bar:
+        lowered = output if isinstance(output, Lowered) else lower(output, progress=False)
+        bar.update()
+        return _compile(lowered, inputs, gradient, bar)
+
+
+def _compile(lowered: Lowered, inputs: Tensor | Sequence[Tensor] | None, gradient: Any,
+             bar: Progress) -> CompiledGradient:
     sources = _inputs(lowered, inputs)
     _warn_frozen_selections(lowered, sources)
     gradients = grad(lowered, [s.tensor for s in sources], gradient)
+    bar.update()
     chosen = {id(s) for s in sources}
     replace: dict[Any, Any] = {}
     for s in lowered.sources:  # everything else keeps its current value
@@ -257,6 +267,7 @@ def compile(output: Tensor | Lowered,  # noqa: A001 - the issue's name
     for g in gradients:
         elements.extend(g._elements())
     elements = _fold_branches(elements)
+    bar.update()
 
     def cse(exprs: Sequence[Any]) -> tuple[list[tuple[Any, Any]], list[Any]]:
         definitions, reduced = dag_cse(exprs, fresh, replace)
@@ -267,6 +278,7 @@ def compile(output: Tensor | Lowered,  # noqa: A001 - the issue's name
     # trees, which for a deep DAG is exponential
     function = sympy.lambdify(args, tuple(elements), modules="numpy", printer=printer, cse=cse,
                               use_imps=False)
+    bar.update()
     return CompiledGradient(function, tuple(a.name for a in args),
                             tuple(tuple(s.symbols.shape) for s in sources), lowered.shape)
 

@@ -13,6 +13,7 @@ import heapq
 import math
 from collections import defaultdict
 from collections.abc import Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,14 +24,17 @@ from symgrad import creation
 from symgrad.autograd import api, grad_mode
 from symgrad.autograd.graph import Node
 from symgrad.numeric import numpy_namespace as numeric_xp
+from symgrad.symbolic import local, scale
 from symgrad.symbolic import sympy_namespace as sx
 from symgrad.symbolic.calculus import (
     Chain,
     _inputs,
     as_gradient,
     local_partials,
+    seed_array,
     seeds,
 )
+from symgrad.symbolic.local import switches as _switches
 from symgrad.symbolic.lowering import (
     Lowered,
     Source,
@@ -43,6 +47,7 @@ from symgrad.symbolic.lowering import (
     symbol_array,
     symbolic_forward,
 )
+from symgrad.symbolic.progress import Progress
 from symgrad.tensor import Tensor
 
 DIGITS = 40  # working precision of transcendental values
@@ -147,6 +152,24 @@ class NodeProof:
 
 
 @dataclass
+class NodeReport:
+    """One node's VJP rule compared, on a random cotangent over all its input elements, with
+    sympy's derivative of its forward at the inputs it saw (see :func:`check`)."""
+
+    node: str
+    site: str | None
+    elements: int
+    max_abs_error: float
+    skipped: int = 0  # elements at a kink or where sympy's derivative is undefined
+
+    def __str__(self) -> str:
+        where = f" ({self.site})" if self.site else ""
+        skipped = f", {self.skipped} at kinks or undefined" if self.skipped else ""
+        return (f"{self.node}{where}: VJP rule agrees with sympy on {self.elements} input "
+                f"elements, max abs error {self.max_abs_error:.3g}{skipped}")
+
+
+@dataclass
 class CheckReport:
     """The result of :func:`check`: per input, per kink and (exact mode) per node.
 
@@ -161,12 +184,14 @@ class CheckReport:
     rtol: float
     atol: float
     proofs: list[NodeProof] = field(default_factory=list)
+    nodes: list[NodeReport] = field(default_factory=list)
 
     def __str__(self) -> str:
         lines = [f"gradient check passed (rtol={self.rtol:g}, atol={self.atol:g})"]
         lines += [f"  {r}" for r in self.inputs]
         lines += [f"  kink: {k}" for k in self.kinks]
         lines += [f"  exact: {p}" for p in self.proofs]
+        lines += [f"  node: {n}" for n in self.nodes]
         return "\n".join(lines)
 
     __repr__ = __str__
@@ -268,8 +293,19 @@ def _numeric_gradients(lowered: Lowered, sources: list[Source],
     """The engine's gradients, leaving every ``.grad`` untouched: on the recorded graph, or on
     a replay of it when a backward has already freed it."""
     output, tensors = live_graph(lowered, sources)
-    grads = api.grad(output, tensors, grad_outputs=gradient, retain_graph=True,
-                                  allow_unused=True)
+    try:
+        grads = api.grad(output, tensors, grad_outputs=gradient, retain_graph=True,
+                         allow_unused=True)
+    except Exception as error:
+        # a wrong rule can make the backward fail (a gradient of the wrong shape refused by
+        # the engine, or breaking the next rule): name it, if one is wrong
+        for step in lowered.steps:
+            verdict = node_vjp_error(step)
+            if verdict is not None:
+                raise GradientMismatch(f"the numeric backward failed ({type(error).__name__}: "
+                                       f"{error})\n" + culprit_line(step, "VJP", verdict)
+                                       ) from error
+        raise
     return [np.zeros(src.symbols.shape) if g is None else g.numpy().astype(np.float64)
             for src, g in zip(sources, grads, strict=True)]
 
@@ -364,25 +400,6 @@ def _without_conditions(expr: Any) -> Any:
                         lambda *pairs: sympy.Add(*[pair[0] for pair in pairs]))
 
 
-def _switches(expr: Any) -> list[Any]:
-    """Expressions whose zeros are the non-differentiable points of ``expr``."""
-    found = []
-    for atom in expr.atoms(sympy.Abs, sympy.sign, sympy.Heaviside, sympy.Max, sympy.Min,
-                           sympy.Piecewise, sympy.floor, sympy.ceiling):
-        if isinstance(atom, sympy.Piecewise):
-            for _, condition in atom.args:
-                for rel in condition.atoms(sympy.core.relational.Relational):
-                    found.append(rel.lhs - rel.rhs)
-        elif isinstance(atom, sympy.Max | sympy.Min):
-            args = list(atom.args)
-            found += [a - b for i, a in enumerate(args) for b in args[i + 1:]]
-        elif isinstance(atom, sympy.floor | sympy.ceiling):
-            found.append(atom.args[0] - atom)
-        else:
-            found.append(atom.args[0])
-    return found
-
-
 def _one_sided(definition: Any, u: Any, point: _Point) -> tuple[Any, Any, Any]:
     partial = sympy.diff(definition, u)
     others = {s: v for s, v in point.env.items() if s != u}
@@ -446,7 +463,8 @@ def _users(lowered: Lowered, chain: Chain) -> dict[Any, list[tuple[int, Any, Any
 def check(output: Tensor, gradient: Tensor | None = None,
           inputs: Tensor | Sequence[Tensor] | None = None, rtol: float | None = None,
           atol: float | None = None, sample: int | None = None, *,
-          exact: bool = False) -> CheckReport:
+          exact: bool = False, executor: Executor | None = None,
+          progress: bool | None = None) -> CheckReport:
     """Check the numeric backward of ``output`` against sympy's derivative, element by element.
 
     ``gradient`` is the v of vᵀJ, as ``backward`` takes it; ``inputs`` default to every leaf
@@ -459,6 +477,16 @@ def check(output: Tensor, gradient: Tensor | None = None,
     Raises :class:`GradientMismatch` naming the input, the index, both values and the first
     node whose VJP rule disagrees with sympy, with where it was created.
 
+    A graph whose lowering would be large (more than ``scale.LOWERING_BUDGET`` terms: a real
+    layer) is checked node by node instead of lowered whole: every node's VJP rule is compared
+    on all its elements with sympy's derivative of its forward at the inputs it saw (a rule
+    wrong on one element is named, whatever is sampled; the report lists the nodes), and each
+    checked leaf element gets sympy's derivative chained to 40 digits, through only the
+    elements it reaches when sampled. ``executor`` (any ``concurrent.futures.Executor``, such
+    as a ``ProcessPoolExecutor`` or ``distributed.Client(...).get_executor()``) runs the node
+    checks and the sampled elements; the report is the serial one. ``progress`` shows a bar on
+    stderr (None: on a terminal, after about 2 s).
+
     >>> a = symgrad.tensor([1.0, 2.0], dtype=symgrad.float64, requires_grad=True)
     >>> b = symgrad.tensor([3.0, 4.0], dtype=symgrad.float64, requires_grad=True)
     >>> c = a * b
@@ -467,13 +495,18 @@ def check(output: Tensor, gradient: Tensor | None = None,
       a: 2 elements, max abs error 0, max rel error 0
       b: 2 elements, max abs error 0, max rel error 0
     """
-    lowered = lower(output)
-    sources = _inputs(lowered, inputs, allow_unused=True)
+    if not isinstance(output, Tensor):
+        return check(lower(output))  # lower's TypeError
     dtype = output._value.dtype.name
     default_rtol, default_atol = _TOLERANCES.get(dtype, _TOLERANCES["float32"])
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
     gradient = as_gradient(output, gradient)
+    if not exact and output.grad_fn is not None \
+            and scale.lowering_size(output) > scale.LOWERING_BUDGET:
+        return _check_by_nodes(output, gradient, inputs, rtol, atol, sample, executor, progress)
+    lowered = lower(output, progress=progress)
+    sources = _inputs(lowered, inputs, allow_unused=True)
     root_seeds = seeds(lowered, gradient)
     numeric = _numeric_gradients(lowered, sources, gradient)
     point = _Point(lowered)
@@ -493,6 +526,8 @@ def check(output: Tensor, gradient: Tensor | None = None,
 
     rng = np.random.default_rng(0)
     reports, failures = [], []
+    total = sum(min(src.symbols.size, sample or src.symbols.size) for src in sources)
+    bar = Progress(total, "symbolic.check", progress)
     for src, num in zip(sources, numeric, strict=True):
         symbols = src.symbols.reshape(-1)
         chosen = range(len(symbols))
@@ -500,6 +535,10 @@ def check(output: Tensor, gradient: Tensor | None = None,
             chosen = sorted(rng.choice(len(symbols), size=sample, replace=False).tolist())
         report = InputReport(src.name, tuple(src.symbols.shape), [], 0.0, 0.0,
                              sampled=sample is not None and sample < len(symbols))
+        if num.shape != tuple(src.symbols.shape):  # a rule's wrongly shaped gradient
+            raise GradientMismatch(_mismatch_message(lowered, [
+                (src, (), f"of shape {list(num.shape)}", f"of shape {list(src.symbols.shape)}")
+            ], rtol, atol))
         flat_num = num.reshape(-1)
         for k in chosen:
             index = _index(k, report.shape)
@@ -508,7 +547,9 @@ def check(output: Tensor, gradient: Tensor | None = None,
             n = float(flat_num[k])
             if not _tally(report, index, exact_value, n, symbols[k] in near_kink, rtol, atol):
                 failures.append((src, index, n, _as_float(exact_value)))
+            bar.update()
         reports.append(report)
+    bar.__exit__(None, None, None)
     if failures:
         raise GradientMismatch(_mismatch_message(lowered, failures, rtol, atol))
     result = CheckReport(reports, kinks, rtol, atol)
@@ -523,15 +564,22 @@ def check(output: Tensor, gradient: Tensor | None = None,
 
 def _mismatch_message(lowered: Lowered, failures: list, rtol: float, atol: float) -> str:
     src, index, numeric, symbolic = failures[0]
-    lines = [f"gradient of {src.name} at index {index}: numeric {float(numeric)!r} but sympy "
-             f"{symbolic!r} (rtol={rtol:g}, atol={atol:g}); {len(failures)} element(s) differ"]
+    if isinstance(numeric, str):
+        lines = [f"gradient of {src.name}: numeric {numeric} but {src.name} is {symbolic}"]
+    else:
+        lines = [f"gradient of {src.name} at index {index}: numeric {float(numeric)!r} but "
+                 f"sympy {symbolic!r} (rtol={rtol:g}, atol={atol:g}); {len(failures)} "
+                 "element(s) differ"]
     for step in lowered.steps:
         verdict = node_vjp_error(step)
         if verdict is not None:
             lines.append(culprit_line(step, "VJP", verdict))
             break
     else:
-        if not math.isfinite(float(numeric)):
+        if isinstance(numeric, str):
+            lines.append("every node's VJP agrees with sympy on its own: the graph's wiring "
+                         "(edges, broadcasting, accumulation) is at fault")
+        elif not math.isfinite(float(numeric)):
             # each rule is right, but one met a point where its local derivative is infinite
             # (0 * inf = nan in the masked branch of a where, log or sqrt at 0 ...)
             lines.append("every node's VJP agrees with sympy on its own, but the numeric "
@@ -548,6 +596,246 @@ def culprit_line(step: Step, rule: str, verdict: str) -> str:
     double backward) disagrees with sympy, and where it was created."""
     where = f" created at {_site(step.node)}" if _site(step.node) else ""
     return f"first node whose {rule} disagrees with sympy: {step.name}{where}: {verdict}"
+
+
+# --- model scale: node by node ------------------------------------------------------------
+
+
+def _leaves(output: Tensor, inputs: Tensor | Sequence[Tensor] | None) -> tuple[
+        list[Node], list[Tensor], list[tuple[Tensor, str, bool]]]:
+    """The graph's nodes (lowering's order), every leaf tensor met as an edge, and the inputs
+    to report on: ``(tensor, name, used)``, named as :func:`lower` names them."""
+    from symgrad.autograd.naming import TensorNames, caller_names, mask_producers, topological
+
+    if not output.requires_grad:
+        raise RuntimeError("element 0 of tensors does not require grad and does not have a "
+                           "grad_fn")
+    order = topological(output.grad_fn, mask_producers)
+    leaves: list[Tensor] = []
+    seen: set[int] = set()
+    for node in order:
+        for edge in node.next:
+            if isinstance(edge, Tensor) and id(edge) not in seen:
+                seen.add(id(edge))
+                leaves.append(edge)
+    names = TensorNames(caller_names())
+    named = {id(t): names(t, "x") for t in leaves}
+    if inputs is None:
+        return order, leaves, [(t, named[id(t)], True) for t in leaves]
+    chosen = []
+    for k, x in enumerate([inputs] if isinstance(inputs, Tensor) else list(inputs)):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"inputs must be Tensors, got {type(x).__name__}")
+        if not x.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        used = id(x) in named
+        chosen.append((x, named[id(x)] if used else (x.name or f"unused{k}"), used))
+    return order, leaves, chosen
+
+
+def _node_tasks(order: list[Node], graph: scale.Graph) -> tuple[list, list, list]:
+    """Per node with a differentiable input: the task computing sympy's VJP at a random
+    cotangent, the engine's rules' result there (or what went wrong), and its kinks."""
+    tasks, numeric, kinked = [], [], []
+    for n, (node, lnode) in enumerate(zip(order, graph.nodes, strict=True)):
+        if not any(p is not None for p in lnode.parents):
+            continue
+        g = _probe(lnode.out_shape, seed=n)
+        try:
+            ans = node.op.forward(numeric_xp, *node.values, **(node.params or {}))
+            rules: Any = _numeric_vjp(node, g, ans)
+        except Exception as error:  # noqa: BLE001 - a rule that crashes is a wrong rule
+            rules = f"its VJP rule raised {type(error).__name__}: {error}"
+        tasks.append((scale.node_task, (lnode, g)))
+        numeric.append((n, rules))
+        kinked.append(local.kinks(lnode))
+    return tasks, numeric, kinked
+
+
+def _node_checks(graph: scale.Graph, numeric: list, results: list, kinked: list, rtol: float,
+                 atol: float) -> tuple[list[NodeReport], list[tuple[int, str]], list[Kink]]:
+    """Each node's VJP rule (the engine's, on a random cotangent) against sympy's derivative
+    of its forward at the node's recorded inputs (``results``), over all input elements."""
+    reports, wrong, kinks = [], [], []
+    for (n, rules), theirs, at_kinks in zip(numeric, results, kinked, strict=True):
+        lnode = graph.nodes[n]
+        kinks += _local_kinks(lnode, at_kinks)
+        skip = _kink_inputs(lnode, at_kinks)
+        report = NodeReport(lnode.name, lnode.site, 0, 0.0)
+        verdict = rules if isinstance(rules, str) else None
+        for i, sym in enumerate(theirs):
+            if sym is None or verdict is not None:
+                continue
+            shape = np.shape(lnode.values[i])
+            rule = rules[i] if i < len(rules) else None
+            ours = np.zeros(shape) if rule is None else _reduce_to(rule, shape)
+            if ours is None:
+                verdict = (f"its VJP rule returned a gradient of shape {list(np.shape(rule))} "
+                           f"for input {i} of shape {list(shape)}")
+                continue
+            ours = np.asarray(ours, dtype=np.float64).reshape(-1)
+            sym = sym.reshape(-1)
+            valid = np.isfinite(sym)
+            valid[list(skip.get(i, ()))] = False
+            report.skipped += int(sym.size - valid.sum())
+            report.elements += int(valid.sum())
+            error = np.abs(ours - sym)
+            limit = max(atol, 1e-9 * (1 + float(np.max(np.abs(sym[valid]), initial=0)))) \
+                + max(rtol, 1e-6) * np.abs(sym)
+            bad = valid & ~(error <= limit)
+            if valid.any():
+                report.max_abs_error = max(report.max_abs_error,
+                                           float(np.max(np.where(valid, error, 0))))
+            if bad.any():
+                k = int(np.flatnonzero(bad)[0])
+                verdict = (f"input {i} element {_index(k, shape)}: its VJP rule gives "
+                           f"{float(ours[k])!r}, sympy.diff of its forward gives "
+                           f"{float(sym[k])!r} (random cotangent; {int(bad.sum())} of "
+                           f"{sym.size} elements differ)")
+        if verdict is not None:
+            wrong.append((n, verdict))
+        reports.append(report)
+    return reports, wrong, kinks
+
+
+def _reduce_to(array: Any, shape: tuple[int, ...]) -> np.ndarray | None:
+    return scale._reduce_to(np.asarray(array), shape)
+
+
+def _kink_inputs(lnode: local.LocalNode, at_kinks: list) -> dict[int, set[int]]:
+    """Per input, the elements read by an output element at a kink."""
+    skip: dict[int, set[int]] = {}
+    for group in lnode.groups:
+        for t, element, _ in at_kinks:
+            if t is not group.template:
+                continue
+            rows = np.flatnonzero(group.elements == element) if isinstance(group, local.Group) \
+                else [element]
+            for r in rows:
+                for i, flat in zip(t.inputs, group.row(r), strict=True):
+                    skip.setdefault(i, set()).add(int(flat))
+    return skip
+
+
+def _local_kinks(lnode: local.LocalNode, at_kinks: list) -> list[Kink]:
+    """:class:`Kink` s of one node from its templates: one-sided derivatives along each input
+    element whose switch is zero."""
+    found = []
+    for t, element, row in at_kinks:
+        symbols = local.canonical(t.size)
+        point = _Point(env={c: sympy.Rational(float(v)) for c, v in zip(symbols, row,
+                                                                         strict=True)})
+        zero = [s for s in t.switches if point.is_zero(s)]
+        for p, u in enumerate(symbols):
+            if lnode.parents[t.inputs[p]] is None or not any(u in z.free_symbols for z in zero):
+                continue
+            left, right, convention = _one_sided(t.expr, u, point)
+            found.append(Kink(lnode.name, lnode.site, _index(element, lnode.out_shape),
+                              f"input {t.inputs[p]}", left, right, convention))
+    return found
+
+
+def _check_by_nodes(output: Tensor, gradient: Tensor | None,
+                    inputs: Tensor | Sequence[Tensor] | None, rtol: float, atol: float,
+                    sample: int | None, executor: Executor | None,
+                    progress: bool | None) -> CheckReport:
+    """:func:`check` of a large graph, node by node (see :mod:`symgrad.symbolic.scale`)."""
+    order, leaves, chosen = _leaves(output, inputs)
+    used = [t for t, _, on in chosen if on]
+    graph = scale.build(output, used, progress)
+    graph.seed = seed_array(output, gradient).astype(np.float64)
+    rng = np.random.default_rng(0)
+    plan = []
+    for tensor, _, _ in chosen:
+        size = int(tensor._value.size)
+        picked = list(range(size))
+        if sample is not None and sample < size:
+            picked = sorted(rng.choice(size, size=sample, replace=False).tolist())
+        plan.append(picked)
+    index = {id(t): s for s, t in enumerate([t for t, _, on in chosen if on])}
+    items = [(index[id(t)], k) for (t, _, on), picked in zip(chosen, plan, strict=True)
+             if on for k in picked]
+    # the exact gradients first, as one task: its elements share the adjoints above them;
+    # the node checks run beside it
+    tasks, rules, kinked = _node_tasks(order, graph)
+    results = scale.run([(scale.leaf_task, (graph, items)), *tasks], executor,
+                        "symbolic.check", progress)
+    nodes, wrong, kinks = _node_checks(graph, rules, results[1:], kinked, rtol, atol)
+    values = dict(zip(items, map(local.exact_value, results[0]), strict=True))
+    exact = [[values[(index[id(t)], k)] for k in picked] if on
+             else [sympy.Integer(0)] * len(picked)
+             for (t, _, on), picked in zip(chosen, plan, strict=True)]
+    try:
+        numeric = _numeric_by_nodes(output, order, leaves, chosen, gradient)
+    except Exception as error:  # as in _numeric_gradients
+        if not wrong:
+            raise
+        n, verdict = wrong[0]
+        where = f" created at {graph.nodes[n].site}" if graph.nodes[n].site else ""
+        raise GradientMismatch(f"the numeric backward failed ({type(error).__name__}: {error})"
+                               f"\nfirst node whose VJP disagrees with sympy: "
+                               f"{graph.nodes[n].name}{where}: {verdict}") from error
+    reports, failures = [], []
+    for (tensor, name, _), picked, num, values in zip(chosen, plan, numeric, exact,
+                                                      strict=True):
+        shape = tuple(tensor._value.shape)
+        report = InputReport(name, shape, [], 0.0, 0.0,
+                             sampled=sample is not None and sample < math.prod(shape))
+        if np.shape(num) != shape:  # a rule's wrongly shaped gradient
+            failures.append((name, (), f"of shape {list(np.shape(num))}", f"shape {list(shape)}"))
+            break
+        flat = np.asarray(num, dtype=np.float64).reshape(-1)
+        for k, value in zip(picked, values, strict=True):
+            index = _index(k, shape)
+            report.checked.append(index)
+            if not _tally(report, index, value, float(flat[k]), bool(kinks), rtol, atol):
+                failures.append((name, index, float(flat[k]), _as_float(value)))
+        reports.append(report)
+    culprit = [f"the VJP rule of {graph.nodes[n].name}"
+               + (f" (created at {graph.nodes[n].site})" if graph.nodes[n].site else "")
+               + f" disagrees with sympy's derivative of its forward: {verdict}"
+               for n, verdict in wrong[:1]]
+    if failures:
+        name, index, numeric_value, symbolic = failures[0]
+        lines = [f"gradient of {name}: numeric {numeric_value} but {name} has {symbolic}"
+                 if isinstance(numeric_value, str) else
+                 f"gradient of {name} at index {index}: numeric {numeric_value!r} but sympy "
+                 f"{symbolic!r} (rtol={rtol:g}, atol={atol:g}); {len(failures)} element(s) "
+                 "differ"]
+        if wrong:
+            n, verdict = wrong[0]
+            where = f" created at {graph.nodes[n].site}" if graph.nodes[n].site else ""
+            lines.append(f"first node whose VJP disagrees with sympy: {graph.nodes[n].name}"
+                         f"{where}: {verdict}")
+        else:
+            lines.append("every node's VJP agrees with sympy on its own: the graph's wiring "
+                         "(edges, broadcasting, accumulation) is at fault")
+        raise GradientMismatch("\n".join(lines))
+    if culprit:
+        raise GradientMismatch(culprit[0])
+    return CheckReport(reports, kinks, rtol, atol, nodes=nodes)
+
+
+def _numeric_by_nodes(output: Tensor, order: list[Node], leaves: list[Tensor],
+                      chosen: list[tuple[Tensor, str, bool]], gradient: Tensor | None
+                      ) -> list[np.ndarray]:
+    """The engine's gradients of the chosen inputs (zeros for those the graph does not use),
+    every ``.grad`` untouched; on a replay when a backward freed the graph."""
+    from types import SimpleNamespace
+
+    sources = [SimpleNamespace(tensor=t, requires_grad=True) for t in leaves]
+    view = SimpleNamespace(steps=[SimpleNamespace(node=n) for n in order], sources=sources,
+                           output=output)
+    wanted = [next(s for s in sources if s.tensor is t) for t, _, on in chosen if on]
+    out, tensors = live_graph(view, wanted)  # type: ignore[arg-type]
+    grads = iter(api.grad(out, tensors, grad_outputs=gradient, retain_graph=True,
+                          allow_unused=True) if tensors else [])
+    result = []
+    for tensor, _, on in chosen:
+        g = next(grads) if on else None
+        result.append(np.zeros(tensor._value.shape) if g is None
+                      else g.numpy().astype(np.float64))
+    return result
 
 
 # --- one node against sympy ----------------------------------------------------------------
@@ -599,14 +887,23 @@ def node_vjp_error(step: Step, rtol: float = 1e-6) -> str | None:
         return None
     g = _probe(np.shape(ans))
     point = _Point(env=env)
-    numeric = _numeric_vjp(node, g, ans)
+    try:
+        numeric = _numeric_vjp(node, g, ans)
+    except Exception as error:  # noqa: BLE001 - a rule that crashes is a wrong rule
+        return f"its VJP rule raised {type(error).__name__}: {error}"
     flat_def = definition.reshape(-1)
     flat_g = [sympy.Rational(str(gj)) for gj in g.reshape(-1)]
     for i, symbols in enumerate(fresh):
-        if symbols is None or numeric[i] is None:
+        if symbols is None:
             continue
-        num = numeric_xp.sum_to_shape(np.asarray(numeric[i], dtype=np.float64),
-                                      np.shape(values[i])).reshape(-1)
+        shape = np.shape(values[i])
+        rule = numeric[i] if i < len(numeric) else None
+        # a rule's None means zeros, as in the engine
+        num = np.zeros(shape) if rule is None else _reduce_to(rule, shape)
+        if num is None:
+            return (f"its VJP rule returned a gradient of shape {list(np.shape(rule))} for "
+                    f"input {i} of shape {list(shape)}")
+        num = np.asarray(num, dtype=np.float64).reshape(-1)
         for k, u in enumerate(symbols.reshape(-1)):
             value = _as_float(point.value(_sympy_vjp(flat_def, flat_g, u)))
             if not math.isfinite(value):

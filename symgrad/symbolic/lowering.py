@@ -28,6 +28,7 @@ from symgrad.autograd.graph import Node
 from symgrad.autograd.naming import TensorNames, caller_names, mask_producers, topological
 from symgrad.symbolic import sympy_namespace as sx
 from symgrad.symbolic.printing import Formula, formula
+from symgrad.symbolic.progress import Progress
 from symgrad.tensor import Tensor
 
 
@@ -297,13 +298,15 @@ def _array(values: np.ndarray) -> Formula:
     return formula(values)
 
 
-def lower(output: Tensor, constants: str = "numbers") -> Lowered:
+def lower(output: Tensor, constants: str = "numbers", *,
+          progress: bool | None = None) -> Lowered:
     """Lower the graph recorded for ``output`` to sympy expressions.
 
     Leaves that require grad become arrays of real symbols named after the tensor's ``name``,
     else after the variable that holds it in the calling code, else ``x0``, ``x1`` ...; other
     tensors become exact constants (``constants="symbols"`` keeps them as symbols too). Works
-    after a backward that freed the graph.
+    after a backward that freed the graph. ``progress`` shows a bar on stderr (None: on a
+    terminal, once lowering has run for about 2 s).
 
     >>> a = symgrad.tensor(2.0, requires_grad=True)
     >>> symgrad.symbolic.lower(a * a + 1).expr
@@ -313,7 +316,7 @@ def lower(output: Tensor, constants: str = "numbers") -> Lowered:
         raise TypeError(f"lower() expects a Tensor, but got {type(output).__name__}")
     if constants not in ("numbers", "symbols"):
         raise ValueError(f"constants must be 'numbers' or 'symbols', got {constants!r}")
-    return _Lowering(output, constants, caller_names()).run()
+    return _Lowering(output, constants, caller_names()).run(progress)
 
 
 def _symbol_names(base: str, shape: tuple[int, ...]) -> list[str]:
@@ -371,7 +374,7 @@ class _Lowering:
         self.by_tensor: dict[int, Source] = {}
         self.symbol_names: set[str] = set()  # every source's element symbols: all distinct
 
-    def run(self) -> Lowered:
+    def run(self, progress: bool | None = None) -> Lowered:
         output = self.output
         root_node = output.grad_fn
         steps: list[Step] = []
@@ -382,10 +385,13 @@ class _Lowering:
                 root = sx.asarray(_exact(output._value, output))
             return Lowered(output, self.sources, steps, root, self.constants)
         local: dict[Node, Step] = {}
-        for index, node in enumerate(topological(root_node, mask_producers)):
-            step = self._step(node, index, local)
-            local[node] = step
-            steps.append(step)
+        order = topological(root_node, mask_producers)
+        with Progress(len(order), "symbolic.lower", progress) as bar:
+            for index, node in enumerate(order):
+                step = self._step(node, index, local)
+                local[node] = step
+                steps.append(step)
+                bar.update()
         return Lowered(output, self.sources, steps, local[root_node].out, self.constants)
 
     def _source(self, tensor: Tensor, value: Any, requires_grad: bool) -> Source:

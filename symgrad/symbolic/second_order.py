@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +51,7 @@ from symgrad.symbolic.lowering import (
     lower,
     symbolic_forward,
 )
+from symgrad.symbolic.scale import run
 from symgrad.tensor import Tensor
 
 
@@ -158,7 +160,7 @@ class _SecondDerivatives:
 
     def __init__(self, lowered: Lowered, chain: Chain, point: _Point,
                  root_seeds: dict[Any, Any]) -> None:
-        self.chain = chain
+        self.active = chain.active
         self.point = point
         self.order = [placeholder for step in lowered.steps
                       for _, placeholder, _ in step.placeholders()]
@@ -207,8 +209,13 @@ class _SecondDerivatives:
         seconds = self.second.get(key)
         if seconds is None:
             seconds = self.second[key] = [
-                (z, self.point.value(d)) for z, d in local_partials(partial, self.chain.active)]
+                (z, self.point.value(d)) for z, d in local_partials(partial, self.active)]
         return sympy.Add(*[value * tangent[z] for z, value in seconds if z in tangent])
+
+
+def _columns(sweeps: _SecondDerivatives, symbols: list[Any]) -> list[dict[Any, Any]]:
+    """The Hessian columns of ``symbols`` (a task: runs in another process just as well)."""
+    return [sweeps.column(u) for u in symbols]
 
 
 def _numeric_hessian(lowered: Lowered, sources: list[Source],
@@ -240,7 +247,8 @@ def _numeric_hessian(lowered: Lowered, sources: list[Source],
 
 def check_hessian(output: Tensor, inputs: Tensor | Sequence[Tensor] | None = None,
                   gradient: Tensor | None = None, rtol: float | None = None,
-                  atol: float | None = None) -> HessianReport:
+                  atol: float | None = None, *, executor: Executor | None = None,
+                  progress: bool | None = None) -> HessianReport:
     """Check the double backward of ``output`` against sympy's second derivatives.
 
     The numeric Hessian is the Jacobian of the gradient built with ``create_graph=True``; the
@@ -250,7 +258,9 @@ def check_hessian(output: Tensor, inputs: Tensor | Sequence[Tensor] | None = Non
     v of vᵀJ for an output of more than one element (the Hessian of ⟨v, output⟩). Tolerances
     default by dtype as in :func:`~symgrad.symbolic.check`. No ``.grad`` is touched and the
     graph stays usable. Points where a second derivative is undefined, and kinks, are
-    reported, not treated as mismatches.
+    reported, not treated as mismatches. ``executor`` (any ``concurrent.futures.Executor``)
+    computes the exact Hessian's columns; the report is the serial one. ``progress`` shows a
+    bar on stderr (None: on a terminal, after about 2 s).
 
     Raises :class:`HessianMismatch` naming the inputs, the index, both values and the first
     node whose VJP or double backward disagrees with sympy, with where it was created.
@@ -288,8 +298,17 @@ def check_hessian(output: Tensor, inputs: Tensor | Sequence[Tensor] | None = Non
     sweeps = _SecondDerivatives(lowered, chain, point, root_seeds)
     symbols = [u for src in sources for u in src.symbols.reshape(-1)]
     exact = np.empty((len(symbols), len(symbols)), dtype=object)
-    for k, u in enumerate(symbols):
-        column = sweeps.column(u)
+    count = 1 if executor is None else max(1, min(len(symbols), 4 * getattr(
+        executor, "_max_workers", 2)))
+    if executor is None:  # one task per column: the bar moves
+        chunks = [[u] for u in symbols]
+    else:
+        size = -(-len(symbols) // count)
+        chunks = [symbols[c:c + size] for c in range(0, len(symbols), size)]
+    columns = [column for chunk in run([(_columns, (sweeps, chunk)) for chunk in chunks],
+                                       executor, "symbolic.check_hessian", progress)
+               for column in chunk]
+    for k, column in enumerate(columns):
         for i, w in enumerate(symbols):
             exact[i, k] = column.get(w, sympy.Integer(0))
 

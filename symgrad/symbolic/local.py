@@ -1,0 +1,679 @@
+"""Each node's derivatives from sympy at the values the node saw, evaluated vectorised.
+
+A node's output elements are expressions of its inputs' elements (the op's forward run on
+symbols). Elements whose expressions differ only in which input elements they read share one
+*template*: sympy differentiates each template once per process (cached across checks), and its
+partial derivatives are evaluated for all the elements at once -- in float64 with numpy (the
+verification of each node's VJP rule) or to :data:`DIGITS` digits with mpmath (the reference
+values of :func:`~symgrad.symbolic.check`). Only each op's forward is used: none of its VJP
+rules and none of the engine's gradient helpers (seeds, broadcasting reductions), so agreement
+with the engine is evidence.
+
+A 2-d matmul is not expanded (64x784 @ 784x128 would be 6.4 million terms): its template is
+one row times one column, differentiated by sympy like any other, and which input elements fill
+the template's positions is computed from the output's index.
+
+Everything here is picklable data (no Tensors, no graph nodes): :func:`vjp`, :func:`tangent`
+and friends run unchanged in another process (``check(executor=...)``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import mpmath
+import numpy as np
+import sympy
+
+DIGITS = 40  # working precision of the exact reference values
+_CHUNK = 1 << 20  # positions gathered at once (memory bound of the vectorised evaluation)
+
+
+def canonical(m: int) -> list[sympy.Symbol]:
+    """The symbols ``_c0 ... _c{m-1}`` that stand for a template's positions.
+
+    >>> canonical(2)
+    [_c0, _c1]
+    """
+    while len(_SYMBOLS) < m:
+        _SYMBOLS.append(sympy.Symbol(f"_c{len(_SYMBOLS)}", real=True))
+    return _SYMBOLS[:m]
+
+
+_SYMBOLS: list[sympy.Symbol] = []
+
+
+# --- templates --------------------------------------------------------------------------------
+
+
+def partial_derivatives(expr: Any, symbols: Sequence[Any]) -> list[tuple[int, Any]]:
+    """``[(position, d expr / d symbols[position])]`` for the ``symbols`` that ``expr`` holds.
+
+    A sum (or a number times a sum) is split by symbol first, so that each derivative is taken
+    of the few terms holding that symbol (a matmul element is a sum over a whole row).
+
+    >>> a, b = sympy.symbols("a b")
+    >>> partial_derivatives(3 * (a * b + sympy.sin(a)), [a, b])
+    [(0, 3*b + 3*cos(a)), (1, 3*a)]
+    """
+    factor, body = sympy.Integer(1), expr
+    if expr.is_Mul:
+        coefficient, rest = expr.as_coeff_Mul()
+        if rest.is_Add:
+            factor, body = coefficient, rest
+    where = {s: p for p, s in enumerate(symbols)}
+    terms: dict[int, list[Any]] = defaultdict(list)
+    if body.is_Add:
+        for term in body.args:
+            for s in term.free_symbols:
+                if s in where:
+                    terms[where[s]].append(term)
+    else:
+        for s in body.free_symbols:
+            if s in where:
+                terms[where[s]].append(body)
+    result = []
+    for p in sorted(terms):
+        derivative = sympy.Add(*[_diff(term, symbols[p]) for term in terms[p]])
+        result.append((p, factor * derivative))
+    return result
+
+
+def _diff(term: Any, u: Any) -> Any:
+    """``sympy.diff(term, u)``, direct for ``u`` times factors free of it (a matmul's terms)."""
+    if term is u:
+        return sympy.Integer(1)
+    if term.is_Mul:
+        others = [f for f in term.args if f is not u]
+        if len(others) == len(term.args) - 1 and not any(u in f.free_symbols for f in others):
+            return sympy.Mul(*others)
+    return sympy.diff(term, u)
+
+
+@dataclass(eq=False)
+class Template:
+    """One shape of output element: ``expr`` in :func:`canonical` symbols, the input that fills
+    each position, and sympy's partial derivatives for the positions of differentiable inputs.
+    """
+
+    expr: Any
+    inputs: tuple[int, ...]
+    partials: list[tuple[int, Any]]
+    switches: list[Any] = field(default_factory=list)  # zero where expr is not differentiable
+    _numpy: Any = field(default=None, repr=False)
+    _mpmath: Any = field(default=None, repr=False)
+    _switch: Any = field(default=None, repr=False)
+    _linear: Any = field(default=None, repr=False)
+
+    active: tuple[bool, ...] = ()
+
+    def __reduce__(self) -> tuple[Any, tuple]:
+        # sent to a worker as its data; there it joins that process's cache, so that its
+        # compiled functions are built once per process, not once per task
+        return _restore, (self.expr, self.inputs, self.active, self.partials, self.switches)
+
+    @property
+    def size(self) -> int:
+        return len(self.inputs)
+
+    def linear(self) -> list[tuple[int, int | None, Any]]:
+        """Per partial: ``(position, q, value)`` -- the derivative is the value at position
+        ``q`` (q set), the number ``value`` (q None), or needs evaluating (both None)."""
+        if self._linear is not None:
+            return self._linear
+        symbols = {s: q for q, s in enumerate(canonical(self.size))}
+        out = []
+        for p, d in self.partials:
+            if d in symbols:
+                out.append((p, symbols[d], None))
+            elif d.is_number:
+                out.append((p, None, d))
+            else:
+                out.append((p, None, None))
+        self._linear = out
+        return out
+
+    def position(self, p: int) -> tuple[int, int | None, Any]:
+        """``(index in partials, q, value)`` of the partial for position ``p`` (see
+        :meth:`linear`)."""
+        found = self.__dict__.get("_positions")
+        if found is None:
+            found = self.__dict__["_positions"] = {pp: (n, q, c) for n, (pp, q, c)
+                                                   in enumerate(self.linear())}
+        return found[p]
+
+    def numpy_function(self) -> Any:
+        if self._numpy is None:
+            self._numpy = sympy.lambdify(canonical(self.size), [d for _, d in self.partials],
+                                         modules="numpy")
+        return self._numpy
+
+    def mpmath_function(self) -> Any:
+        if self._mpmath is None:
+            self._mpmath = sympy.lambdify(canonical(self.size), [d for _, d in self.partials],
+                                          modules="mpmath", cse=True)
+        return self._mpmath
+
+    def switch_function(self) -> Any:
+        if self._switch is None:
+            self._switch = sympy.lambdify(canonical(self.size), self.switches, modules="numpy")
+        return self._switch
+
+
+_TEMPLATES: dict[Any, Template] = {}
+
+
+def template(expr: Any, inputs: tuple[int, ...], active: tuple[bool, ...]) -> Template:
+    """The :class:`Template` of ``expr`` (in canonical symbols), its partials derived by sympy
+    once per process."""
+    key = (expr, inputs, active)
+    found = _TEMPLATES.get(key)
+    if found is None:
+        symbols = canonical(len(inputs))
+        wanted = [s if active[i] else sympy.Dummy() for s, i in zip(symbols, inputs, strict=True)]
+        partials = partial_derivatives(expr, wanted)
+        found = _TEMPLATES[key] = Template(expr, inputs, partials,
+                                           [s for s in switches(expr) if not s.is_number],
+                                           active=active)
+    return found
+
+
+def switches(expr: Any) -> list[Any]:
+    """Expressions whose zeros are the non-differentiable points of ``expr``."""
+    found = []
+    for atom in expr.atoms(sympy.Abs, sympy.sign, sympy.Heaviside, sympy.Max, sympy.Min,
+                           sympy.Piecewise, sympy.floor, sympy.ceiling):
+        if isinstance(atom, sympy.Piecewise):
+            for _, condition in atom.args:
+                for rel in condition.atoms(sympy.core.relational.Relational):
+                    found.append(rel.lhs - rel.rhs)
+        elif isinstance(atom, sympy.Max | sympy.Min):
+            args = list(atom.args)
+            found += [a - b for i, a in enumerate(args) for b in args[i + 1:]]
+        elif isinstance(atom, sympy.floor | sympy.ceiling):
+            found.append(atom.args[0] - atom)
+        else:
+            found.append(atom.args[0])
+    return found
+
+
+def _restore(expr: Any, inputs: tuple[int, ...], active: tuple[bool, ...],
+             partials: list[tuple[int, Any]], found_switches: list[Any]) -> Template:
+    """A pickled :class:`Template`: the process's cached one, else this one, cached."""
+    key = (expr, inputs, active)
+    found = _TEMPLATES.get(key)
+    if found is None:
+        found = _TEMPLATES[key] = Template(expr, inputs, partials, found_switches,
+                                           active=active)
+    return found
+
+
+# --- which input elements fill each element's template ----------------------------------------
+
+
+@dataclass(eq=False)
+class Group:
+    """Output ``elements`` (flat indices) sharing ``template``; ``flats[r, p]`` is the flat
+    index, in input ``template.inputs[p]``, of the element at position ``p`` of row ``r``."""
+
+    template: Template
+    elements: np.ndarray
+    flats: np.ndarray
+    _users: dict[int, dict[int, list[tuple[int, int]]]] | None = field(default=None, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.elements)
+
+    def chunk(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        return self.elements[start:stop], self.flats[start:stop]
+
+    def row(self, r: int) -> np.ndarray:
+        return self.flats[r]
+
+    def flat_at(self, r: int, q: int) -> int:
+        return int(self.flats[r, q])
+
+    def users(self, i: int, k: int) -> list[tuple[int, int]]:
+        """``(row, position)`` of every use of element ``k`` of input ``i``."""
+        if self._users is None:
+            users: dict[int, dict[int, list[tuple[int, int]]]] = defaultdict(
+                lambda: defaultdict(list))
+            for p, inp in enumerate(self.template.inputs):
+                for r, flat in enumerate(self.flats[:, p].tolist()):
+                    users[inp][flat].append((r, p))
+            self._users = users
+        return self._users.get(i, {}).get(k, [])
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_users": None}
+
+
+@dataclass(eq=False)
+class MatmulGroup:
+    """The elements of ``a @ b`` (2-d by 2-d): each one row of ``a`` times one column of ``b``,
+    positions ``0..k-1`` from ``a`` and ``k..2k-1`` from ``b``."""
+
+    template: Template
+    n: int
+    k: int
+    m: int
+
+    def __len__(self) -> int:
+        return self.n * self.m
+
+    @property
+    def elements(self) -> np.ndarray:
+        return np.arange(self.n * self.m)
+
+    def chunk(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        elements = np.arange(start, stop)
+        return elements, self._flats(elements)
+
+    def _flats(self, elements: np.ndarray) -> np.ndarray:
+        i, j = np.divmod(elements, self.m)
+        kk = np.arange(self.k)
+        return np.concatenate([i[:, None] * self.k + kk, kk * self.m + j[:, None]], axis=1)
+
+    def row(self, r: int) -> np.ndarray:
+        return self._flats(np.array([r]))[0]
+
+    def flat_at(self, r: int, q: int) -> int:
+        i, j = divmod(r, self.m)
+        return i * self.k + q if q < self.k else (q - self.k) * self.m + j
+
+    def users(self, i: int, flat: int) -> list[tuple[int, int]]:
+        if i == 0:
+            row, kk = divmod(flat, self.k)
+            return [(row * self.m + j, kk) for j in range(self.m)]
+        kk, col = divmod(flat, self.m)
+        return [(r * self.m + col, self.k + kk) for r in range(self.n)]
+
+
+@dataclass(eq=False)
+class LocalNode:
+    """One node of the graph as data: its inputs' values as the node saw them, which inputs
+    carry a gradient (``parents[i]``: ``("node", index)``, ``("leaf", source)`` or None), and
+    its output elements in :class:`Group` s."""
+
+    name: str
+    site: str | None
+    values: list[np.ndarray | None]
+    parents: list[tuple[str, int] | None]
+    out_shape: tuple[int, ...]
+    groups: list[Any]
+
+    @property
+    def out_size(self) -> int:
+        return math.prod(self.out_shape)
+
+    def input_size(self, i: int) -> int:
+        return int(np.size(self.values[i]))
+
+
+def structure(definition: np.ndarray, symbols: dict[Any, tuple[int, int]],
+              active: Sequence[bool]) -> list[Group]:
+    """Group the elements of ``definition`` (the forward on fresh ``symbols``, each naming its
+    ``(input, flat index)``) by template."""
+    rows: dict[Any, tuple[Template, list[int], list[list[int]]]] = {}
+    for e, d in enumerate(np.asarray(definition, dtype=object).reshape(-1)):
+        if not isinstance(d, sympy.Basic) or d.is_number:
+            continue
+        used = _in_order(d, symbols)
+        if not used:
+            continue
+        positions = [symbols[s] for s in used]
+        inputs = tuple(i for i, _ in positions)
+        canon = canonical(len(used))
+        expr = d.xreplace(dict(zip(used, canon, strict=True)))
+        key = (expr, inputs)
+        if key not in rows:
+            rows[key] = (template(expr, inputs, tuple(active)), [], [])
+        rows[key][1].append(e)
+        rows[key][2].append([k for _, k in positions])
+    return [Group(t, np.array(es, dtype=np.int64), np.array(fl, dtype=np.int64))
+            for t, es, fl in rows.values()]
+
+
+def _in_order(expr: Any, symbols: dict[Any, Any]) -> list[Any]:
+    """The ``symbols`` in ``expr`` in order of first appearance (a preorder walk): elements that
+    are the same expression up to renaming (each element of a softmax row) then share one
+    template."""
+    found: dict[Any, None] = {}
+    stack = [expr]
+    seen: set[Any] = set()
+    while stack:
+        node = stack.pop()
+        if node.is_Symbol:
+            if node in symbols:
+                found.setdefault(node)
+            continue
+        if node in seen:
+            continue
+        seen.add(node)
+        stack.extend(reversed(node.args))
+    return list(found)
+
+
+def elementwise_structure(expressions: dict[tuple, Any], keys: np.ndarray,
+                          flats: np.ndarray, inputs: tuple[int, ...],
+                          active: Sequence[bool]) -> list[Group]:
+    """The groups of an elementwise op: ``expressions[key]`` is the op on canonical symbols
+    (one per input of ``inputs``) for the elements whose non-symbolic operands (a mask, say)
+    are ``key``; ``keys[e]`` indexes them and ``flats[e, p]`` is element ``e``'s position ``p``.
+    """
+    groups = []
+    for key, expr in enumerate(expressions):
+        if not isinstance(expr, sympy.Basic) or expr.is_number:
+            continue
+        rows = np.flatnonzero(keys == key)
+        symbols = canonical(len(inputs))
+        used = [p for p, c in enumerate(symbols) if c in expr.free_symbols]
+        expr = expr.xreplace({symbols[p]: symbols[n] for n, p in enumerate(used)})
+        t = template(expr, tuple(inputs[p] for p in used), tuple(active))
+        groups.append(Group(t, rows.astype(np.int64), flats[rows][:, used]))
+    return groups
+
+
+def matmul_structure(n: int, k: int, m: int, active: Sequence[bool]) -> list[MatmulGroup]:
+    """The one group of a 2-d ``(n, k) @ (k, m)`` matmul: its template differentiated by sympy
+    like any other."""
+    a, b = canonical(2 * k)[:k], canonical(2 * k)[k:]
+    expr = sympy.Add(*[x * y for x, y in zip(a, b, strict=True)])
+    inputs = (0,) * k + (1,) * k
+    return [MatmulGroup(template(expr, inputs, tuple(active)), n, k, m)]
+
+
+# --- evaluation -------------------------------------------------------------------------------
+
+def _mp_partials(t: Template, args: Sequence[Any]) -> list[Any]:
+    """The template's partials at one element, to DIGITS digits (nan where undefined)."""
+    with mpmath.workdps(DIGITS):
+        try:
+            return list(t.mpmath_function()(*args))
+        except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+            return [_mp_single(d, args) for _, d in t.partials]
+
+
+def _mp_single(d: Any, args: Sequence[Any]) -> Any:
+    try:
+        value = d.xreplace(dict(zip(canonical(len(args)),
+                                    (sympy.Float(a, DIGITS) for a in args), strict=False)))
+        value = value.evalf(DIGITS)
+        return mpmath.mpf(value) if value.is_real and value.is_finite else mpmath.mpf("nan")
+    except (TypeError, ValueError):
+        return mpmath.mpf("nan")
+
+
+def vjp(node: LocalNode, g: np.ndarray) -> list[np.ndarray | None]:
+    """``sum_j g_j d out_j / d input_i`` in float64 for each input with a parent (None for
+    the others), from sympy's partials of the node's templates. ``g`` is in the output's shape.
+    """
+    values = [None if v is None else np.asarray(v, dtype=np.float64).reshape(-1)
+              for v in node.values]
+    g = np.asarray(g, dtype=np.float64).reshape(-1)
+    out = [np.zeros(node.input_size(i)) if node.parents[i] is not None else None
+           for i in range(len(node.values))]
+    for group in node.groups:
+        t = group.template
+        wanted = [(n, p, q, c) for n, (p, q, c) in enumerate(t.linear())
+                  if out[t.inputs[p]] is not None]
+        if not wanted:
+            continue
+        needs_function = any(q is None and c is None for _, _, q, c in wanted)
+        size = max(1, _CHUNK // max(1, t.size))
+        for start in range(0, len(group), size):
+            elements, flats = group.chunk(start, min(len(group), start + size))
+            gathered = np.empty(flats.shape)
+            for i in set(t.inputs):
+                columns = [p for p, inp in enumerate(t.inputs) if inp == i]
+                gathered[:, columns] = values[i][flats[:, columns]]
+            evaluated = None
+            if needs_function:
+                with np.errstate(all="ignore"):
+                    evaluated = t.numpy_function()(*gathered.T)
+            gj = g[elements]
+            for n, p, q, c in wanted:
+                if q is not None:
+                    d = gathered[:, q]
+                elif c is not None:
+                    d = float(c)
+                else:
+                    d = np.asarray(evaluated[n], dtype=np.float64)
+                with np.errstate(all="ignore"):
+                    np.add.at(out[t.inputs[p]], flats[:, p], gj * d)
+    return [None if o is None else o.reshape(np.shape(v)) for o, v in zip(out, node.values,
+                                                                          strict=True)]
+
+
+def kinks(node: LocalNode) -> list[tuple[Template, int, np.ndarray]]:
+    """``(template, element, row values)`` of the output elements at a non-differentiable point
+    (a switch of their template is exactly zero at the node's inputs)."""
+    found = []
+    for group in node.groups:
+        t = group.template
+        if not t.switches:
+            continue
+        values = [None if v is None else np.asarray(v, dtype=np.float64).reshape(-1)
+                  for v in node.values]
+        elements, flats = group.chunk(0, len(group))
+        gathered = np.empty(flats.shape)
+        for i in set(t.inputs):
+            columns = [p for p, inp in enumerate(t.inputs) if inp == i]
+            gathered[:, columns] = values[i][flats[:, columns]]
+        with np.errstate(all="ignore"):
+            switched = t.switch_function()(*gathered.T)
+        at = np.zeros(len(elements), dtype=bool)
+        for s in switched:
+            at |= np.broadcast_to(np.asarray(s) == 0, at.shape)
+        found += [(t, int(elements[r]), gathered[r]) for r in np.flatnonzero(at)]
+    return found
+
+
+SHIFT = 192  # exact values are integers in units of 2**-SHIFT (about 58 decimal places)
+
+
+def fixed(value: Any) -> int | float:
+    """``value`` (a float, an mpmath or sympy number) as an integer count of 2**-SHIFT
+    (truncated beyond that); nan and infinities stay floats (an undefined derivative).
+
+    >>> fixed(0.5) == 2 ** (SHIFT - 1)
+    True
+    """
+    if isinstance(value, float | np.floating):
+        value = float(value)
+        if not math.isfinite(value):
+            return value
+        return int(value * _SCALE) if abs(value) < 1e250 else int(mpmath.ldexp(value, SHIFT))
+    if isinstance(value, sympy.Basic):
+        if value.is_Rational:
+            return int(value.p * 2 ** SHIFT // value.q)
+        value = mpmath.mpf(sympy.Float(value, DIGITS)) if value.is_finite else float(value)
+        if isinstance(value, float):
+            return value
+    if isinstance(value, mpmath.mpf):
+        if not mpmath.isfinite(value):
+            return float(value)
+        return int(mpmath.ldexp(value, SHIFT))
+    return fixed(float(value))
+
+
+_SCALE = float(2 ** SHIFT)
+
+
+def fixed_list(values: Any) -> list[int | float]:
+    """:func:`fixed` of every element of a float array, flat (vectorised: a power-of-two
+    scaling is exact in floats)."""
+    array = np.asarray(values, dtype=np.float64).reshape(-1)
+    if array.size and np.all(np.abs(array) < 1e250):
+        return [int(v) for v in (array * _SCALE).tolist()]
+    return [fixed(v) for v in array.tolist()]
+
+
+def _mul(a: int | float, b: int | float) -> int | float:
+    if a.__class__ is int and b.__class__ is int:
+        return (a * b) >> SHIFT
+    if a == 0 and b == 0:
+        return 0
+    return float(a) / _SCALE * float(b) if a.__class__ is int else \
+        float(a) * float(b) / (_SCALE if b.__class__ is int else 1.0)
+
+
+def exact_value(v: int | float) -> Any:
+    """A value from :class:`Reverse` as a sympy number (an exact rational, or nan/oo)."""
+    if isinstance(v, int):
+        return sympy.Rational(v, 2 ** SHIFT)
+    if math.isnan(v):
+        return sympy.nan
+    return sympy.oo if v > 0 else -sympy.oo
+
+
+class Reverse:
+    """sympy's derivative of ``seed``ᵀ output for chosen leaf elements, exact: a reverse sweep
+    that pulls each adjoint only for the elements the chosen ones reach (so a sampled check
+    costs what its elements' cones cost, not the graph), in integers of 2**-SHIFT (sums exact,
+    each product truncated at 2**-SHIFT, so the result does not depend on how the elements are
+    split into tasks).
+
+    Transcendental partials come from the templates' sympy derivatives evaluated by mpmath to
+    :data:`DIGITS` digits."""
+
+    def __init__(self, nodes: list[LocalNode], seed: np.ndarray, root: int) -> None:
+        self.nodes = nodes
+        self.seed = np.asarray(seed, dtype=np.float64).reshape(-1)
+        self.root = root
+        self.consumers: dict[tuple[str, int], list[tuple[int, int]]] = defaultdict(list)
+        for n, node in enumerate(nodes):
+            for i, parent in enumerate(node.parents):
+                if parent is not None:
+                    self.consumers[parent].append((n, i))
+        self._fixed: dict[tuple[int, int], list[Any]] = {}
+        self._rows: dict[tuple[int, int, int], list[Any]] = {}
+        self._arrays: dict[tuple[int, int], np.ndarray] = {}
+
+    def _input(self, n: int, i: int) -> list[Any]:
+        found = self._fixed.get((n, i))
+        if found is None:
+            found = self._fixed[(n, i)] = fixed_list(self.nodes[n].values[i])
+        return found
+
+    def _input_array(self, n: int, i: int) -> np.ndarray:
+        found = self._arrays.get((n, i))
+        if found is None:
+            values = self._input(n, i)
+            found = self._arrays[(n, i)] = np.empty(len(values), dtype=object)
+            found[:] = values
+        return found
+
+    def _partial(self, n: int, gi: int, r: int, p: int) -> Any:
+        group = self.nodes[n].groups[gi]
+        t = group.template
+        index, q, c = t.position(p)
+        if q is not None:
+            return self._input(n, t.inputs[q])[group.flat_at(r, q)]
+        if c is not None:
+            return fixed(c)
+        key = (n, gi, r)
+        found = self._rows.get(key)
+        if found is None:
+            args = [mpmath.mpf(float(np.asarray(self.nodes[n].values[i]).reshape(-1)[f]))
+                    for i, f in zip(t.inputs, group.row(r), strict=True)]
+            found = self._rows[key] = [fixed(v) for v in _mp_partials(t, args)]
+        return found[index]
+
+    def _element(self, group: Any, r: int) -> int:
+        return int(group.elements[r]) if isinstance(group, Group) else r
+
+    def _cones(self, wanted: dict[int, list[int]]) -> dict[tuple[str, int], set[int]]:
+        """The elements of each node that the wanted leaf elements reach."""
+        needed: dict[tuple[str, int], set[int]] = {("leaf", s): set(ks)
+                                                   for s, ks in wanted.items()}
+        for n, node in enumerate(self.nodes):
+            reached: set[int] = set()
+            for i, parent in enumerate(node.parents):
+                incoming = needed.get(parent) if parent is not None else None
+                if not incoming:
+                    continue
+                if len(incoming) == node.input_size(i):  # every element: every output
+                    reached.update(e for g in node.groups for e in g.elements.tolist())
+                    continue
+                for group in node.groups:
+                    if i not in group.template.inputs:
+                        continue
+                    for k in incoming:
+                        reached.update(self._element(group, r) for r, _ in group.users(i, k))
+            if reached:
+                needed[("node", n)] = reached
+        return needed
+
+    def _push(self, n: int, i: int, out: dict[int, Any], into: dict[int, Any]) -> bool:
+        """Input ``i``'s adjoint from all of node ``n``'s output adjoints at once (object arrays
+        of integers); False, having changed nothing, where an undefined value (a float) is
+        met: the element by element pull handles those."""
+        node = self.nodes[n]
+        total = np.zeros(node.input_size(i), dtype=object)
+        try:
+            for gi, group in enumerate(node.groups):
+                t = group.template
+                for p, q, c in t.linear():
+                    if t.inputs[p] != i:
+                        continue
+                    size = max(1, _CHUNK // max(1, t.size))
+                    for start in range(0, len(group), size):
+                        elements, flats = group.chunk(start, min(len(group), start + size))
+                        a = np.array([out.get(int(e), 0) for e in elements], dtype=object)
+                        if q is not None:
+                            d = self._input_array(n, t.inputs[q])[flats[:, q]]
+                        elif c is not None:
+                            d = fixed(c)
+                        else:
+                            d = np.array([self._partial(n, gi, r, p)
+                                          for r in range(start, start + len(elements))],
+                                         dtype=object)
+                        np.add.at(total, flats[:, p], (a * d) >> SHIFT)
+        except TypeError:  # a nan or an infinity among the values
+            return False
+        for k, v in enumerate(total.tolist()):
+            into[k] = into.get(k, 0) + v
+        return True
+
+    def gradients(self, wanted: dict[int, list[int]]) -> dict[tuple[int, int], Any]:
+        """``{(leaf, flat index): value}`` for the ``wanted`` elements of each leaf."""
+        with mpmath.workdps(DIGITS):
+            needed = self._cones(wanted)
+            root = self.root
+            adjoint: dict[tuple[str, int], dict[int, Any]] = {
+                ("node", root): {e: fixed(self.seed[e]) for e in needed.get(("node", root), ())}}
+            for n in range(len(self.nodes) - 1, -1, -1):
+                out = adjoint.pop(("node", n), None)
+                if not out:
+                    continue
+                node = self.nodes[n]
+                for i, parent in enumerate(node.parents):
+                    targets = needed.get(parent) if parent is not None else None
+                    if not targets:
+                        continue
+                    into = adjoint.setdefault(parent, {})
+                    if 2 * len(targets) >= node.input_size(i) and self._push(n, i, out, into):
+                        continue
+                    for k in sorted(targets):
+                        total: Any = 0
+                        for gi, group in enumerate(node.groups):
+                            if i not in group.template.inputs:
+                                continue
+                            for r, p in group.users(i, k):
+                                a = out.get(self._element(group, r))
+                                if a is None or (a == 0 and a.__class__ is int):
+                                    continue
+                                total = total + _mul(a, self._partial(n, gi, r, p))
+                        into[k] = into.get(k, 0) + total
+            return {(s, k): adjoint.get(("leaf", s), {}).get(k, 0)
+                    for s, ks in wanted.items() for k in ks}
+
+
+__all__ = ["DIGITS", "Group", "LocalNode", "MatmulGroup", "Reverse", "Template", "canonical",
+           "elementwise_structure", "exact_value", "fixed", "kinks", "matmul_structure",
+           "partial_derivatives", "structure", "switches", "template", "vjp"]
