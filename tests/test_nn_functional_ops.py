@@ -124,6 +124,8 @@ def test_composites():
      "running_mean must be defined in evaluation mode"),
     (lambda x: F.batch_norm(x, t.zeros(4), t.ones(3), training=True), RuntimeError,
      "running_mean should contain 3 elements not 4"),
+    (lambda x: F.batch_norm(x, t.zeros(3), t.ones(3), training=True, momentum=None), TypeError,
+     "batch_norm(): argument 'momentum' (position 7) must be float, not NoneType"),
     (lambda x: F.batch_norm(x[:1], None, None, training=True), ValueError,
      "Expected more than 1 value per channel when training, got input size"),
     (lambda x: F.layer_norm(x, (4,)), RuntimeError,

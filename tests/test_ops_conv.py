@@ -102,7 +102,12 @@ def test_unbatched_conv_and_pool():
     x = t.ones(3, 5, 5, requires_grad=True)
     y = F.conv2d(x, t.ones(2, 3, 3, 3))
     assert y.shape == (2, 3, 3) and type(y.grad_fn).__name__ == "SqueezeBackward1"
-    assert F.max_pool2d(x, 2).shape == (3, 2, 2)
+    # unbatched pooling and im2col record their own node, as PyTorch's
+    for y, shape, node in ((F.max_pool2d(x, 2), (3, 2, 2), "MaxPool2DWithIndicesBackward0"),
+                           (F.avg_pool2d(x, 2), (3, 2, 2), "AvgPool2DBackward0"),
+                           (F.unfold(x, 2), (12, 16), "Im2ColBackward0"),
+                           (F.fold(F.unfold(x, 2), (5, 5), 2), (3, 5, 5), "Col2ImBackward0")):
+        assert y.shape == shape and type(y.grad_fn).__name__ == node
 
 
 def test_max_pool_indices_and_ties_recorded_from_pytorch():
@@ -211,4 +216,84 @@ def test_errors_are_pytorchs(call, message):
     x, w = t.randn(2, 3, 8, 8, requires_grad=True), t.randn(4, 3, 3, 3)
     with pytest.raises(RuntimeError) as info:
         call(x, w)
+    assert str(info.value).startswith(message)
+
+
+@pytest.mark.parametrize(("mode", "values", "node"), [
+    ("reflect", [[[2.0, 1, 0, 1, 2, 1], [5, 4, 3, 4, 5, 4]]], "ReflectionPad1DBackward0"),
+    ("replicate", [[[0.0, 0, 0, 1, 2, 2], [3, 3, 3, 4, 5, 5]]], "ReplicationPad1DBackward0"),
+    ("circular", [[[1.0, 2, 0, 1, 2, 0], [4, 5, 3, 4, 5, 3]]], "CopySlices"),
+])
+def test_pad_modes_recorded_from_pytorch(mode, values, node):
+    x = t.arange(6.0).reshape(1, 2, 3).requires_grad_()
+    y = F.pad(x, (2, 1), mode=mode)
+    assert y.tolist() == values and type(y.grad_fn).__name__ == node
+    if mode == "reflect":
+        (y * t.arange(12.0).reshape(1, 2, 6)).sum().backward()
+        assert x.grad.tolist() == [[[2.0, 9.0, 4.0], [8.0, 27.0, 16.0]]]
+
+
+def test_circular_pad_wraps_within_what_negative_pads_leave():
+    x = t.arange(6.0).reshape(1, 1, 6)
+    assert F.pad(x, (-1, 2), mode="circular").tolist() == [[[1.0, 2, 3, 4, 5, 1, 2]]]
+    assert F.pad(x, (2, -1), mode="circular").tolist() == [[[3.0, 4, 0, 1, 2, 3, 4]]]
+
+
+def test_interpolate_recorded_from_pytorch():
+    x = t.tensor([[[[1.0, 2], [3, 5]]]], requires_grad=True)
+    y = F.interpolate(x, size=(3, 3), mode="bilinear")
+    assert type(y.grad_fn).__name__ == "UpsampleBilinear2DBackward0"
+    assert y.tolist() == [[[[1.0, 1.5, 2.0], [2.0, 2.75, 3.5], [3.0, 4.0, 5.0]]]]
+    (y * t.arange(9.0).reshape(1, 1, 3, 3)).sum().backward()
+    assert x.grad.tolist() == [[[[3.0, 6.0], [12.0, 15.0]]]]
+    nearest = F.interpolate(x, scale_factor=1.5)
+    assert type(nearest.grad_fn).__name__ == "UpsampleNearest2DBackward0"
+    assert nearest.tolist() == [[[[1.0, 1.0, 2.0], [1.0, 1.0, 2.0], [3.0, 3.0, 5.0]]]]
+
+
+def test_pixel_shuffle_round_trip():
+    x = t.arange(2 * 8 * 3 * 2.0).reshape(2, 8, 3, 2)
+    y = F.pixel_shuffle(x, 2)
+    assert y.shape == (2, 2, 6, 4) and y[0, 0, :2, :2].tolist() == [[0.0, 6.0], [12.0, 18.0]]
+    assert (F.pixel_unshuffle(y, 2) == x).all()
+
+
+def test_scaled_dot_product_attention_recorded_from_pytorch():
+    q = t.tensor([[1.0, 0], [0, 1], [1, 1]])
+    k = t.tensor([[1.0, 2], [0, 1], [2, 0]])
+    v = t.tensor([[1.0, 0], [0, 2], [3, 1]])
+    np.testing.assert_allclose(F.scaled_dot_product_attention(q, k, v, is_causal=True).numpy(),
+                               [[1.0, 0.0], [0.669762, 0.660477], [1.427962, 0.564054]],
+                               rtol=1e-5)
+
+
+@pytest.mark.parametrize(("call", "error", "message"), [
+    (lambda x: F.pad(x, (4, 4, 1, 1), mode="reflect"), RuntimeError,
+     "Argument #4: Padding size should be less than the corresponding input dimension, but "
+     "got: padding (4, 4) at dimension 3 of input [1, 2, 3, 4]"),
+    (lambda x: F.pad(x, (5, 5, 1, 1), mode="circular"), RuntimeError,
+     "Padding value causes wrapping around more than once."),
+    (lambda x: F.pad(x, (1, 1, 1, 1), mode="replicate", value=1.0), RuntimeError,
+     'Padding mode "replicate" doesn\'t take in value argument'),
+    (lambda x: F.pad(x[0, 0, 0], (1, 1), mode="reflect"), NotImplementedError,
+     "Padding size 2 is not supported for 1D input tensor."),
+    (lambda x: F.interpolate(x), ValueError, "either size or scale_factor should be defined"),
+    (lambda x: F.interpolate(x, size=3, scale_factor=2), ValueError,
+     "only one of size or scale_factor should be defined"),
+    (lambda x: F.interpolate(x, size=3, align_corners=True), ValueError,
+     "align_corners option can only be set with the interpolating modes: linear | bilinear | "
+     "bicubic | trilinear"),
+    (lambda x: F.interpolate(x[0], size=3, mode="bilinear"), NotImplementedError,
+     "Got 3D input, but bilinear mode needs 4D input"),
+    (lambda x: F.pixel_shuffle(t.randn(1, 3, 2, 2), 2), RuntimeError,
+     "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+     "upscale_factor, but input.size(-3)=3 is not divisible by 4"),
+    (lambda x: F.pixel_unshuffle(t.randn(1, 3, 3, 2), 2), RuntimeError,
+     "pixel_unshuffle expects height to be divisible by downscale_factor, but "
+     "input.size(-2)=3 is not divisible by 2"),
+])
+def test_resampling_errors_are_pytorchs(call, error, message):
+    x = t.randn(1, 2, 3, 4, requires_grad=True)
+    with pytest.raises(error) as info:
+        call(x)
     assert str(info.value).startswith(message)

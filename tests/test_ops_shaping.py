@@ -594,9 +594,14 @@ def test_pad_values_crops_and_gradient():
 
 
 @pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
-def test_pad_other_modes_are_refused_by_name(mode):
-    with pytest.raises(NotImplementedError, match=f"mode='{mode}'"):
-        F.pad(t.ones(1, 2, 3), (1, 1), mode=mode)
+def test_pad_other_modes_pad_the_last_dims(mode):
+    # values and errors of these modes: tests/test_ops_conv.py
+    assert F.pad(t.ones(1, 2, 3), (1, 1), mode=mode).shape == (1, 2, 5)
+
+
+def test_pad_unknown_mode_is_refused_by_name():
+    with pytest.raises(NotImplementedError, match="Unrecognised padding mode foo"):
+        F.pad(t.ones(1, 2, 3), (1, 1), mode="foo")
 
 
 # ---------------------------------------------------------------- errors, as PyTorch words them

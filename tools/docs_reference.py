@@ -207,7 +207,8 @@ def _derivative_rows(op: Op) -> list[tuple[str, float, float, float, float]]:
     seen = set()
     for sample in op.samples:
         if (not sample.kinks or len(sample.shapes) != 1
-                or op.forward.__module__ != "symgrad.ops.elementwise"):
+                or op.forward.__module__ not in ("symgrad.ops.elementwise",
+                                                 "symgrad.ops.nn")):
             continue
         key = repr(sorted(sample.params.items()))
         if key in seen:

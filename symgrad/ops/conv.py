@@ -98,12 +98,14 @@ def _correlate_weight_grad(xp, gy, x, kernel, stride, dilation, groups):
     o, c = gy.shape[1], x.shape[1]
     rows = _rows(xp, xp.windows(x, kernel, stride, dilation), d)
     gy = _out_rows(xp, gy, d)
+    # rows^T @ gy, transposed after: OpenBLAS runs this orientation of the long-K product
+    # several times faster than gy^T @ rows on a busy 2-core machine (benchmarks/bench_conv.py)
     if groups == 1:
-        gw = xp.matmul(xp.transpose(gy), rows)
+        gw = xp.transpose(xp.matmul(xp.transpose(rows), gy))
     else:
-        rows = xp.transpose(xp.reshape(rows, (rows.shape[0], groups, -1)), (1, 0, 2))
-        gy = xp.transpose(xp.reshape(gy, (gy.shape[0], groups, o // groups)), (1, 2, 0))
-        gw = xp.matmul(gy, rows)
+        rows = xp.transpose(xp.reshape(rows, (rows.shape[0], groups, -1)), (1, 2, 0))
+        gy = xp.transpose(xp.reshape(gy, (gy.shape[0], groups, o // groups)), (1, 0, 2))
+        gw = xp.swapaxes(xp.matmul(rows, gy), 1, 2)
     return xp.reshape(gw, (o, c // groups, *kernel))
 
 
@@ -202,6 +204,9 @@ convolution = register(Op(
 # ---------------------------------------------------------------------------- im2col / col2im
 def _im2col(xp, x, kernel, dilation, padding, stride):
     d = len(kernel)
+    if x.ndim == d + 1:  # unbatched: (C, *spatial) to (C * prod(kernel), L)
+        y = _im2col(xp, xp.reshape(x, (1, *x.shape)), kernel, dilation, padding, stride)
+        return xp.reshape(y, tuple(y.shape[1:]))
     cols = xp.windows(_pad(xp, x, padding), kernel, stride, dilation)
     cols = xp.transpose(cols, (0, 1, *range(2 + d, 2 + 2 * d), *range(2, 2 + d)))
     return xp.reshape(cols, (x.shape[0], x.shape[1] * math.prod(kernel), -1))
@@ -209,6 +214,10 @@ def _im2col(xp, x, kernel, dilation, padding, stride):
 
 def _col2im(xp, cols, output_size, kernel, dilation, padding, stride):
     d = len(kernel)
+    if cols.ndim == 2:  # unbatched: (C * prod(kernel), L) to (C, *output_size)
+        y = _col2im(xp, xp.reshape(cols, (1, *cols.shape)), output_size, kernel, dilation,
+                    padding, stride)
+        return xp.reshape(y, tuple(y.shape[1:]))
     n, c = cols.shape[0], cols.shape[1] // math.prod(kernel)
     padded = tuple(m + lo + hi for m, (lo, hi) in zip(output_size, padding, strict=True))
     out = tuple(window_count(*v) for v in zip(padded, kernel, stride, dilation, strict=True))
@@ -219,7 +228,8 @@ def _col2im(xp, cols, output_size, kernel, dilation, padding, stride):
 
 
 def _im2col_grad(xp, g, ans, x, kernel, dilation, padding, stride):
-    return _col2im(xp, g, tuple(x.shape[2:]), kernel, dilation, padding, stride)
+    return _col2im(xp, g, tuple(x.shape[x.ndim - len(kernel):]), kernel, dilation, padding,
+                   stride)
 
 
 def _col2im_grad(xp, g, ans, cols, output_size, kernel, dilation, padding, stride):
@@ -238,6 +248,7 @@ im2col = register(Op(
     vjp=(_im2col_grad,),
     float_only=True,
     samples=(Sample(((1, 2, 3, 3),), _WINDOW_PARAMS[0]),
+             Sample(((2, 3, 3),), _WINDOW_PARAMS[0]),
              Sample(((2, 1, 4, 5),), _WINDOW_PARAMS[1]),
              Sample(((1, 2, 5),), _WINDOW_PARAMS[2])),
 ))
@@ -248,6 +259,7 @@ col2im = register(Op(
     vjp=(_col2im_grad,),
     float_only=True,
     samples=(Sample(((1, 8, 4),), {**_WINDOW_PARAMS[0], "output_size": (3, 3)}),
+             Sample(((8, 4),), {**_WINDOW_PARAMS[0], "output_size": (3, 3)}),
              Sample(((2, 6, 8),), {**_WINDOW_PARAMS[1], "output_size": (4, 5)}),
              Sample(((1, 4, 3),), {**_WINDOW_PARAMS[2], "output_size": (5,)})),
 ))
@@ -270,8 +282,12 @@ def pool_padding(size, kernel, stride, padding, dilation, ceil_mode):
 def max_pool_key(value: np.ndarray, kernel, stride, padding, dilation):
     """The gather key of a max pooling of ``value`` (N, C, *spatial; padding as (before,
     after) pairs) and PyTorch's returned indices (flat positions in each (n, c) plane): the
-    first maximum of each window in scan order, or its first nan."""
+    first maximum of each window in scan order, or its first nan. An unbatched (C, *spatial)
+    ``value`` gets a key without the batch part."""
     d = len(kernel)
+    if value.ndim == d + 1:
+        key, indices = max_pool_key(value[None], kernel, stride, padding, dilation)
+        return tuple(k[0] for k in key[1:]), indices[0]
     fill = -np.inf if value.dtype.kind == "f" else np.iinfo(value.dtype).min
     padded = np.pad(value, ((0, 0), (0, 0), *padding), constant_values=fill) \
         if any(lo or hi for lo, hi in padding) else value
@@ -301,6 +317,9 @@ def adaptive_max_key(value: np.ndarray, size: tuple[int, ...]):
     ``size``: window i of a dim of length n spans ``[floor(i n / o), ceil((i + 1) n / o))``.
     One vectorised argmax per output position (their number is the output's, not the
     input's)."""
+    if value.ndim == len(size) + 1:  # unbatched
+        key, indices = adaptive_max_key(value[None], size)
+        return tuple(k[0] for k in key[1:]), indices[0]
     n, c = value.shape[:2]
     spatial = value.shape[2:]
     d = len(size)
@@ -363,6 +382,7 @@ max_pool = register(Op(
         _max_pool_sample((2, 1, 5, 5), (3, 3), (2, 2), ((1, 1), (1, 1))),
         _max_pool_sample((1, 1, 5, 6), (2, 2), (1, 2), dilation=(2, 1)),
         _max_pool_sample((1, 1, 4, 4, 4), (2, 2, 2), (2, 2, 2)),
+        _max_pool_sample((2, 4, 4), (2, 2), (2, 2)),
         Sample(((1, 2, 5, 3),), {"key": adaptive_max_key(
             _distinct((1, 2, 5, 3), 1), (3, 2))[0],
             "adaptive": True}),
@@ -393,18 +413,24 @@ def avg_pool_divisor(sizes, kernel, stride, padding, count_include_pad, divisor_
 
 def _avg_pool_forward(xp, a, kernel, stride, padding, divisor):
     d = len(kernel)
+    if a.ndim == d + 1:  # unbatched
+        y = _avg_pool_forward(xp, xp.reshape(a, (1, *a.shape)), kernel, stride, padding, divisor)
+        return xp.reshape(y, tuple(y.shape[1:]))
     cols = xp.windows(_pad(xp, a, padding), kernel, stride, (1,) * d)
     return xp.sum(cols, axis=tuple(range(2 + d, 2 + 2 * d))) / divisor
 
 
 def _avg_pool_grad(xp, g, ans, a, kernel, stride, padding, divisor):
     d = len(kernel)
-    shape = (*a.shape[:2], *(n + lo + hi for n, (lo, hi) in zip(a.shape[2:], padding,
-                                                                  strict=True)))
+    unbatched = a.ndim == d + 1
+    if unbatched:
+        g = xp.reshape(g, (1, *g.shape))
+    spatial = tuple(a.shape[a.ndim - d:])
+    shape = (*g.shape[:2], *(n + lo + hi for n, (lo, hi) in zip(spatial, padding, strict=True)))
     share = xp.reshape(g / divisor, (*g.shape, *(1,) * d))
     cols = xp.spread(share, (*g.shape, *kernel))
-    return _crop(xp.windows_backward(cols, shape, kernel, stride, (1,) * d), padding,
-                 tuple(a.shape[2:]))
+    gx = _crop(xp.windows_backward(cols, shape, kernel, stride, (1,) * d), padding, spatial)
+    return xp.reshape(gx, tuple(a.shape)) if unbatched else gx
 
 
 def _avg_pool_sample(shape, kernel, stride, padding=0, ceil_mode=False,
@@ -431,8 +457,22 @@ avg_pool = register(Op(
                          count_include_pad=False),
         _avg_pool_sample((2, 1, 5, 4), (2, 2), (2, 1), padding=1, divisor_override=3),
         _avg_pool_sample((1, 1, 4, 4, 4), (2, 2, 2), (2, 2, 2)),
+        Sample(((2, 4, 4),), _avg_pool_sample((1, 2, 4, 4), (2, 2), (2, 2)).params),
     ),
 ))
+
+
+def _along(xp, a, matrices):
+    """``a`` with each spatial dim i (from dim 2) mapped by ``matrices[i]`` (out, in)."""
+    d = len(matrices)
+    for i, m in enumerate(matrices):
+        axis = a.ndim - d + i
+        a = xp.swapaxes(xp.matmul(xp.swapaxes(a, axis, -1), m.T), axis, -1)
+    return a
+
+
+def _along_grad(xp, g, ans, a, matrices, mode=None):
+    return _along(xp, g, tuple(m.T for m in matrices))
 
 
 def adaptive_matrix(size: int, out: int) -> np.ndarray:
@@ -445,22 +485,147 @@ def adaptive_matrix(size: int, out: int) -> np.ndarray:
     return m
 
 
-def _adaptive_avg_forward(xp, a, rows, cols):
-    return xp.matmul(xp.matmul(rows, a), cols.T)  # constant matrices: numpy's .T
-
-
-def _adaptive_avg_grad(xp, g, ans, a, rows, cols):
-    return xp.matmul(xp.matmul(rows.T, g), cols)
-
-
 adaptive_avg_pool = register(Op(
     "adaptive_avg_pool", "AdaptiveAvgPool2DBackward0",
-    forward=_adaptive_avg_forward,
-    vjp=(_adaptive_avg_grad,),
+    forward=lambda xp, a, matrices: _along(xp, a, matrices),
+    vjp=(_along_grad,),
     float_only=True,
     samples=(
-        Sample(((1, 2, 4, 4),), {"rows": adaptive_matrix(4, 2), "cols": adaptive_matrix(4, 2)}),
-        Sample(((2, 1, 5, 3),), {"rows": adaptive_matrix(5, 3), "cols": adaptive_matrix(3, 2)}),
+        Sample(((1, 2, 4, 4),), {"matrices": (adaptive_matrix(4, 2), adaptive_matrix(4, 2))}),
+        Sample(((2, 1, 5, 3),), {"matrices": (adaptive_matrix(5, 3), adaptive_matrix(3, 2))}),
     ),
 ))
 
+
+
+# ---------------------------------------------------------------------------- resampling
+# Padding by reflection, replication or wrapping, and nearest / linear upsampling, are gathers
+# and linear maps along each spatial dim: their params are the index arrays (``key``) or
+# matrices the torch_api layer computes from the sizes (:func:`pad_key`,
+# :func:`resample_matrix`).
+def pad_key(sizes: tuple[int, ...], pads: tuple[tuple[int, int], ...], mode: str,
+            lead: int) -> tuple:
+    """The gather key that pads the last ``len(sizes)`` dims by (before, after) ``pads``
+    (negative: crop) in ``mode`` 'reflect' (mirror without repeating the edge), 'replicate'
+    (repeat the edge) or 'circular' (wrap around)."""
+    parts = []
+    for n, (before, after) in zip(sizes, pads, strict=True):
+        i = np.arange(-before, n + after)
+        if mode == "reflect":
+            period = 2 * (n - 1)
+            i = np.abs(i) % period if period else np.zeros_like(i)
+            i = np.where(i >= n, period - i, i)
+        elif mode == "replicate":
+            i = np.clip(i, 0, n - 1)
+        else:  # PyTorch wraps within what is left after negative (cropping) pads
+            start = max(-before, 0)
+            kept = n - start - max(-after, 0)
+            i = (np.arange(-max(before, 0), kept + max(after, 0)) % kept) + start
+        parts.append(i)
+    grid = np.ix_(*parts)
+    return (slice(None),) * lead + grid
+
+
+def _pad_name(params, a):
+    mode, dims = params["mode"], params["dims"]
+    if mode == "circular":
+        return "CopySlices"
+    return f"{'Reflection' if mode == 'reflect' else 'Replication'}Pad{dims}DBackward0"
+
+
+def _pad_sample(shape, pads, mode):
+    return Sample((shape,), {"key": pad_key(shape[-len(pads):], pads, mode,
+                                            len(shape) - len(pads)),
+                             "mode": mode, "dims": len(pads)})
+
+
+pad_gather = register(Op(
+    "pad_gather", "ReflectionPad2DBackward0",
+    forward=lambda xp, a, key, mode, dims: a[key],
+    vjp=(lambda xp, g, ans, a, key, mode, dims: xp.index_backward(g, a.shape, key),),
+    node_name_of=_pad_name,
+    samples=(_pad_sample((1, 2, 4), ((2, 1),), "reflect"),
+             _pad_sample((1, 3, 3), ((1, 2), (2, 0)), "replicate"),
+             _pad_sample((2, 2, 3), ((1, 1), (3, -1)), "circular"),
+             _pad_sample((1, 2, 2, 3), ((1, 1), (1, 0), (0, 2)), "reflect")),
+))
+
+
+def resample_matrix(size: int, out: int, mode: str, scale: float | None,
+                    align_corners: bool) -> np.ndarray:
+    """(out, size): PyTorch's nearest ('nearest', 'nearest-exact') or linear interpolation
+    weights along one dim; ``scale`` is the input/output ratio PyTorch uses (1 / the given
+    scale_factor, or None for size / out)."""
+    m = np.zeros((out, size))
+    rows = np.arange(out)
+    f32 = np.float32  # source positions in float arithmetic, as PyTorch's CPU kernels
+    at = rows.astype(f32)
+    if mode in ("nearest", "nearest-exact"):
+        ratio = f32(size / out if scale is None else scale)
+        if mode == "nearest-exact":
+            at = at + f32(0.5)
+        src = np.minimum(np.floor(at * ratio).astype(np.int64), size - 1)
+        m[rows, src] = 1.0
+        return m
+    if align_corners:
+        src = at * f32((size - 1) / (out - 1) if out > 1 else 0.0)
+    else:
+        ratio = f32(size / out if scale is None else scale)
+        src = np.maximum((at + f32(0.5)) * ratio - f32(0.5), f32(0.0))
+    low = np.minimum(np.floor(src).astype(np.int64), size - 1)
+    high = np.minimum(low + 1, size - 1)
+    frac = src - low.astype(f32)
+    np.add.at(m, (rows, low), f32(1.0) - frac)
+    np.add.at(m, (rows, high), frac)
+    return m
+
+
+def _upsample_name(params, a):
+    d = len(params["matrices"])
+    kind = {"nearest": "Nearest", "nearest-exact": "NearestExact"}.get(
+        params["mode"], {1: "Linear", 2: "Bilinear", 3: "Trilinear"}[d])
+    return f"Upsample{kind}{d}DBackward0"
+
+
+upsample = register(Op(
+    "upsample", "UpsampleNearest2DBackward0",
+    forward=lambda xp, a, matrices, mode: _along(xp, a, matrices),
+    vjp=(_along_grad,),
+    node_name_of=_upsample_name,
+    float_only=True,
+    samples=(
+        Sample(((1, 2, 2, 3),), {"mode": "nearest", "matrices": (
+            resample_matrix(2, 4, "nearest", None, False),
+            resample_matrix(3, 5, "nearest", None, False))}),
+        Sample(((1, 1, 3, 2),), {"mode": "bilinear", "matrices": (
+            resample_matrix(3, 5, "bilinear", None, False),
+            resample_matrix(2, 4, "bilinear", None, True))}),
+        Sample(((2, 1, 3),), {"mode": "linear", "matrices": (
+            resample_matrix(3, 4, "linear", 0.5, False),)}),
+    ),
+))
+
+
+def _pixel_shuffle(xp, a, factor, inverse=False):
+    r, lead = factor, tuple(a.shape[:-3])
+    k = len(lead)
+    c, h, w = a.shape[-3:]
+    if inverse:  # (*, C, H r, W r) -> (*, C r r, H, W)
+        a = xp.reshape(a, (*lead, c, h // r, r, w // r, r))
+        a = xp.transpose(a, (*range(k), k, k + 2, k + 4, k + 1, k + 3))
+        return xp.reshape(a, (*lead, c * r * r, h // r, w // r))
+    a = xp.reshape(a, (*lead, c // (r * r), r, r, h, w))
+    a = xp.transpose(a, (*range(k), k, k + 3, k + 1, k + 4, k + 2))
+    return xp.reshape(a, (*lead, c // (r * r), h * r, w * r))
+
+
+pixel_shuffle = register(Op(
+    "pixel_shuffle", "PixelShuffleBackward0",
+    forward=_pixel_shuffle,
+    vjp=(lambda xp, g, ans, a, factor, inverse=False:
+         _pixel_shuffle(xp, g, factor, not inverse),),
+    node_name_of=lambda params, a: "PixelUnshuffleBackward0" if params.get("inverse")
+    else "PixelShuffleBackward0",
+    samples=(Sample(((1, 4, 2, 3),), {"factor": 2}),
+             Sample(((2, 1, 4, 2),), {"factor": 2, "inverse": True})),
+))

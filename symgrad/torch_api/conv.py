@@ -8,6 +8,7 @@ the 2-d op on an inserted dim of size 1 (PyTorch's nodes are then ``SqueezeBackw
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -248,21 +249,23 @@ def unfold(input: Tensor, kernel_size: IntOrTuple, dilation: IntOrTuple = 1,  # 
     if input.ndim < 3:
         raise IndexError(f"Dimension out of range (expected to be in range of [-{input.ndim}, "
                          f"{input.ndim - 1}], but got 2)")
-    x, unbatched = _batched(input, 2, "Input Error: Only 3D or 4D input Tensors are supported "
-                            f"(got {input.ndim}D)")
+    if input.ndim > 4:
+        raise RuntimeError("Input Error: Only 3D or 4D input Tensors are supported (got "
+                           f"{input.ndim}D)")
+    x = input
+    spatial = tuple(x.shape[-2:])
     kernel, dilation = _expand(kernel_size, 2, "kernel_size"), _expand(dilation, 2, "dilation")
     padding, stride = _expand(padding, 2, "padding"), _expand(stride, 2, "stride")
-    padded = [n + 2 * p for n, p in zip(x.shape[2:], padding, strict=True)]
+    padded = [n + 2 * p for n, p in zip(spatial, padding, strict=True)]
     out = [_conv.window_count(*v) for v in zip(padded, kernel, stride, dilation, strict=True)]
     if any(o < 1 for o in out):
-        raise RuntimeError(f"Given input with spatial size ({x.shape[2]}, {x.shape[3]}), "
+        raise RuntimeError(f"Given input with spatial size ({spatial[0]}, {spatial[1]}), "
                            f"kernel_size=({kernel[0]}, {kernel[1]}), dilation=({dilation[0]}, "
                            f"{dilation[1]}), padding=({padding[0]}, {padding[1]}), calculated "
                            f"shape of the array of sliding blocks as ({out[0]}, {out[1]}), but "
                            "its components must be at least one.")
-    y = apply_op(_conv.im2col, x, kernel=kernel, dilation=dilation,
-                 padding=tuple((p, p) for p in padding), stride=stride)
-    return y.squeeze(0) if unbatched else y
+    return apply_op(_conv.im2col, x, kernel=kernel, dilation=dilation,
+                    padding=tuple((p, p) for p in padding), stride=stride)
 
 
 @torch_api("col2im", method=False, function=False)
@@ -277,29 +280,30 @@ def fold(input: Tensor, output_size: IntOrTuple, kernel_size: IntOrTuple,  # noq
               [1., 2., 1.]]]])
     """
     _tensor(input, "fold")
-    x, unbatched = _batched(input, 1, "Expected 2D or 3D (batch mode) tensor for input with "
-                            f"possibly 0 batch size and non-zero dimensions for input, but got: "
-                            f"{_size(input.shape)}")
+    if input.ndim not in (2, 3):
+        raise RuntimeError("Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
+                           f"batch size and non-zero dimensions for input, but got: "
+                           f"{_size(input.shape)}")
+    x = input
     size, kernel = _expand(output_size, 2, "output_size"), _expand(kernel_size, 2, "kernel_size")
     dilation, padding = _expand(dilation, 2, "dilation"), _expand(padding, 2, "padding")
     stride = _expand(stride, 2, "stride")
     blocks = int(np.prod(kernel))
-    if x.shape[1] % blocks:
+    if x.shape[-2] % blocks:
         raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product "
-                           f"of kernel_size, but got input.size(1)={x.shape[1]} and "
+                           f"of kernel_size, but got input.size(1)={x.shape[-2]} and "
                            f"kernel_size=({kernel[0]}, {kernel[1]}).")
     out = [_conv.window_count(n + 2 * p, k, s, dl)
            for n, p, k, s, dl in zip(size, padding, kernel, stride, dilation, strict=True)]
-    if out[0] * out[1] != x.shape[2]:
+    if out[0] * out[1] != x.shape[-1]:
         raise RuntimeError(f"Given output_size=({size[0]}, {size[1]}), kernel_size=({kernel[0]}, "
                            f"{kernel[1]}), dilation=({dilation[0]}, {dilation[1]}), padding=("
                            f"{padding[0]}, {padding[1]}), stride=({stride[0]}, {stride[1]}), "
                            f"expected size of input's dimension 2 to match the calculated number"
                            f" of sliding blocks {out[0]} * {out[1]} = {out[0] * out[1]}, but got"
-                           f" input.size(2)={x.shape[2]}.")
-    y = apply_op(_conv.col2im, x, output_size=size, kernel=kernel, dilation=dilation,
-                 padding=tuple((p, p) for p in padding), stride=stride)
-    return y.squeeze(0) if unbatched else y
+                           f" input.size(2)={x.shape[-1]}.")
+    return apply_op(_conv.col2im, x, output_size=size, kernel=kernel, dilation=dilation,
+                    padding=tuple((p, p) for p in padding), stride=stride)
 
 
 # ---------------------------------------------------------------------------- pooling
@@ -330,12 +334,14 @@ def _pool_args(name: str, x: Tensor, kernel_size: IntOrTuple, stride: IntOrTuple
     return kernel, stride, padding, dilation, tuple(p for _, p in dims), out
 
 
-def _max_pool(name: str, x: Tensor, kernel_size, stride, padding, dilation, ceil_mode,
-              return_indices, d: int = 2):
+def _max_pool(name: str, input: Tensor, kernel_size, stride, padding, dilation,  # noqa: A002
+              ceil_mode, return_indices, d: int = 2):
+    """Max pooling of a batched or unbatched ``input``: one node, as PyTorch records it."""
+    x, _ = _batched(input, d, "")
     kernel, stride, _, dilation, pads, _ = _pool_args(name, x, kernel_size, stride, padding,
                                                       dilation, ceil_mode, d)
-    key, indices = _conv.max_pool_key(x._value, kernel, stride, pads, dilation)
-    y = apply_op(_conv.max_pool, x, key=key, spatial=d)
+    key, indices = _conv.max_pool_key(input._value, kernel, stride, pads, dilation)
+    y = apply_op(_conv.max_pool, input, key=key, spatial=d)
     return (y, _make(np.asarray(indices, dtype=np.int64))) if return_indices else y
 
 
@@ -381,12 +387,8 @@ def max_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: IntOrTuple | None
     _tensor(input, "max_pool2d")
     if input.ndim not in (3, 4) or 0 in input.shape[1:]:
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    x, unbatched = _batched(input, 2, "")
-    out = _max_pool("max_pool2d", x, kernel_size, stride, padding, dilation, ceil_mode,
-                    return_indices)
-    if not unbatched:
-        return out
-    return (out[0].squeeze(0), out[1].squeeze(0)) if return_indices else out.squeeze(0)
+    return _max_pool("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode,
+                     return_indices)
 
 
 @torch_api("max_pool", method=False)
@@ -401,23 +403,21 @@ def max_pool3d(input: Tensor, kernel_size: IntOrTuple, stride: IntOrTuple | None
     _tensor(input, "max_pool3d")
     if input.ndim not in (4, 5) or 0 in input.shape[1:]:
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
-    x, unbatched = _batched(input, 3, "")
-    out = _max_pool("max_pool3d", x, kernel_size, stride, padding, dilation, ceil_mode,
-                    return_indices, d=3)
-    if not unbatched:
-        return out
-    return (out[0].squeeze(0), out[1].squeeze(0)) if return_indices else out.squeeze(0)
+    return _max_pool("max_pool3d", input, kernel_size, stride, padding, dilation, ceil_mode,
+                     return_indices, d=3)
 
 
-def _avg_pool(x: Tensor, kernel_size, stride, padding, ceil_mode, count_include_pad,
-              divisor_override, d: int) -> Tensor:
+def _avg_pool(input: Tensor, kernel_size, stride, padding, ceil_mode,  # noqa: A002
+              count_include_pad, divisor_override, d: int) -> Tensor:
+    """Average pooling of a batched or unbatched ``input``: one node, as PyTorch records it."""
+    x, _ = _batched(input, d, "")
     kernel, stride, padding, _, pads, out = _pool_args(f"avg_pool{d}d", x, kernel_size, stride,
                                                        padding, 1, ceil_mode, d)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     divisor = _conv.avg_pool_divisor(tuple(x.shape[2:]), kernel, stride, padding,
                                      count_include_pad, divisor_override, out)
-    return apply_op(_conv.avg_pool, x, kernel=kernel, stride=stride, padding=pads,
+    return apply_op(_conv.avg_pool, input, kernel=kernel, stride=stride, padding=pads,
                     divisor=divisor)
 
 
@@ -458,10 +458,8 @@ def avg_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: IntOrTuple | None
     _tensor(input, "avg_pool2d")
     if input.ndim not in (3, 4) or 0 in input.shape[1:]:
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    x, unbatched = _batched(input, 2, "")
-    y = _avg_pool(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                  divisor_override, 2)
-    return y.squeeze(0) if unbatched else y
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override, 2)
 
 
 @torch_api("avg_pool", method=False, function=False)
@@ -476,10 +474,8 @@ def avg_pool3d(input: Tensor, kernel_size: IntOrTuple, stride: IntOrTuple | None
     _tensor(input, "avg_pool3d")
     if input.ndim not in (4, 5) or 0 in input.shape[1:]:
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
-    x, unbatched = _batched(input, 3, "")
-    y = _avg_pool(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                  divisor_override, 3)
-    return y.squeeze(0) if unbatched else y
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override, 3)
 
 
 def _adaptive_size(output_size, spatial: Sequence[int], d: int) -> tuple[int, ...]:
@@ -504,9 +500,9 @@ def adaptive_avg_pool2d(input: Tensor, output_size: IntOrTuple) -> Tensor:  # no
         raise RuntimeError("adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
                            f"{_size(input.shape)}")
     size = _adaptive_size(output_size, input.shape[-2:], 2)
-    return apply_op(_conv.adaptive_avg_pool, input,
-                    rows=_conv.adaptive_matrix(input.shape[-2], size[0]),
-                    cols=_conv.adaptive_matrix(input.shape[-1], size[1]))
+    return apply_op(_conv.adaptive_avg_pool, input, matrices=(
+        _conv.adaptive_matrix(input.shape[-2], size[0]),
+        _conv.adaptive_matrix(input.shape[-1], size[1])))
 
 
 @torch_api(COMPOSITE, method=False)
@@ -525,14 +521,10 @@ def adaptive_avg_pool1d(input: Tensor, output_size: IntOrTuple) -> Tensor:  # no
 
 
 def _adaptive_max(input: Tensor, output_size, return_indices: bool, d: int):  # noqa: A002
-    x, unbatched = _batched(input, d, "")
-    size = _adaptive_size(output_size, x.shape[2:], d)
-    key, indices = _conv.adaptive_max_key(x._value, size)
-    y = apply_op(_conv.max_pool, x, key=key, spatial=d, adaptive=True)
-    out = (y, _make(np.asarray(indices, dtype=np.int64)))
-    if unbatched:
-        out = tuple(o.squeeze(0) for o in out)
-    return out if return_indices else out[0]
+    size = _adaptive_size(output_size, input.shape[input.ndim - d:], d)
+    key, indices = _conv.adaptive_max_key(input._value, size)
+    y = apply_op(_conv.max_pool, input, key=key, spatial=d, adaptive=True)
+    return (y, _make(np.asarray(indices, dtype=np.int64))) if return_indices else y
 
 
 @torch_api("max_pool", method=False, function=False)
@@ -568,3 +560,186 @@ def adaptive_max_pool1d(input: Tensor, output_size: IntOrTuple,  # noqa: A002
     if return_indices:
         return out[0].squeeze(-2), out[1].squeeze(-2)
     return out.squeeze(-2)
+
+
+# ---------------------------------------------------------------------------- resampling
+def pad_by_mode(input: Tensor, pad: Sequence[int], mode: str,  # noqa: A002
+                value: float | None = None) -> Tensor:
+    """``F.pad`` in mode 'reflect', 'replicate' or 'circular' (see ``F.pad``)."""
+    if value is not None:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    k = len(pad) // 2
+    if len(pad) % 2 or k not in (1, 2, 3) or input.ndim not in (k + 1, k + 2):
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    sizes = tuple(input.shape[input.ndim - k:])
+    pairs = tuple((int(pad[2 * (k - 1 - i)]), int(pad[2 * (k - 1 - i) + 1])) for i in range(k))
+    for i, (n, (before, after)) in enumerate(zip(sizes, pairs, strict=True)):
+        dim = input.ndim - k + i
+        if mode == "reflect" and (before >= n or after >= n):
+            raise RuntimeError(f"Argument #{2 * k}: Padding size should be less than the "
+                               f"corresponding input dimension, but got: padding ({before}, "
+                               f"{after}) at dimension {dim} of input {_size(input.shape)}")
+        if mode == "circular" and (before > n or after > n):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if mode == "replicate" and n == 0:
+            raise RuntimeError(f"Expected input with non-zero spatial size, but got "
+                               f"{_size(input.shape)}")
+    key = _conv.pad_key(sizes, pairs, mode, input.ndim - k)
+    return apply_op(_conv.pad_gather, input, key=key, mode=mode, dims=k)
+
+
+_MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
+_LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3}
+
+
+@torch_api("upsample", method=False, function=False)
+def interpolate(input: Tensor, size: IntOrTuple | None = None,  # noqa: A002
+                scale_factor: float | Sequence[float] | None = None, mode: str = "nearest",
+                align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
+                antialias: bool = False) -> Tensor:
+    """Resize the spatial dims of a (N, C, *spatial) input to ``size`` or by
+    ``scale_factor``, with PyTorch's 'nearest', 'nearest-exact', 'linear', 'bilinear' or
+    'trilinear' source positions (``align_corners`` for the linear modes);
+    ``UpsampleNearest2DBackward0``, ``UpsampleBilinear2DBackward0`` ...
+
+    >>> F.interpolate(symgrad.tensor([[[1.0, 2.0]]]), scale_factor=2, mode="linear")
+    tensor([[[1.0000, 1.2500, 1.7500, 2.0000]]])
+    """
+    _tensor(input, "interpolate")
+    d = input.ndim - 2
+    if mode not in _MODES or d not in (1, 2, 3):
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
+                                  f"{input.ndim}D) for the modes: nearest | linear | bilinear |"
+                                  f" bicubic | trilinear | lanczos | area | nearest-exact (got "
+                                  f"{mode})")
+    if align_corners is not None and mode not in _LINEAR and mode != "bicubic":
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    if mode in _LINEAR and _LINEAR[mode] != d:
+        raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
+                                  f"{_LINEAR[mode] + 2}D input")
+    if mode in ("bicubic", "area") or antialias:
+        raise NotImplementedError(f"symgrad's interpolate does not support mode='{mode}'"
+                                  + (" with antialias" if antialias else ""))
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    spatial = tuple(input.shape[2:])
+    if size is not None:
+        out = (int(size),) * d if isinstance(size, int | np.integer) else tuple(size)
+        if len(out) != d:
+            raise ValueError(f"Input and output must have the same number of spatial "
+                             f"dimensions, but got input with spatial dimensions of "
+                             f"{list(spatial)} and output size of {size}. Please provide input "
+                             "tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, "
+                             "o2, ...,oK) format.")
+        scales = (None,) * d
+    elif scale_factor is not None:
+        factors = (scale_factor,) * d if isinstance(scale_factor, int | float) else \
+            tuple(scale_factor)
+        if len(factors) != d:
+            raise ValueError(f"Input and scale_factor must have the same number of spatial "
+                             f"dimensions, but got input with spatial dimensions of "
+                             f"{list(spatial)} and scale_factor of shape {scale_factor}. Please "
+                             "provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                             "scale_factor in (s1, s2, ...,sK) format.")
+        out = tuple(int(np.floor(n * float(f))) for n, f in zip(spatial, factors, strict=True))
+        scales = (None,) * d if recompute_scale_factor else tuple(1 / float(f) for f in factors)
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    matrices = tuple(_conv.resample_matrix(n, o, mode, s, bool(align_corners))
+                     for n, o, s in zip(spatial, out, scales, strict=True))
+    return apply_op(_conv.upsample, input, matrices=matrices, mode=mode)
+
+
+@torch_api("upsample", method=False, function=False)
+def upsample(input: Tensor, size: IntOrTuple | None = None,  # noqa: A002
+             scale_factor: float | Sequence[float] | None = None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:
+    """Deprecated spelling of :func:`interpolate` (with PyTorch's warning).
+
+    >>> import warnings; warnings.simplefilter("ignore")
+    >>> F.upsample(symgrad.tensor([[[1.0, 2.0]]]), scale_factor=2)
+    tensor([[[1., 1., 2., 2.]]])
+    """
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+@torch_api("upsample", method=False, function=False)
+def upsample_nearest(input: Tensor, size: IntOrTuple | None = None,  # noqa: A002
+                     scale_factor: float | None = None) -> Tensor:
+    """Deprecated: :func:`interpolate` with mode 'nearest' (with PyTorch's warning).
+
+    >>> import warnings; warnings.simplefilter("ignore")
+    >>> F.upsample_nearest(symgrad.tensor([[[1.0, 2.0]]]), scale_factor=2)
+    tensor([[[1., 1., 2., 2.]]])
+    """
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+@torch_api("upsample", method=False, function=False)
+def upsample_bilinear(input: Tensor, size: IntOrTuple | None = None,  # noqa: A002
+                      scale_factor: float | None = None) -> Tensor:
+    """Deprecated: :func:`interpolate` with mode 'bilinear' and ``align_corners=True``.
+
+    >>> import warnings; warnings.simplefilter("ignore")
+    >>> F.upsample_bilinear(symgrad.tensor([[[[1.0, 2.0]]]]), size=(1, 3))
+    tensor([[[[1.0000, 1.5000, 2.0000]]]])
+    """
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+@torch_api("pixel_shuffle", method=False)
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:  # noqa: A002
+    """(*, C r^2, H, W) to (*, C, H r, W r): channel blocks become spatial blocks
+    (``PixelShuffleBackward0``).
+
+    >>> F.pixel_shuffle(symgrad.arange(4.0).reshape(4, 1, 1), 2)
+    tensor([[[0., 1.],
+             [2., 3.]]])
+    """
+    _tensor(input, "pixel_shuffle")
+    r = int(upscale_factor)
+    if input.ndim < 3:
+        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but "
+                           f"got input with {input.ndim} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    if input.shape[-3] % (r * r):
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be "
+                           "divisible by the square of upscale_factor, but input.size(-3)="
+                           f"{input.shape[-3]} is not divisible by {r * r}")
+    return apply_op(_conv.pixel_shuffle, input, factor=r)
+
+
+@torch_api("pixel_shuffle", method=False)
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:  # noqa: A002
+    """(*, C, H r, W r) to (*, C r^2, H, W), the inverse of :func:`pixel_shuffle`
+    (``PixelUnshuffleBackward0``).
+
+    >>> F.pixel_unshuffle(symgrad.arange(4.0).reshape(1, 2, 2), 2).flatten()
+    tensor([0., 1., 2., 3.])
+    """
+    _tensor(input, "pixel_unshuffle")
+    r = int(downscale_factor)
+    if input.ndim < 3:
+        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but "
+                           f"got input with {input.ndim} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    for side, dim in (("height", -2), ("width", -1)):
+        if input.shape[dim] % r:
+            raise RuntimeError(f"pixel_unshuffle expects {side} to be divisible by "
+                               f"downscale_factor, but input.size({dim})={input.shape[dim]} is "
+                               f"not divisible by {r}")
+    return apply_op(_conv.pixel_shuffle, input, factor=r, inverse=True)

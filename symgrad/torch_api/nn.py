@@ -147,7 +147,7 @@ def _channel_param(name: str, value: Tensor | None, channels: int) -> None:
 @torch_api("batch_norm", method=False, function=False)
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,  # noqa: A002
                weight: Tensor | None = None, bias: Tensor | None = None,
-               training: bool = False, momentum: float | None = 0.1,
+               training: bool = False, momentum: float = 0.1,
                eps: float = 1e-5) -> Tensor:
     """Normalize each channel (dim 1) over the batch and spatial dims, then scale by
     ``weight`` and shift by ``bias`` (``NativeBatchNormBackward0``). In training, with the
@@ -160,6 +160,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
             [ 1.0000]])
     """
     _tensor(input, "batch_norm")
+    if momentum is None or isinstance(momentum, bool):
+        raise TypeError("batch_norm(): argument 'momentum' (position 7) must be float, not "
+                        f"{type(momentum).__name__}")
     channels = input.shape[1] if input.ndim > 1 else 1
     for name, value in (("running_mean", running_mean), ("running_var", running_var),
                         ("weight", weight), ("bias", bias)):
@@ -184,7 +187,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         value = input._value.astype(np.float64)
         mean = value.mean(axis=axes)
         var = value.var(axis=axes) * count / (count - 1)
-        m = 0.0 if momentum is None else momentum
+        m = float(momentum)
         with no_grad():
             for running, batch in ((running_mean, mean), (running_var, var)):
                 if running is not None:
@@ -447,3 +450,45 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     _tensor(x2, "pairwise_distance", "x2", 2)
     ndim = max(x1.ndim, x2.ndim)
     return (x1 - x2 + eps).norm(p, -1 if ndim else None, keepdim=keepdim)
+
+
+@torch_api(COMPOSITE, method=False, function=False)
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
+                                 attn_mask: Tensor | None = None, dropout_p: float = 0.0,
+                                 is_causal: bool = False, scale: float | None = None,
+                                 enable_gqa: bool = False) -> Tensor:
+    """``softmax(q k^T * scale + mask) v`` over the last two dims (batch dims broadcast):
+    ``scale`` defaults to ``1 / sqrt(E)``; a boolean ``attn_mask`` keeps where True, a float
+    one is added; ``is_causal`` masks the upper triangle; ``dropout_p`` drops attention
+    weights. PyTorch's math reference, recorded as its ops (PyTorch's CPU kernel records one
+    fused node instead).
+
+    >>> q = symgrad.ones(1, 2, 4)
+    >>> F.scaled_dot_product_attention(q, q, symgrad.arange(8.0).reshape(1, 2, 4))
+    tensor([[[2., 3., 4., 5.],
+             [2., 3., 4., 5.]]])
+    """
+    for i, (arg, x) in enumerate((("query", query), ("key", key), ("value", value))):
+        _tensor(x, "scaled_dot_product_attention", arg, i + 1)
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
+                           "when is_causal=True")
+    if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
+        repeat = query.shape[-3] // key.shape[-3]
+        key = key.repeat_interleave(repeat, -3)
+        value = value.repeat_interleave(repeat, -3)
+    length, source = query.shape[-2], key.shape[-2]
+    factor = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    weights = (query @ key.transpose(-2, -1)) * factor
+    if is_causal:
+        keep = np.tril(np.ones((length, source), dtype=bool))
+        weights = weights.masked_fill(_make(~keep), -math.inf)
+    if attn_mask is not None:
+        if attn_mask.dtype.is_floating_point:
+            weights = weights + attn_mask
+        else:
+            weights = weights.masked_fill(_make(~attn_mask._value.astype(bool)), -math.inf)
+    weights = weights.softmax(-1)
+    if dropout_p > 0:
+        weights = dropout(weights, dropout_p)
+    return weights @ value

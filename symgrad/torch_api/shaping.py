@@ -1221,15 +1221,17 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",  # noqa: A002
         value: float | None = None) -> Tensor:
     """Pad with ``value`` (0 by default): ``pad`` gives (before, after) counts for the last
     dim, then the one before it, ...; negative counts crop (``ConstantPadNdBackward0``).
-    Only ``mode='constant'`` is supported.
+    ``mode`` 'reflect', 'replicate' and 'circular' pad the last 1 to 3 dims of a batched or
+    unbatched input by mirroring, repeating the edge or wrapping around.
 
     >>> symgrad.nn.functional.pad(symgrad.ones(2), (1, 2))
     tensor([0., 1., 1., 0., 0.])
     """
     if mode != "constant":
         if mode in ("reflect", "replicate", "circular"):
-            raise NotImplementedError(f"symgrad supports only mode='constant' padding, not "
-                                      f"mode='{mode}'")
+            from symgrad.torch_api.conv import pad_by_mode
+
+            return pad_by_mode(input, pad, mode, value)
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     for i, p in enumerate(pad):
         if not isinstance(p, int | np.integer) or isinstance(p, bool):
