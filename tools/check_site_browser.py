@@ -121,9 +121,11 @@ def _dump(browser: str, url: str, profile: str) -> str:
     return done.stdout
 
 
-def check_site(site: Path) -> dict[str, list[str]]:
-    """Every page's problems (pages without problems are left out)."""
-    pages = sorted(p for p in site.rglob("*.html") if p.name != "404.html")
+def check_site(site: Path, only: str | None = None) -> dict[str, list[str]]:
+    """Every page's problems (pages without problems are left out); ``only``: the pages whose
+    path under ``site`` contains it."""
+    pages = sorted(p for p in site.rglob("*.html") if p.name != "404.html"
+                   and (only is None or only in p.relative_to(site).as_posix()))
     if not pages:
         sys.exit(f"check_site_browser: no pages under {site}")
     browser = _chromium()
@@ -178,6 +180,7 @@ def self_test() -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("site", type=Path, nargs="?", help="the built site (mkdocs build's site/)")
+    parser.add_argument("--only", help="check only the pages whose path contains this text")
     parser.add_argument("--self-test", action="store_true",
                         help="check that planted problems are reported, then exit")
     args = parser.parse_args(argv)
@@ -185,12 +188,13 @@ def main(argv: list[str] | None = None) -> int:
         return self_test()
     if args.site is None:
         parser.error("the site directory is required")
-    found = check_site(args.site)
+    found = check_site(args.site, args.only)
     for page, problems in found.items():
         print(f"{page}:")
         for problem in problems:
             print(f"  {problem}")
-    pages = len([p for p in args.site.rglob("*.html") if p.name != "404.html"])
+    pages = len([p for p in args.site.rglob("*.html") if p.name != "404.html"
+                 and (args.only is None or args.only in p.relative_to(args.site).as_posix())])
     print(f"{pages} pages opened at {WIDTH} px: "
           f"{sum(map(len, found.values()))} problem(s) on {len(found)} page(s)")
     return 1 if found else 0
