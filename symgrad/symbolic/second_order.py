@@ -297,6 +297,30 @@ def check_hessian(output: Tensor, inputs: Tensor | Sequence[Tensor] | None = Non
     kinks, near_kink = _kinks(lowered, point, chain)
     sweeps = _SecondDerivatives(lowered, chain, point, root_seeds)
     symbols = [u for src in sources for u in src.symbols.reshape(-1)]
+    exact = _exact_hessian(sweeps, symbols, executor, progress)
+    # where a first or second derivative is undefined (sqrt at 0), the engine's nan or inf
+    # spreads along that element's row and column (0 * inf): undefined there, not wrong
+    singular = {u for k, u in enumerate(symbols)
+                if not all(math.isfinite(_as_float(e)) for e in
+                           (sweeps.adjoint.get(u, 0), *exact[:, k]))}
+    blocks, failures = _compare_blocks(sources, symbols, numeric, exact, singular, near_kink,
+                                       rtol, atol)
+    if failures:
+        message, node = _mismatch_message(lowered, label, failures, rtol, atol)
+        block, index = failures[0][:2]
+        raise HessianMismatch(message, (block.rows, block.columns), index, node)
+    with np.errstate(invalid="ignore"):
+        asymmetry = np.abs(numeric - numeric.T)
+    asymmetry = asymmetry[np.isfinite(asymmetry)]  # undefined elements left out
+    return HessianReport(label, [src.name for src in sources], blocks, kinks, rtol, atol,
+                         numeric, np.vectorize(_as_float, otypes=[float])(exact)
+                         if exact.size else np.zeros(exact.shape),
+                         float(asymmetry.max()) if asymmetry.size else 0.0)
+
+
+def _exact_hessian(sweeps: Any, symbols: list[Any], executor: Executor | None,
+                   progress: bool | None) -> np.ndarray:
+    """sympy's Hessian at the point, column by column (on ``executor`` when given)."""
     exact = np.empty((len(symbols), len(symbols)), dtype=object)
     count = 1 if executor is None else max(1, min(len(symbols), 4 * getattr(
         executor, "_max_workers", 2)))
@@ -311,12 +335,13 @@ def check_hessian(output: Tensor, inputs: Tensor | Sequence[Tensor] | None = Non
     for k, column in enumerate(columns):
         for i, w in enumerate(symbols):
             exact[i, k] = column.get(w, sympy.Integer(0))
+    return exact
 
-    # where a first or second derivative is undefined (sqrt at 0), the engine's nan or inf
-    # spreads along that element's row and column (0 * inf): undefined there, not wrong
-    singular = {u for k, u in enumerate(symbols)
-                if not all(math.isfinite(_as_float(e)) for e in
-                           (sweeps.adjoint.get(u, 0), *exact[:, k]))}
+
+def _compare_blocks(sources: list[Any], symbols: list[Any], numeric: np.ndarray,
+                    exact: np.ndarray, singular: set[Any], near_kink: set[Any], rtol: float,
+                    atol: float) -> tuple[list[HessianBlock], list[tuple]]:
+    """One block per pair of inputs, every element compared; and the elements that differ."""
     blocks, failures = [], []
     offsets = np.cumsum([0, *(src.symbols.size for src in sources)])
     for a, rows in enumerate(sources):
@@ -337,17 +362,7 @@ def check_hessian(output: Tensor, inputs: Tensor | Sequence[Tensor] | None = Non
                         failures.append((block, index, float(numeric[r, c]),
                                          _as_float(exact[r, c])))
             blocks.append(block)
-    if failures:
-        message, node = _mismatch_message(lowered, label, failures, rtol, atol)
-        block, index = failures[0][:2]
-        raise HessianMismatch(message, (block.rows, block.columns), index, node)
-    with np.errstate(invalid="ignore"):
-        asymmetry = np.abs(numeric - numeric.T)
-    asymmetry = asymmetry[np.isfinite(asymmetry)]  # undefined elements left out
-    return HessianReport(label, [src.name for src in sources], blocks, kinks, rtol, atol,
-                         numeric, np.vectorize(_as_float, otypes=[float])(exact)
-                         if exact.size else np.zeros(exact.shape),
-                         float(asymmetry.max()) if asymmetry.size else 0.0)
+    return blocks, failures
 
 
 def _mismatch_message(lowered: Lowered, label: str, failures: list, rtol: float,
