@@ -17,6 +17,16 @@ from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor
 
 
+def _affine_parameters(module: Module, affine: bool, bias: bool, shape: Any,
+                       dtype: dtypes.dtype | None, device: Any) -> None:
+    """Register a norm layer's ``weight`` and ``bias`` of ``shape`` (values set by its
+    ``reset_parameters``), or None for those it does not learn, as PyTorch's norm layers do."""
+    weight = Parameter(empty(shape, dtype=dtype, device=device)) if affine else None
+    module.register_parameter("weight", weight)
+    offset = Parameter(empty(shape, dtype=dtype, device=device)) if affine and bias else None
+    module.register_parameter("bias", offset)
+
+
 class _BatchNorm(Module):
     _expected: tuple[int, ...] = ()
 
@@ -29,15 +39,7 @@ class _BatchNorm(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(empty(num_features, dtype=dtype, device=device))
-            if bias:
-                self.bias = Parameter(empty(num_features, dtype=dtype, device=device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, affine, bias, num_features, dtype, device)
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, dtype=dtype))
             self.register_buffer("running_var", ones(num_features, dtype=dtype))
@@ -159,15 +161,7 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(empty(self.normalized_shape, dtype=dtype, device=device))
-            if bias:
-                self.bias = Parameter(empty(self.normalized_shape, dtype=dtype, device=device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, elementwise_affine, bias, self.normalized_shape, dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -223,15 +217,7 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(empty(num_channels, dtype=dtype, device=device))
-            if bias:
-                self.bias = Parameter(empty(num_channels, dtype=dtype, device=device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, affine, bias, num_channels, dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
