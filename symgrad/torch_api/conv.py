@@ -371,6 +371,14 @@ def max_pool1d(input: Tensor, kernel_size: IntOrTuple, stride: IntOrTuple | None
     return y.squeeze(-2)
 
 
+def _pool_input(input: Tensor, fn: str, dims: int) -> None:  # noqa: A002
+    """PyTorch's checks of a pooling input with ``dims`` spatial dims, batched or not."""
+    _tensor(input, fn)
+    if input.ndim not in (dims + 1, dims + 2) or 0 in input.shape[1:]:
+        raise RuntimeError(f"non-empty {dims + 1}D or {dims + 2}D (batch mode) tensor expected "
+                           "for input")
+
+
 @torch_api("max_pool", method=False)
 def max_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: IntOrTuple | None = None,  # noqa: A002
                padding: IntOrTuple = 0, dilation: IntOrTuple = 1, ceil_mode: bool = False,
@@ -384,9 +392,7 @@ def max_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: IntOrTuple | None
     tensor([[[ 5.,  7.],
              [13., 15.]]])
     """
-    _tensor(input, "max_pool2d")
-    if input.ndim not in (3, 4) or 0 in input.shape[1:]:
-        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    _pool_input(input, "max_pool2d", 2)
     return _max_pool("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode,
                      return_indices)
 
@@ -400,9 +406,7 @@ def max_pool3d(input: Tensor, kernel_size: IntOrTuple, stride: IntOrTuple | None
     >>> F.max_pool3d(symgrad.arange(8.0).reshape(1, 2, 2, 2), 2)
     tensor([[[[7.]]]])
     """
-    _tensor(input, "max_pool3d")
-    if input.ndim not in (4, 5) or 0 in input.shape[1:]:
-        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    _pool_input(input, "max_pool3d", 3)
     return _max_pool("max_pool3d", input, kernel_size, stride, padding, dilation, ceil_mode,
                      return_indices, d=3)
 
@@ -455,9 +459,7 @@ def avg_pool2d(input: Tensor, kernel_size: IntOrTuple, stride: IntOrTuple | None
     tensor([[[ 2.5000,  4.5000],
              [10.5000, 12.5000]]])
     """
-    _tensor(input, "avg_pool2d")
-    if input.ndim not in (3, 4) or 0 in input.shape[1:]:
-        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    _pool_input(input, "avg_pool2d", 2)
     return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                      divisor_override, 2)
 
@@ -471,9 +473,7 @@ def avg_pool3d(input: Tensor, kernel_size: IntOrTuple, stride: IntOrTuple | None
     >>> F.avg_pool3d(symgrad.arange(8.0).reshape(1, 2, 2, 2), 2)
     tensor([[[[3.5000]]]])
     """
-    _tensor(input, "avg_pool3d")
-    if input.ndim not in (4, 5) or 0 in input.shape[1:]:
-        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    _pool_input(input, "avg_pool3d", 3)
     return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                      divisor_override, 3)
 
