@@ -37,7 +37,9 @@ ARRAYS = dict(np.load(ROOT / "tests" / "data" / "sequence_reference.npz"))
 
 @pytest.mark.parametrize("name", sorted(reference.CASES))
 def test_outputs_and_gradients_match_torch(name: str) -> None:
-    got = reference.run(symgrad, name, ARRAYS)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "enable_nested_tensor is True")  # checked below
+        got = reference.run(symgrad, name, ARRAYS)
     expected = {key.split(".expected.")[1]: value for key, value in ARRAYS.items()
                 if key.startswith(f"{name}.expected.")}
     assert set(got) == set(expected)
@@ -279,3 +281,124 @@ def test_rnn_modules_do_not_warn() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         nn.GRU(2, 3, num_layers=2, dropout=0.1)(symgrad.zeros(2, 1, 2))
+
+
+# ---- attention and the transformer -----------------------------------------------------------
+
+
+def test_attention_parameters_names_and_init_as_pytorch() -> None:
+    mha = nn.MultiheadAttention(4, 2, kdim=3, vdim=5, add_bias_kv=True, bias=False)
+    assert [(n, tuple(p.shape)) for n, p in mha.named_parameters()] == [
+        ("q_proj_weight", (4, 4)), ("k_proj_weight", (4, 3)), ("v_proj_weight", (4, 5)),
+        ("bias_k", (1, 1, 4)), ("bias_v", (1, 1, 4)), ("out_proj.weight", (4, 4))]
+    assert mha.in_proj_weight is None and mha.in_proj_bias is None
+    mha = nn.MultiheadAttention(8, 2)
+    assert not bool(mha.in_proj_bias.any()) and not bool(mha.out_proj.bias.any())
+    bound = np.sqrt(6 / (8 + 24))  # xavier_uniform_ on (24, 8)
+    weights = mha.in_proj_weight.detach().numpy()
+    assert np.abs(weights).max() <= bound and np.abs(weights).max() > 0.9 * bound
+    assert repr(mha) == ("MultiheadAttention(\n  (out_proj): NonDynamicallyQuantizableLinear("
+                         "in_features=8, out_features=8, bias=True)\n)")
+
+
+def test_encoder_layer_repr_as_pytorch() -> None:
+    assert repr(nn.TransformerEncoderLayer(4, 2, 8)) == """TransformerEncoderLayer(
+  (self_attn): MultiheadAttention(
+    (out_proj): NonDynamicallyQuantizableLinear(in_features=4, out_features=4, bias=True)
+  )
+  (linear1): Linear(in_features=4, out_features=8, bias=True)
+  (dropout): Dropout(p=0.1, inplace=False)
+  (linear2): Linear(in_features=8, out_features=4, bias=True)
+  (norm1): LayerNorm((4,), eps=1e-05, elementwise_affine=True, bias=True)
+  (norm2): LayerNorm((4,), eps=1e-05, elementwise_affine=True, bias=True)
+  (dropout1): Dropout(p=0.1, inplace=False)
+  (dropout2): Dropout(p=0.1, inplace=False)
+)"""
+
+
+_X = symgrad.zeros(3, 2, 4)
+
+
+@pytest.mark.parametrize(("call", "error", "message"), [
+    (lambda: nn.MultiheadAttention(4, 3), AssertionError,
+     "embed_dim must be divisible by num_heads"),
+    (lambda: nn.MultiheadAttention(0, 3), ValueError,
+     "embed_dim and num_heads must be greater than 0, got embed_dim=0 and num_heads=3 instead"),
+    (lambda: nn.MultiheadAttention(4, 2)(_X, _X, _X, attn_mask=symgrad.zeros(3, 4)),
+     RuntimeError, "The shape of the 2D attn_mask is symgrad.Size([3, 4]), but should be "
+                   "(3, 3)."),
+    (lambda: nn.MultiheadAttention(4, 2)(
+        _X, _X, _X, key_padding_mask=symgrad.zeros(2, 4, dtype=symgrad.bool)),
+     AssertionError, "Expected key_padded_mask.shape[1] to be 3, but got 4"),
+    (lambda: nn.MultiheadAttention(4, 2)(_X, _X, _X, is_causal=True), RuntimeError,
+     "Need attn_mask if specifying the is_causal hint."),
+    (lambda: nn.MultiheadAttention(4, 2)(_X, _X, symgrad.zeros(3, 4)), AssertionError,
+     "For batched (3-D) `query`, expected `key` and `value` to be 3-D but found 3-D and 2-D "
+     "tensors respectively"),
+    (lambda: nn.MultiheadAttention(4, 2)(*[symgrad.zeros(3, 2, 5)] * 3), AssertionError,
+     "was expecting embedding dimension of 4, but got 5"),
+    (lambda: nn.MultiheadAttention(4, 2)(
+        _X, _X, _X, attn_mask=symgrad.zeros(3, 3, dtype=symgrad.int64)), AssertionError,
+     "only bool and floating types of attn_mask are supported"),
+    (lambda: nn.TransformerEncoderLayer(4, 2, activation="tanh"), RuntimeError,
+     "activation should be relu/gelu, not tanh"),
+    (lambda: nn.Transformer(4, 2, 1, 1, 8)(_X, symgrad.zeros(3, 2, 5)), RuntimeError,
+     "the feature number of src and tgt must be equal to d_model"),
+])
+def test_attention_errors_as_pytorch(call, error, message) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # enable_nested_tensor's note
+        with pytest.raises(error) as info:
+            call()
+    assert str(info.value).startswith(message)
+
+
+def test_square_subsequent_mask_and_causal_detection() -> None:
+    from symgrad.nn.modules.transformer import _detect_is_causal_mask
+
+    mask = nn.Transformer.generate_square_subsequent_mask(3)
+    assert mask.tolist() == [[0.0, -np.inf, -np.inf], [0.0, 0.0, -np.inf], [0.0, 0.0, 0.0]]
+    assert _detect_is_causal_mask(mask) is True
+    assert _detect_is_causal_mask(mask.flip(0)) is False
+    assert _detect_is_causal_mask(None, True) is True
+
+
+def test_encoder_warns_about_nested_tensors_as_pytorch() -> None:
+    layer = nn.TransformerEncoderLayer(4, 2, 8)
+    with pytest.warns(UserWarning, match=r"^enable_nested_tensor is True, but "
+                                         r"self.use_nested_tensor is False because "
+                                         r"encoder_layer.self_attn.batch_first was not True"):
+        nn.TransformerEncoder(layer, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(4, 2, 8, batch_first=True), 2)
+    assert encoder.layers[0] is not encoder.layers[1]  # copies
+    assert encoder.layers[0].linear1.weight is not encoder.layers[1].linear1.weight
+
+
+def test_attention_masks_what_pytorch_masks() -> None:
+    """A key masked by key_padding_mask gets weight 0 and changing it changes nothing."""
+    symgrad.manual_seed(6)
+    mha = nn.MultiheadAttention(4, 2, batch_first=True).double()
+    q = symgrad.randn(1, 3, 4, dtype=symgrad.float64)
+    kv = symgrad.randn(1, 4, 4, dtype=symgrad.float64)
+    pad = symgrad.tensor([[False, False, False, True]])
+    out, w = mha(q, kv, kv, key_padding_mask=pad)
+    assert w.shape == (1, 3, 4) and not bool(w[..., 3].any())
+    np.testing.assert_allclose(w.sum(-1).detach().numpy(), 1.0)
+    kv2 = kv.clone()
+    kv2[0, 3] = 100.0
+    out2, _ = mha(q, kv2, kv2, key_padding_mask=pad)
+    np.testing.assert_allclose(out2.detach().numpy(), out.detach().numpy(), rtol=1e-12)
+    heads = mha(q, kv, kv, average_attn_weights=False)[1]
+    assert heads.shape == (1, 2, 3, 4)
+
+
+def test_attention_gradcheck_and_symbolic() -> None:
+    symgrad.manual_seed(7)
+    mha = nn.MultiheadAttention(2, 1).double()
+    x = symgrad.randn(2, 1, 2, dtype=symgrad.float64, requires_grad=True)
+    assert symgrad.autograd.gradcheck(lambda x: mha(x, x, x)[0], (x,))
+    out, _ = mha(x, x, x, need_weights=False)
+    report = symgrad.symbolic.check((out * out).sum(), inputs=[x])
+    assert str(report).startswith("gradient check passed")

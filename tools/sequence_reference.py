@@ -49,6 +49,67 @@ CASES: dict[str, dict[str, Any]] = {
                                inputs={"input": (3,), "hx": (4,)}),
 }
 
+_PAD = [[False, False, True], [False, False, False]]  # (N=2, S=3): True is masked out
+
+
+def _causal(lib: Any, n: int) -> Any:
+    return lib.ones(n, n, dtype=lib.bool).triu(1)
+
+
+CASES.update({
+    "mha_self_key_padding": dict(
+        module="MultiheadAttention", args=[4, 2], kwargs={}, inputs={"input": (3, 2, 4)},
+        call=lambda lib, m, x: m(x["input"], x["input"], x["input"],
+                                 key_padding_mask=lib.tensor(_PAD))),
+    "mha_kdim_vdim_bias_kv_zero_attn": dict(
+        module="MultiheadAttention", args=[4, 2],
+        kwargs=dict(kdim=3, vdim=5, batch_first=True, add_bias_kv=True, add_zero_attn=True),
+        inputs={"input": (2, 3, 4), "key": (2, 5, 3), "value": (2, 5, 5),
+                "mask": (3, 5)},
+        call=lambda lib, m, x: m(x["input"], x["key"], x["value"], attn_mask=x["mask"],
+                                 average_attn_weights=False)),
+    "mha_causal_no_weights": dict(
+        module="MultiheadAttention", args=[4, 2], kwargs=dict(bias=False),
+        inputs={"input": (3, 2, 4)},
+        call=lambda lib, m, x: m(x["input"], x["input"], x["input"],
+                                 attn_mask=_causal(lib, 3), need_weights=False,
+                                 is_causal=True)[0]),
+    "mha_unbatched_bool_mask": dict(
+        module="MultiheadAttention", args=[4, 4], kwargs={},
+        inputs={"input": (3, 4), "key": (5, 4), "value": (5, 4)},
+        call=lambda lib, m, x: m(x["input"], x["key"], x["value"],
+                                 attn_mask=lib.tensor([[False] * 4 + [True]] * 3))),
+    "encoder_layer_gelu_padding": dict(
+        module="TransformerEncoderLayer", args=[4, 2, 8],
+        kwargs=dict(dropout=0.0, activation="gelu"), inputs={"input": (3, 2, 4)},
+        call=lambda lib, m, x: m(x["input"], src_key_padding_mask=lib.tensor(_PAD))),
+    "encoder_norm_first_causal": dict(
+        build=lambda lib: lib.nn.TransformerEncoder(
+            lib.nn.TransformerEncoderLayer(4, 2, 8, dropout=0.0, norm_first=True,
+                                           batch_first=True), 2, norm=lib.nn.LayerNorm(4)),
+        inputs={"input": (2, 3, 4)},
+        call=lambda lib, m, x: m(x["input"], mask=lib.nn.Transformer
+                                 .generate_square_subsequent_mask(3, dtype=lib.float64))),
+    "decoder_layer_masks": dict(
+        module="TransformerDecoderLayer", args=[4, 2, 8], kwargs=dict(dropout=0.0),
+        inputs={"input": (3, 2, 4), "memory": (3, 2, 4)},
+        call=lambda lib, m, x: m(x["input"], x["memory"], tgt_mask=_causal(lib, 3),
+                                 memory_key_padding_mask=lib.tensor(_PAD))),
+    "transformer": dict(
+        module="Transformer", args=[],
+        kwargs=dict(d_model=4, nhead=2, num_encoder_layers=1, num_decoder_layers=2,
+                    dim_feedforward=8, dropout=0.0),
+        inputs={"input": (5, 2, 4), "tgt": (3, 2, 4)},
+        call=lambda lib, m, x: m(x["input"], x["tgt"], tgt_mask=lib.nn.Transformer
+                                 .generate_square_subsequent_mask(3, dtype=lib.float64))),
+})
+
+
+def _build(lib: Any, case: dict[str, Any]) -> Any:
+    if "build" in case:
+        return case["build"](lib)
+    return getattr(lib.nn, case["module"])(*case["args"], **case["kwargs"])
+
 
 def _leaves(outputs: Any) -> list:
     """The tensors of a nested output (tuples, a PackedSequence's data)."""
@@ -56,7 +117,7 @@ def _leaves(outputs: Any) -> list:
         if hasattr(outputs, "batch_sizes"):
             return [outputs.data]
         return [leaf for item in outputs for leaf in _leaves(item)]
-    return [outputs]
+    return [] if outputs is None else [outputs]
 
 
 def run(lib: Any, name: str, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -64,7 +125,7 @@ def run(lib: Any, name: str, arrays: dict[str, np.ndarray]) -> dict[str, np.ndar
     ``arrays``: its outputs (``out{i}``) and gradients (``grad.{input or parameter}``)."""
     case = CASES[name]
     lib.manual_seed(0)
-    module = getattr(lib.nn, case["module"])(*case["args"], **case["kwargs"]).double()
+    module = _build(lib, case).double()
     params = dict(module.named_parameters())
     with lib.no_grad():
         for key, p in params.items():
@@ -75,7 +136,9 @@ def run(lib: Any, name: str, arrays: dict[str, np.ndarray]) -> dict[str, np.ndar
     if "lengths" in case:
         from_utils = lib.nn.utils.rnn
         x = from_utils.pack_padded_sequence(x, case["lengths"], enforce_sorted=False)
-    if "h0" in inputs:
+    if "call" in case:
+        out = case["call"](lib, module, inputs)
+    elif "h0" in inputs:
         out = module(x, (inputs["h0"], inputs["c0"]))
     elif "hx" in inputs:
         out = module(x, inputs["hx"])
@@ -98,7 +161,7 @@ def _draw(lib: Any) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(20261202)
     arrays: dict[str, np.ndarray] = {}
     for name, case in CASES.items():
-        module = getattr(lib.nn, case["module"])(*case["args"], **case["kwargs"])
+        module = _build(lib, case)
         for key, p in module.named_parameters():
             arrays[f"{name}.param.{key}"] = rng.uniform(-0.6, 0.6, tuple(p.shape))
         for key, shape in case["inputs"].items():
@@ -107,7 +170,11 @@ def _draw(lib: Any) -> dict[str, np.ndarray]:
 
 
 def main() -> None:
+    import warnings
+
     import torch
+
+    warnings.simplefilter("ignore")  # enable_nested_tensor's note on batch_first
 
     arrays = _draw(torch)
     for name in CASES:
