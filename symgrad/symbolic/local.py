@@ -252,6 +252,13 @@ class Group:
             self._users = users
         return self._users.get(i, {}).get(k, [])
 
+    def reached(self, i: int, incoming: np.ndarray) -> np.ndarray:
+        """The elements that read any of the ``incoming`` elements of input ``i``."""
+        columns = [p for p, inp in enumerate(self.template.inputs) if inp == i]
+        if not columns:
+            return self.elements[:0]
+        return self.elements[np.isin(self.flats[:, columns], incoming).any(axis=1)]
+
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_users": None}
 
@@ -296,6 +303,15 @@ class MatmulGroup:
         kk, col = divmod(flat, self.m)
         return [(r * self.m + col, self.k + kk) for r in range(self.n)]
 
+    def reached(self, i: int, incoming: np.ndarray) -> np.ndarray:
+        """The elements that read any of the ``incoming`` elements of input ``i``: whole rows
+        (``a``) or whole columns (``b``) of the product."""
+        if i == 0:
+            rows = np.unique(np.asarray(incoming) // self.k)
+            return (rows[:, None] * self.m + np.arange(self.m)).reshape(-1)
+        columns = np.unique(np.asarray(incoming) % self.m)
+        return (np.arange(self.n)[:, None] * self.m + columns).reshape(-1)
+
     def bilinear(self) -> bool:
         """Whether sympy's partials of the template are those of a row times a column
         (d/da_p = b_p and d/db_p = a_p for every differentiable position): the adjoints over
@@ -303,6 +319,16 @@ class MatmulGroup:
         k = self.k
         linear = self.template.linear()
         return bool(linear) and all(q == (p + k if p < k else p - k) for p, q, _ in linear)
+
+    def adjoint_at(self, i: int, wanted: np.ndarray, g: np.ndarray, other: np.ndarray
+                   ) -> np.ndarray:
+        """The ``wanted`` elements (flat) of :meth:`adjoint`, without the others."""
+        g = g.reshape(self.n, self.m)
+        if i == 0:
+            rows, kk = np.divmod(wanted, self.k)
+            return (g[rows] * other.reshape(self.k, self.m)[kk]).sum(axis=1)
+        kk, columns = np.divmod(wanted, self.m)
+        return (g[:, columns] * other.reshape(self.n, self.k)[:, kk]).sum(axis=0)
 
     def adjoint(self, i: int, g: np.ndarray, other: np.ndarray) -> np.ndarray:
         """``sum_e g_e d out_e / d input_i`` over all elements, flat, for a :meth:`bilinear`
@@ -562,6 +588,14 @@ def exact_value(v: int | float) -> Any:
     return sympy.oo if v > 0 else -sympy.oo
 
 
+def partial_rows(t: Template, arguments: np.ndarray) -> list[list[int | float]]:
+    """The template's partials at each row of ``arguments``, to :data:`DIGITS` digits, as
+    :func:`fixed` values (the same numbers in any process)."""
+    with mpmath.workdps(DIGITS):
+        return [[fixed(v) for v in _mp_partials(t, [mpmath.mpf(a) for a in row])]
+                for row in np.asarray(arguments, dtype=np.float64).tolist()]
+
+
 class Reverse:
     """sympy's derivative of ``seed``ᵀ output for chosen leaf elements, exact: a reverse sweep
     that pulls each adjoint only for the elements the chosen ones reach (so a sampled check
@@ -607,13 +641,28 @@ class Reverse:
             return self._input(n, t.inputs[q])[group.flat_at(r, q)]
         if c is not None:
             return fixed(c)
+        return self._row(n, gi, r)[index]
+
+    def _row(self, n: int, gi: int, r: int) -> list[Any]:
+        """Row ``r`` of group ``gi`` of node ``n``: its template's partials there (fixed)."""
         key = (n, gi, r)
         found = self._rows.get(key)
         if found is None:
-            args = [mpmath.mpf(float(np.asarray(self.nodes[n].values[i]).reshape(-1)[f]))
-                    for i, f in zip(t.inputs, group.row(r), strict=True)]
-            found = self._rows[key] = [fixed(v) for v in _mp_partials(t, args)]
-        return found[index]
+            group = self.nodes[n].groups[gi]
+            found = self._rows[key] = partial_rows(group.template,
+                                                   self.row_arguments(n, gi, [r]))[0]
+        return found
+
+    def row_arguments(self, n: int, gi: int, rows: Sequence[int]) -> np.ndarray:
+        """The input values filling the template's positions at ``rows`` of group ``gi`` of
+        node ``n`` (one row of floats per element)."""
+        node = self.nodes[n]
+        group = node.groups[gi]
+        t = group.template
+        flats = np.array([group.row(r) for r in rows], dtype=np.int64).reshape(len(rows), t.size)
+        values = [None if v is None else np.asarray(v, dtype=np.float64).reshape(-1)
+                  for v in node.values]
+        return _gather(t, flats, values)
 
     def _element(self, group: Any, r: int) -> int:
         return int(group.elements[r]) if isinstance(group, Group) else r
@@ -631,51 +680,60 @@ class Reverse:
                 if len(incoming) == node.input_size(i):  # every element: every output
                     reached.update(e for g in node.groups for e in g.elements.tolist())
                     continue
+                flats = np.fromiter(incoming, dtype=np.int64, count=len(incoming))
                 for group in node.groups:
-                    if i not in group.template.inputs:
-                        continue
-                    for k in incoming:
-                        reached.update(self._element(group, r) for r, _ in group.users(i, k))
+                    if i in group.template.inputs:
+                        reached.update(group.reached(i, flats).tolist())
             if reached:
                 needed[("node", n)] = reached
         return needed
 
-    def _push(self, n: int, i: int, out: dict[int, Any], into: dict[int, Any]) -> bool:
-        """Input ``i``'s adjoint from all of node ``n``'s output adjoints at once (object arrays
-        of integers); False, having changed nothing, where an undefined value (a float) is
-        met: the element by element pull handles those."""
+    def _adjoint(self, n: int, i: int, targets: list[int], out: dict[int, Any]
+                 ) -> list[Any] | None:
+        """The ``targets`` elements of input ``i``'s adjoint from node ``n``'s output adjoints,
+        vectorised (object arrays of integers: the same exact sums as :meth:`_pull`); None,
+        having changed nothing, where an undefined value (a float) is met: the element by
+        element pull handles those."""
         node = self.nodes[n]
+        a = np.zeros(node.out_size, dtype=object)
+        for e, v in out.items():
+            a[e] = v
+        wanted = np.asarray(targets, dtype=np.int64)
+        every = len(targets) == node.input_size(i)
         total = np.zeros(node.input_size(i), dtype=object)
         try:
             for gi, group in enumerate(node.groups):
                 t = group.template
                 if i not in t.inputs:
                     continue
-                if isinstance(group, MatmulGroup) and group.bilinear():
-                    a = np.array([out.get(e, 0) for e in range(len(group))], dtype=object)
-                    total += group.adjoint(i, a, self._input_array(n, 1 - i))
+                if isinstance(group, MatmulGroup):
+                    if not group.bilinear():
+                        return None
+                    other = self._input_array(n, 1 - i)
+                    if every:
+                        total += group.adjoint(i, a, other)
+                    else:
+                        np.add.at(total, wanted, group.adjoint_at(i, wanted, a, other))
                     continue
-                positions = [(p, q, c) for p, q, c in t.linear() if t.inputs[p] == i]
-                size = max(1, _CHUNK // max(1, t.size))
-                for start in range(0, len(group), size):
-                    elements, flats = group.chunk(start, min(len(group), start + size))
-                    a = np.array([out.get(e, 0) for e in elements.tolist()], dtype=object)
-                    for p, q, c in positions:
-                        if q is not None:
-                            d = self._input_array(n, t.inputs[q])[flats[:, q]]
-                        elif c is not None:
-                            d = fixed(c)
-                        else:
-                            d = np.array([self._partial(n, gi, r, p)
-                                          for r in range(start, start + len(elements))],
-                                         dtype=object)
-                        np.add.at(total, flats[:, p], a * d)
-            shifted = [v >> SHIFT for v in total.tolist()]
-        except TypeError:  # a nan or an infinity among the values
-            return False
-        for k, v in enumerate(shifted):
-            into[k] = into.get(k, 0) + v
-        return True
+                for index, (p, q, c) in enumerate(t.linear()):
+                    if t.inputs[p] != i:
+                        continue
+                    rows = np.arange(len(group)) if every else \
+                        np.flatnonzero(np.isin(group.flats[:, p], wanted))
+                    adjoints = a[group.elements[rows]]
+                    live = np.not_equal(adjoints, 0).astype(bool)
+                    rows, adjoints = rows[live], adjoints[live]
+                    if q is not None:
+                        d: Any = self._input_array(n, t.inputs[q])[group.flats[rows, q]]
+                    elif c is not None:
+                        d = fixed(c)
+                    else:
+                        d = np.empty(len(rows), dtype=object)
+                        d[:] = [self._row(n, gi, r)[index] for r in rows.tolist()]
+                    np.add.at(total, group.flats[rows, p], adjoints * d)
+            return [v >> SHIFT for v in total[wanted].tolist()]
+        except (TypeError, OverflowError):  # a nan or an infinity among the values
+            return None
 
     def _pull(self, n: int, i: int, k: int, out: dict[int, Any]) -> int | float:
         """Element ``k`` of input ``i``'s adjoint from node ``n``'s output adjoints: the exact
@@ -712,10 +770,12 @@ class Reverse:
                     if not targets:
                         continue
                     into = adjoint.setdefault(parent, {})
-                    if 2 * len(targets) >= node.input_size(i) and self._push(n, i, out, into):
-                        continue
-                    for k in sorted(targets):
-                        into[k] = into.get(k, 0) + self._pull(n, i, k, out)
+                    ks = sorted(targets)
+                    values = self._adjoint(n, i, ks, out)
+                    if values is None:
+                        values = [self._pull(n, i, k, out) for k in ks]
+                    for k, v in zip(ks, values, strict=True):
+                        into[k] = into.get(k, 0) + v
             return {(s, k): adjoint.get(("leaf", s), {}).get(k, 0)
                     for s, ks in wanted.items() for k in ks}
 
