@@ -428,10 +428,16 @@ def elementwise_structure(expressions: dict[tuple, Any], keys: np.ndarray,
 def matmul_structure(n: int, k: int, m: int, active: Sequence[bool]) -> list[MatmulGroup]:
     """The one group of a 2-d ``(n, k) @ (k, m)`` matmul: its template differentiated by sympy
     like any other."""
-    a, b = canonical(2 * k)[:k], canonical(2 * k)[k:]
-    expr = sympy.Add(*[x * y for x, y in zip(a, b, strict=True)])
-    inputs = (0,) * k + (1,) * k
-    return [MatmulGroup(template(expr, inputs, tuple(active)), n, k, m)]
+    key = (k, tuple(active))
+    found = _ROW_TIMES_COLUMN.get(key)
+    if found is None:  # built once per process: a sum of k products costs sympy k terms' work
+        a, b = canonical(2 * k)[:k], canonical(2 * k)[k:]
+        expr = sympy.Add(*[x * y for x, y in zip(a, b, strict=True)])
+        found = _ROW_TIMES_COLUMN[key] = template(expr, (0,) * k + (1,) * k, tuple(active))
+    return [MatmulGroup(found, n, k, m)]
+
+
+_ROW_TIMES_COLUMN: dict[tuple[int, tuple[bool, ...]], Template] = {}
 
 
 # --- evaluation -------------------------------------------------------------------------------
@@ -653,13 +659,24 @@ class Reverse:
                                                    self.row_arguments(n, gi, [r]))[0]
         return found
 
+    def _rows_of(self, n: int, gi: int, rows: list[int]) -> list[list[Any]]:
+        """:meth:`_row` of each of ``rows``, the missing ones evaluated together."""
+        missing = [r for r in rows if (n, gi, r) not in self._rows]
+        if missing:
+            t = self.nodes[n].groups[gi].template
+            for r, found in zip(missing, partial_rows(t, self.row_arguments(n, gi, missing)),
+                                strict=True):
+                self._rows[(n, gi, r)] = found
+        return [self._rows[(n, gi, r)] for r in rows]
+
     def row_arguments(self, n: int, gi: int, rows: Sequence[int]) -> np.ndarray:
         """The input values filling the template's positions at ``rows`` of group ``gi`` of
         node ``n`` (one row of floats per element)."""
         node = self.nodes[n]
         group = node.groups[gi]
         t = group.template
-        flats = np.array([group.row(r) for r in rows], dtype=np.int64).reshape(len(rows), t.size)
+        flats = group.flats[rows] if isinstance(group, Group) else \
+            np.array([group.row(r) for r in rows], dtype=np.int64).reshape(len(rows), t.size)
         values = [None if v is None else np.asarray(v, dtype=np.float64).reshape(-1)
                   for v in node.values]
         return _gather(t, flats, values)
@@ -729,7 +746,7 @@ class Reverse:
                         d = fixed(c)
                     else:
                         d = np.empty(len(rows), dtype=object)
-                        d[:] = [self._row(n, gi, r)[index] for r in rows.tolist()]
+                        d[:] = [found[index] for found in self._rows_of(n, gi, rows.tolist())]
                     np.add.at(total, group.flats[rows, p], adjoints * d)
             return [v >> SHIFT for v in total[wanted].tolist()]
         except (TypeError, OverflowError):  # a nan or an infinity among the values
