@@ -19,7 +19,9 @@ and friends run unchanged in another process (``check(executor=...)``).
 
 from __future__ import annotations
 
+import hashlib
 import math
+import pickle
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -116,9 +118,15 @@ class Template:
     active: tuple[bool, ...] = ()
 
     def __reduce__(self) -> tuple[Any, tuple]:
-        # sent to a worker as its data; there it joins that process's cache, so that its
-        # compiled functions are built once per process, not once per task
-        return _restore, (self.expr, self.inputs, self.active, self.partials, self.switches)
+        # sent to a worker as bytes under their digest: unpickled (sympy rebuilding a long sum
+        # term by term) only the first time a process meets the template; there it joins that
+        # process's cache, so that its compiled functions are built once per process
+        packed = self.__dict__.get("_packed")
+        if packed is None:
+            payload = pickle.dumps((self.expr, self.inputs, self.active, self.partials,
+                                    self.switches), protocol=pickle.HIGHEST_PROTOCOL)
+            packed = self.__dict__["_packed"] = (hashlib.sha256(payload).hexdigest(), payload)
+        return _restore, packed
 
     @property
     def size(self) -> int:
@@ -205,15 +213,22 @@ def switches(expr: Any) -> list[Any]:
     return found
 
 
-def _restore(expr: Any, inputs: tuple[int, ...], active: tuple[bool, ...],
-             partials: list[tuple[int, Any]], found_switches: list[Any]) -> Template:
-    """A pickled :class:`Template`: the process's cached one, else this one, cached."""
-    key = (expr, inputs, active)
-    found = _TEMPLATES.get(key)
+def _restore(digest: str, payload: bytes) -> Template:
+    """A pickled :class:`Template`: the one this process has already received or derived,
+    else this one, cached."""
+    found = _RECEIVED.get(digest)
     if found is None:
-        found = _TEMPLATES[key] = Template(expr, inputs, partials, found_switches,
-                                           active=active)
+        expr, inputs, active, partials, found_switches = pickle.loads(payload)  # noqa: S301
+        key = (expr, inputs, active)
+        found = _TEMPLATES.get(key)
+        if found is None:
+            found = _TEMPLATES[key] = Template(expr, inputs, partials, found_switches,
+                                               active=active)
+        _RECEIVED[digest] = found
     return found
+
+
+_RECEIVED: dict[str, Template] = {}
 
 
 # --- which input elements fill each element's template ----------------------------------------
@@ -769,6 +784,29 @@ class Reverse:
                 else:  # an undefined value: the sum is nan or infinite, whatever else
                     total = (0.0 if total.__class__ is int else total) + _mul(a, d)
         return total >> SHIFT if total.__class__ is int else total
+
+    def row_plan(self, wanted: dict[int, list[int]]) -> list[tuple[int, int, list[int]]]:
+        """``(node, group, rows)`` whose transcendental partials the sweep for ``wanted`` may
+        read: the rows of the elements the wanted leaf elements reach (evaluate them anywhere
+        with :func:`partial_rows` and :meth:`install` them)."""
+        needed = self._cones(wanted)
+        plan = []
+        for n, node in enumerate(self.nodes):
+            cone = needed.get(("node", n))
+            if not cone:
+                continue
+            elements = np.fromiter(cone, dtype=np.int64, count=len(cone))
+            for gi, group in enumerate(node.groups):
+                if isinstance(group, Group) and any(q is None and c is None
+                                                    for _, q, c in group.template.linear()):
+                    rows = np.flatnonzero(np.isin(group.elements, elements)).tolist()
+                    if rows:
+                        plan.append((n, gi, rows))
+        return plan
+
+    def install(self, n: int, gi: int, rows: list[int], values: list[list[Any]]) -> None:
+        """Rows of :meth:`row_plan` evaluated elsewhere (:func:`partial_rows`)."""
+        self._rows.update(((n, gi, r), v) for r, v in zip(rows, values, strict=True))
 
     def gradients(self, wanted: dict[int, list[int]]) -> dict[tuple[int, int], Any]:
         """``{(leaf, flat index): value}`` for the ``wanted`` elements of each leaf."""
