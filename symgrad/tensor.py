@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from symgrad.autograd.grad_mode import is_grad_enabled
 from symgrad.autograd.graph import Node, RemovableHandle, Version, leaf_hooks
 from symgrad.numeric import dtypes
 from symgrad.numeric.printing import format_tensor
@@ -784,8 +785,8 @@ class Tensor(_InstalledMethods):
     def __float__(self) -> float:
         global _warned_scalar_conversion
         value = self._scalar_value()
-        if self._requires_grad and not _warned_scalar_conversion:
-            _warned_scalar_conversion = True  # once per process, as PyTorch
+        if self._requires_grad and not _warned_scalar_conversion and is_grad_enabled():
+            _warned_scalar_conversion = True  # once per process, as PyTorch (with grad on)
             warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
                           "unexpected behavior.\nConsider using tensor.detach() first.",
                           UserWarning, stacklevel=2)

@@ -1,5 +1,5 @@
 """``symgrad.nn``: PyTorch's ``torch.nn`` — ``Parameter``, ``Module`` and the layers,
-``functional`` and ``init``."""
+``functional``, ``init`` and ``utils``."""
 
 from symgrad.nn import functional, init, utils
 from symgrad.nn.modules import *  # noqa: F403 - the layers, as torch.nn exports them
