@@ -31,6 +31,10 @@ import sympy
 
 DIGITS = 40  # working precision of the exact reference values
 _CHUNK = 1 << 20  # positions gathered at once (memory bound of the vectorised evaluation)
+# lambdify's namespace for numpy code: the module itself and lambdify's own numpy translations.
+# (``modules="numpy"`` runs ``from numpy import *``, which imports numpy.testing, numpy.f2py
+# and the other lazy submodules: over half a second of the first check.)
+NUMPY: list[Any] = [{"I": 1j, "Heaviside": np.heaviside}, np]
 
 
 def canonical(m: int) -> list[sympy.Symbol]:
@@ -149,18 +153,18 @@ class Template:
     def numpy_function(self) -> Any:
         if self._numpy is None:
             self._numpy = sympy.lambdify(canonical(self.size), [d for _, d in self.partials],
-                                         modules="numpy")
+                                         modules=NUMPY)
         return self._numpy
 
     def mpmath_function(self) -> Any:
         if self._mpmath is None:
             self._mpmath = sympy.lambdify(canonical(self.size), [d for _, d in self.partials],
-                                          modules="mpmath", cse=True)
+                                          modules=mpmath, cse=True)
         return self._mpmath
 
     def switch_function(self) -> Any:
         if self._switch is None:
-            self._switch = sympy.lambdify(canonical(self.size), self.switches, modules="numpy")
+            self._switch = sympy.lambdify(canonical(self.size), self.switches, modules=NUMPY)
         return self._switch
 
 
@@ -291,6 +295,23 @@ class MatmulGroup:
             return [(row * self.m + j, kk) for j in range(self.m)]
         kk, col = divmod(flat, self.m)
         return [(r * self.m + col, self.k + kk) for r in range(self.n)]
+
+    def bilinear(self) -> bool:
+        """Whether sympy's partials of the template are those of a row times a column
+        (d/da_p = b_p and d/db_p = a_p for every differentiable position): the adjoints over
+        all elements are then the matrix products :meth:`adjoint` computes."""
+        k = self.k
+        linear = self.template.linear()
+        return bool(linear) and all(q == (p + k if p < k else p - k) for p, q, _ in linear)
+
+    def adjoint(self, i: int, g: np.ndarray, other: np.ndarray) -> np.ndarray:
+        """``sum_e g_e d out_e / d input_i`` over all elements, flat, for a :meth:`bilinear`
+        template: ``g @ bᵀ`` (``i == 0``, ``other`` is b) or ``aᵀ @ g`` (``other`` is a). With
+        object arrays of integers the sums are exact."""
+        g = g.reshape(self.n, self.m)
+        if i == 0:
+            return (g @ other.reshape(self.k, self.m).T).reshape(-1)
+        return (other.reshape(self.n, self.k).T @ g).reshape(-1)
 
 
 @dataclass(eq=False)
@@ -423,30 +444,43 @@ def vjp(node: LocalNode, g: np.ndarray) -> list[np.ndarray | None]:
                   if out[t.inputs[p]] is not None]
         if not wanted:
             continue
+        if isinstance(group, MatmulGroup) and group.bilinear():
+            with np.errstate(all="ignore"):
+                for i in {t.inputs[p] for _, p, _, _ in wanted}:
+                    out[i] += group.adjoint(i, g, values[1 - i])
+            continue
         needs_function = any(q is None and c is None for _, _, q, c in wanted)
         size = max(1, _CHUNK // max(1, t.size))
         for start in range(0, len(group), size):
             elements, flats = group.chunk(start, min(len(group), start + size))
-            gathered = np.empty(flats.shape)
-            for i in set(t.inputs):
-                columns = [p for p, inp in enumerate(t.inputs) if inp == i]
-                gathered[:, columns] = values[i][flats[:, columns]]
+            gathered = _gather(t, flats, values)
             evaluated = None
             if needs_function:
                 with np.errstate(all="ignore"):
                     evaluated = t.numpy_function()(*gathered.T)
             gj = g[elements]
-            for n, p, q, c in wanted:
-                if q is not None:
-                    d = gathered[:, q]
-                elif c is not None:
-                    d = float(c)
-                else:
-                    d = np.asarray(evaluated[n], dtype=np.float64)
-                with np.errstate(all="ignore"):
-                    np.add.at(out[t.inputs[p]], flats[:, p], gj * d)
+            for i in {t.inputs[p] for _, p, _, _ in wanted}:
+                mine = [w for w in wanted if t.inputs[w[1]] == i]
+                products = np.empty((len(elements), len(mine)))
+                for column, (n, _, q, c) in enumerate(mine):
+                    d = gathered[:, q] if q is not None else float(c) if c is not None \
+                        else np.asarray(evaluated[n], dtype=np.float64)
+                    with np.errstate(all="ignore"):
+                        products[:, column] = gj * d
+                where = flats[:, [p for _, p, _, _ in mine]]
+                out[i] += np.bincount(where.reshape(-1), weights=products.reshape(-1),
+                                      minlength=out[i].size)
     return [None if o is None else o.reshape(np.shape(v)) for o, v in zip(out, node.values,
                                                                           strict=True)]
+
+
+def _gather(t: Template, flats: np.ndarray, values: list[np.ndarray | None]) -> np.ndarray:
+    """The values filling the template's positions for each row of ``flats``."""
+    gathered = np.empty(flats.shape)
+    for i in set(t.inputs):
+        columns = [p for p, inp in enumerate(t.inputs) if inp == i]
+        gathered[:, columns] = values[i][flats[:, columns]]
+    return gathered
 
 
 def kinks(node: LocalNode) -> list[tuple[Template, int, np.ndarray]]:
@@ -460,10 +494,7 @@ def kinks(node: LocalNode) -> list[tuple[Template, int, np.ndarray]]:
         values = [None if v is None else np.asarray(v, dtype=np.float64).reshape(-1)
                   for v in node.values]
         elements, flats = group.chunk(0, len(group))
-        gathered = np.empty(flats.shape)
-        for i in set(t.inputs):
-            columns = [p for p, inp in enumerate(t.inputs) if inp == i]
-            gathered[:, columns] = values[i][flats[:, columns]]
+        gathered = _gather(t, flats, values)
         with np.errstate(all="ignore"):
             switched = t.switch_function()(*gathered.T)
         at = np.zeros(len(elements), dtype=bool)
@@ -534,9 +565,9 @@ def exact_value(v: int | float) -> Any:
 class Reverse:
     """sympy's derivative of ``seed``ᵀ output for chosen leaf elements, exact: a reverse sweep
     that pulls each adjoint only for the elements the chosen ones reach (so a sampled check
-    costs what its elements' cones cost, not the graph), in integers of 2**-SHIFT (sums exact,
-    each product truncated at 2**-SHIFT, so the result does not depend on how the elements are
-    split into tasks).
+    costs what its elements' cones cost, not the graph), in integers of 2**-SHIFT: each adjoint
+    element is the exact sum of its products, truncated once at 2**-SHIFT, so the result does
+    not depend on how the elements are split into tasks nor on pushing or pulling.
 
     Transcendental partials come from the templates' sympy derivatives evaluated by mpmath to
     :data:`DIGITS` digits."""
@@ -618,13 +649,18 @@ class Reverse:
         try:
             for gi, group in enumerate(node.groups):
                 t = group.template
-                for p, q, c in t.linear():
-                    if t.inputs[p] != i:
-                        continue
-                    size = max(1, _CHUNK // max(1, t.size))
-                    for start in range(0, len(group), size):
-                        elements, flats = group.chunk(start, min(len(group), start + size))
-                        a = np.array([out.get(int(e), 0) for e in elements], dtype=object)
+                if i not in t.inputs:
+                    continue
+                if isinstance(group, MatmulGroup) and group.bilinear():
+                    a = np.array([out.get(e, 0) for e in range(len(group))], dtype=object)
+                    total += group.adjoint(i, a, self._input_array(n, 1 - i))
+                    continue
+                positions = [(p, q, c) for p, q, c in t.linear() if t.inputs[p] == i]
+                size = max(1, _CHUNK // max(1, t.size))
+                for start in range(0, len(group), size):
+                    elements, flats = group.chunk(start, min(len(group), start + size))
+                    a = np.array([out.get(e, 0) for e in elements.tolist()], dtype=object)
+                    for p, q, c in positions:
                         if q is not None:
                             d = self._input_array(n, t.inputs[q])[flats[:, q]]
                         elif c is not None:
@@ -633,12 +669,31 @@ class Reverse:
                             d = np.array([self._partial(n, gi, r, p)
                                           for r in range(start, start + len(elements))],
                                          dtype=object)
-                        np.add.at(total, flats[:, p], (a * d) >> SHIFT)
+                        np.add.at(total, flats[:, p], a * d)
+            shifted = [v >> SHIFT for v in total.tolist()]
         except TypeError:  # a nan or an infinity among the values
             return False
-        for k, v in enumerate(total.tolist()):
+        for k, v in enumerate(shifted):
             into[k] = into.get(k, 0) + v
         return True
+
+    def _pull(self, n: int, i: int, k: int, out: dict[int, Any]) -> int | float:
+        """Element ``k`` of input ``i``'s adjoint from node ``n``'s output adjoints: the exact
+        sum of the products, truncated once (as :meth:`_push`, so the two agree)."""
+        total: Any = 0
+        for gi, group in enumerate(self.nodes[n].groups):
+            if i not in group.template.inputs:
+                continue
+            for r, p in group.users(i, k):
+                a = out.get(self._element(group, r))
+                if a is None or (a == 0 and a.__class__ is int):
+                    continue
+                d = self._partial(n, gi, r, p)
+                if a.__class__ is int and d.__class__ is int and total.__class__ is int:
+                    total += a * d
+                else:  # an undefined value: the sum is nan or infinite, whatever else
+                    total = (0.0 if total.__class__ is int else total) + _mul(a, d)
+        return total >> SHIFT if total.__class__ is int else total
 
     def gradients(self, wanted: dict[int, list[int]]) -> dict[tuple[int, int], Any]:
         """``{(leaf, flat index): value}`` for the ``wanted`` elements of each leaf."""
@@ -660,16 +715,7 @@ class Reverse:
                     if 2 * len(targets) >= node.input_size(i) and self._push(n, i, out, into):
                         continue
                     for k in sorted(targets):
-                        total: Any = 0
-                        for gi, group in enumerate(node.groups):
-                            if i not in group.template.inputs:
-                                continue
-                            for r, p in group.users(i, k):
-                                a = out.get(self._element(group, r))
-                                if a is None or (a == 0 and a.__class__ is int):
-                                    continue
-                                total = total + _mul(a, self._partial(n, gi, r, p))
-                        into[k] = into.get(k, 0) + total
+                        into[k] = into.get(k, 0) + self._pull(n, i, k, out)
             return {(s, k): adjoint.get(("leaf", s), {}).get(k, 0)
                     for s, ks in wanted.items() for k in ks}
 

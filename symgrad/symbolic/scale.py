@@ -259,7 +259,8 @@ def _custom_elementwise(node: Node, values: list[np.ndarray | None], floating: l
         probe = np.asarray(symbolic_forward(node.op, [
             np.array(symbols[inputs.index(i)], dtype=object).view(sx.Expressions)
             if floating[i] else v for i, v in enumerate(node.values)], exact_params(node)))
-        function = sympy.lambdify(symbols, probe.reshape(-1)[0], modules="numpy")
+        function = sympy.lambdify(symbols, probe.reshape(-1)[0],
+                                  modules=local.NUMPY)
         rng = np.random.default_rng(0)
         for attempt in range(3):
             points = [np.asarray(values[i]) if attempt == 0 else
