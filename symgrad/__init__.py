@@ -8,7 +8,19 @@ from __future__ import annotations
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from symgrad import autograd, cuda, linalg, nn, ops, optim, symbolic, testing, torch_api, viz
+from symgrad import (
+    autograd,
+    cuda,
+    linalg,
+    nn,
+    ops,
+    optim,
+    symbolic,
+    testing,
+    torch_api,
+    utils,
+    viz,
+)
 from symgrad.autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from symgrad.autograd.grad_mode import (
     enable_grad,
@@ -108,7 +120,7 @@ if TYPE_CHECKING:  # the functions just installed, as a generated stub
 # re-exported above and every function spelling declared in symgrad.torch_api. Internal modules
 # (creation, dispatch, numeric, ops, tensor, torch_api ...) stay importable by their full names.
 _PUBLIC_MODULES = frozenset({"autograd", "cuda", "linalg", "nn", "optim", "symbolic", "testing",
-                             "viz"})
+                             "utils", "viz"})
 _NOT_PUBLIC = frozenset({"TYPE_CHECKING", "Any", "annotations"})
 __all__ = sorted(
     name for name, value in globals().items()
