@@ -6,6 +6,7 @@ against finite differences and sympy."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -40,6 +41,18 @@ VALUES = [  # (call, torch 2.13's values)
     (lambda: t.xlogy(_f64([0.0, 0, 2, 3]), _f64([NAN, 0, 0, 4])), [NAN, 0.0, -math.inf,
                                                                   4.1588830833596715]),
     (lambda: t.hypot(_f64([3.0, 1e200]), _f64([4.0, 1e200])), [5.0, 1.414213562373095e+200]),
+    (lambda: t.tensordot(t.arange(6.0).reshape(2, 3), t.arange(12.0).reshape(3, 4), dims=1),
+     [[20.0, 23.0, 26.0, 29.0], [56.0, 68.0, 80.0, 92.0]]),
+    (lambda: t.tensordot(t.arange(6.0).reshape(1, 2, 3), t.arange(6.0).reshape(3, 2),
+                         dims=([1, 2], [1, 0])), [50.0]),
+    (lambda: t.inner(t.arange(6.0).reshape(2, 3), t.arange(6.0).reshape(2, 3)),
+     [[5.0, 14.0], [14.0, 50.0]]),
+    (lambda: t.addcdiv(t.ones(2), t.tensor([1.0, 2]), t.tensor([4.0, 4]), value=2), [1.5, 2.0]),
+    (lambda: t.addcmul(t.tensor([1, 2]), t.tensor([1, 2]), t.tensor([1, 2]), value=2), [3, 10]),
+    (lambda: t.addcmul(t.tensor([1, 2]), t.tensor([1, 2]), t.tensor([1, 2]), value=0.5),
+     [1, 2]),  # value cast to the integer result type
+    (lambda: t.bmm(t.ones(2, 1, 3), t.arange(12.0).reshape(2, 3, 2)),
+     [[[6.0, 9.0]], [[24.0, 27.0]]]),
 ]
 
 
@@ -53,6 +66,9 @@ GRADIENTS = [  # (function, inputs, torch 2.13's gradients of the sum)
     (t.sinc, [[0.0, 1.5]], [[0.0, 0.14147106052612907]]),
     (t.xlogy, [[0.0, 1.5], [2.0, 0.5]], [[0.6931471805599453, -0.6931471805599453], [0.0, 3.0]]),
     (t.xlogy, [[0.0, 0.0], [0.0, -1.0]], [[0.0, 0.0], [NAN, -0.0]]),
+    (lambda x, w: t.tensordot(x, w, dims=1).pow(2), [[[1.0, 2, 3], [4, 5, 6]],
+                                                     [[0.5, -1], [2, 1], [1, 0]]],
+     [[[5.5, 32.0, 15.0], [16.0, 74.0, 36.0]], [[159.0, 10.0], [210.0, 14.0], [261.0, 18.0]]]),
 ]
 
 
@@ -95,9 +111,42 @@ ERRORS = [  # (call, exception type, first line of torch 2.13's message)
 ]
 
 
+ERRORS += [
+    (lambda: t.bmm(t.ones(2, 3, 4), t.ones(4, 5)), RuntimeError, "batch2 must be a 3D tensor"),
+    (lambda: t.bmm(t.ones(2, 3, 4), t.ones(3, 4, 5)), RuntimeError,
+     "Expected size for first two dimensions of batch2 tensor to be: [2, 4] but got: [3, 4]."),
+    (lambda: t.bmm(t.ones(2, 3, 4), t.ones(2, 4, 5, dtype=t.float64)), RuntimeError,
+     "expected scalar type Float but found Double"),
+    (lambda: t.addcdiv(t.tensor([1]), t.tensor([1]), t.tensor([1])), RuntimeError,
+     "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
+     "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+     "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+     "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+     "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
+     "for all dtypes."),
+    (lambda: t.ones(1).addcmul_(t.ones(2), t.ones(2)), RuntimeError,
+     "output with shape [1] doesn't match the broadcast shape [2]"),
+    (lambda: t.inner(t.ones(2, 3), t.ones(4)), RuntimeError,
+     "inner() the last dimension must match on both input tensors but got shapes [2, 3] and "
+     "[4]"),
+    (lambda: t.vdot(t.ones(2, 3), t.ones(2, 3)), RuntimeError,
+     "1D tensors expected, but got 2D and 2D tensors"),
+    (lambda: t.tensordot(t.ones(2, 3), t.ones(4, 5), dims=([1], [0])), RuntimeError,
+     "contracted dimensions need to match, but first has size 3 in dim 1 and second has size "
+     "4 in dim 0"),
+    (lambda: t.tensordot(t.ones(2, 3), t.ones(3, 2), dims=([1], [0, 1])), RuntimeError,
+     "both dimension lists should have same length"),
+    (lambda: t.tensordot(t.ones(2, 3), t.ones(3, 2), dims=-1), RuntimeError,
+     "tensordot expects dims >= 0, but got dims=-1"),
+    (lambda: t.chain_matmul(t.ones(3)), RuntimeError, "Tensor dimension is 1, expected 2 "
+     "instead."),
+]
+
+
 @pytest.mark.parametrize(("call", "kind", "message"), ERRORS)
 def test_errors_match_pytorch(call, kind, message):
-    with pytest.raises(kind) as caught:
+    with pytest.raises(kind) as caught, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # chain_matmul's deprecation
         call()
     assert type(caught.value) is kind
     assert str(caught.value).splitlines()[0] == message
