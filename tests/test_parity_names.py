@@ -150,3 +150,118 @@ def test_errors_match_pytorch(call, kind, message):
         call()
     assert type(caught.value) is kind
     assert str(caught.value).splitlines()[0] == message
+
+
+def test_aliases_are_the_same_functions_as_pytorch_names_them():
+    x = t.tensor([1.0, -2.0])
+    pairs = [(x.multiply(2), x * 2), (x.subtract(1), x - 1), (x.absolute(), x.abs()),
+             (t.absolute(x), x.abs()), (x.greater(0), x > 0), (t.greater_equal(x, 1), x >= 1),
+             (x.less(0), x < 0), (t.less_equal(x, 0), x <= 0), (x.not_equal(1.0), x != 1.0),
+             (x.clone().multiply_(3), x * 3), (x.clone().subtract_(1), x - 1),
+             (x.clone().negative_(), -x), (x.clone().absolute_(), x.abs())]
+    for got, expected in pairs:
+        assert got.dtype is expected.dtype and got.tolist() == expected.tolist()
+
+
+def test_inplace_function_forms():
+    x = t.tensor([0.0, 1.0], dtype=t.float64)
+    assert t.exp_(x) is x and x.tolist() == [1.0, math.e]
+    assert t.zero_(x) is x and x.tolist() == [0.0, 0.0]
+    assert t.fill_(x, 2.0).tolist() == [2.0, 2.0]
+    y = t.tensor([1.0, 2.0], requires_grad=True) * 1
+    t.sigmoid_(y)
+    assert y.grad_fn.name() == "SigmoidBackward0"
+
+
+def test_layout_metadata_matches_pytorch():
+    x = t.ones(2, 3)  # torch 2.13's values in the comments' order
+    assert x.stride() == (3, 1) and x.t().stride() == (1, 3) and x.stride(-1) == 1
+    assert x[:, 1:].stride() == (3, 1) and x[:, 1:].storage_offset() == 1
+    assert x[1].storage_offset() == 3 and x.storage_offset() == 0
+    assert x[::2].stride() == (6, 1)
+    assert x.expand(4, 2, 3).stride() == (0, 3, 1)
+    assert t.ones(2, 1, 3).stride() == (3, 3, 1)
+    assert x.flip(0).stride() == (3, 1)  # a copy in PyTorch
+    assert t.ones(2, 0).stride() == (1, 1)
+    assert x.nbytes == 24 and x.itemsize == 4
+    assert t.ones(2, dtype=t.float64).itemsize == 8
+    assert x.is_signed() and not t.tensor([True]).is_signed()
+    assert x.is_same_size(t.zeros(2, 3)) and not x.is_same_size(t.zeros(3, 2))
+    assert not t.tensor([0.0]).is_nonzero() and t.tensor(2).is_nonzero()
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of "
+                                         r"\[-2, 1\], but got 2\)"):
+        x.stride(2)
+    for bad, message in ((t.ones(0), "Boolean value of Tensor with no values is ambiguous"),
+                         (t.ones(2), "Boolean value of Tensor with more than one value is "
+                                     "ambiguous")):
+        with pytest.raises(RuntimeError, match=f"^{message}$"):
+            bad.is_nonzero()
+
+
+def test_conveniences_record_pytorchs_nodes():
+    x = t.ones(2, 3, requires_grad=True)
+    assert x.sum_to_size(1, 3).grad_fn.name() == "SumBackward1"
+    assert x.sum_to_size(3).grad_fn.name() == "ViewBackward0"
+    assert x.sum_to_size(2, 1).grad_fn.name() == "SumBackward1"
+    assert x.sum_to_size((2, 3)) is x
+    assert x.sum_to_size(1, 3).tolist() == [[2.0, 2.0, 2.0]]
+    with pytest.raises(RuntimeError, match=r"^size \{\[3, 3\]\} is not expandable to size "
+                                           r"\{\[2, 3\]\}\.$"):
+        x.sum_to_size(3, 3)
+    assert x.type_as(t.ones(1, dtype=t.float64)).grad_fn.name() == "ToCopyBackward0"
+    assert x.type_as(x) is x
+    assert x.ravel().grad_fn.name() == "ViewBackward0" and x.ravel().shape == (6,)
+    assert t.positive(x) is x
+    with pytest.raises(RuntimeError, match="^The `\\+` operator, on a bool tensor is not "
+                                           "supported.$"):
+        t.positive(t.tensor([True]))
+
+
+def test_dtype_information_and_promotion():
+    assert repr(t.finfo(t.float32)) == (
+        "finfo(resolution=1e-06, min=-3.40282e+38, max=3.40282e+38, eps=1.19209e-07, "
+        "smallest_normal=1.17549e-38, tiny=1.17549e-38, dtype=float32)")
+    assert t.finfo().dtype == "float32" and t.finfo(t.float64).eps == 2.220446049250313e-16
+    assert repr(t.iinfo(t.int64)) == "iinfo(min=-9.22337e+18, max=9.22337e+18, dtype=int64)"
+    assert t.iinfo(t.int64).max == 2**63 - 1
+    assert t.promote_types(t.int64, t.float32) is t.float32
+    assert t.promote_types(t.bool, t.bool) is t.bool
+    assert t.result_type(t.tensor([1]), 1.0) is t.float32
+    assert t.result_type(2, 3) is t.int64
+    assert t.result_type(True, t.tensor([1])) is t.int64
+    assert t.result_type(t.tensor([1.0]), t.tensor(1.0, dtype=t.float64)) is t.float32
+    assert t.can_cast(t.float64, t.float32) and not t.can_cast(t.float64, t.int64)
+    assert (t.e, t.pi, t.inf) == (math.e, math.pi, math.inf) and math.isnan(t.nan)
+    for call, message in ((lambda: t.finfo(t.int64), "symgrad.finfo() requires a floating point "
+                           "input type. Use symgrad.iinfo to handle 'symgrad.finfo'"),
+                          (lambda: t.iinfo(t.float32), "symgrad.iinfo() requires an integer "
+                           "input type. Use symgrad.finfo to handle 'symgrad.iinfo'"),
+                          (lambda: t.iinfo(t.bool), "symgrad.bool is not supported by "
+                           "symgrad.iinfo"),
+                          (lambda: t.finfo("float32"), "finfo(): argument 'type' (position 1) "
+                           "must be symgrad.dtype, not str")):
+        with pytest.raises(TypeError) as caught:
+            call()
+        assert str(caught.value) == message
+
+
+def test_generator_state_seed_and_threads():
+    t.manual_seed(3)
+    assert t.initial_seed() == 3
+    state = t.get_rng_state()
+    a = t.rand(4)
+    t.set_rng_state(state)
+    assert t.equal(a, t.rand(4))
+    s = t.seed()
+    assert s == t.initial_seed()
+    with pytest.raises(TypeError):
+        t.set_rng_state([1, 2])
+    n = t.get_num_threads()
+    try:
+        t.set_num_threads(2)
+        assert t.get_num_threads() == 2
+        with pytest.raises(RuntimeError, match="^set_num_threads expects a positive integer$"):
+            t.set_num_threads(0)
+        assert t.get_num_threads() == 2  # refused before any change
+    finally:
+        t.set_num_threads(n)

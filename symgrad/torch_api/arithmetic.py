@@ -72,7 +72,7 @@ def add(input: Any, other: Any, *, alpha: float = 1) -> Tensor:  # noqa: A002 - 
     return apply_op(_ew.add, input, other)
 
 
-@torch_api("sub", function_aliases=("subtract",), example=lambda x: x.sub(1.0))
+@torch_api("sub", aliases=("subtract",), example=lambda x: x.sub(1.0))
 def sub(input: Any, other: Any, *, alpha: float = 1) -> Tensor:  # noqa: A002
     """``input - alpha * other`` with broadcasting (``SubBackward0``); either may be a Python
     number. Alias ``subtract``.
@@ -95,7 +95,7 @@ def sub(input: Any, other: Any, *, alpha: float = 1) -> Tensor:  # noqa: A002
     return apply_op(_ew.sub, input, other)
 
 
-@torch_api("mul", function_aliases=("multiply",), example=lambda x: x.mul(x))
+@torch_api("mul", aliases=("multiply",), example=lambda x: x.mul(x))
 def mul(input: Any, other: Any) -> Tensor:  # noqa: A002
     """Elementwise product with broadcasting (``MulBackward0``); either may be a Python number.
     Alias ``multiply``.
@@ -251,7 +251,7 @@ def relu(self) -> Tensor:
     return apply_op(_ew.relu, self)
 
 
-@torch_api("abs")
+@torch_api("abs", aliases=("absolute",))
 def abs(self) -> Tensor:
     """Elementwise absolute value; the gradient at 0 is 0, as in PyTorch (``AbsBackward0``).
 
@@ -344,7 +344,8 @@ def add_(self, other: Any, *, alpha: float = 1) -> Tensor:
     return apply_inplace(_ew.add, self, other)
 
 
-@torch_api("sub", function=False, inplace=True, example=lambda x: x.sub_(1.0))
+@torch_api("sub", function=False, inplace=True, aliases=("subtract_",),
+           example=lambda x: x.sub_(1.0))
 def sub_(self, other: Any, *, alpha: float = 1) -> Tensor:
     """In-place ``self -= alpha * other``."""
     check_not_bool_sub(self, other)
@@ -354,7 +355,8 @@ def sub_(self, other: Any, *, alpha: float = 1) -> Tensor:
     return apply_inplace(_ew.sub, self, other)
 
 
-@torch_api("mul", function=False, inplace=True, example=lambda x: x.mul_(2.0))
+@torch_api("mul", function=False, inplace=True, aliases=("multiply_",),
+           example=lambda x: x.mul_(2.0))
 def mul_(self, other: Any) -> Tensor:
     """In-place ``self *= other``."""
     return apply_inplace(_ew.mul, self, operand(other, strict=True))
@@ -408,7 +410,7 @@ def copy_(self, src: Tensor) -> Tensor:
     return apply_inplace(_ew.copy, self, src)
 
 
-@torch_api("neg", function=False, inplace=True)
+@torch_api("neg", function=False, inplace=True, aliases=("negative_",))
 def neg_(self) -> Tensor:
     """In-place ``-self``."""
     return apply_inplace(_ew.neg, self)
@@ -462,7 +464,7 @@ def relu_(self) -> Tensor:
     return apply_inplace(_ew.relu, self)
 
 
-@torch_api("abs", function=False, inplace=True)
+@torch_api("abs", function=False, inplace=True, aliases=("absolute_",))
 def abs_(self) -> Tensor:
     """In-place absolute value."""
     return apply_inplace(_ew.abs, self)

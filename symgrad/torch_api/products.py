@@ -211,12 +211,14 @@ def chain_matmul(*matrices: Tensor, out: Any = None) -> Tensor:
     """The product of 2-D matrices, left to right (deprecated in PyTorch for
     ``linalg.multi_dot``, and warns so).
 
-    >>> symgrad.chain_matmul(symgrad.eye(2), symgrad.ones(2, 3)).shape
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True):
+    ...     symgrad.chain_matmul(symgrad.eye(2), symgrad.ones(2, 3)).shape
     symgrad.Size([2, 3])
     """
-    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
-                  "release. Use torch.linalg.multi_dot instead, which accepts a list of two or "
-                  "more tensors rather than multiple parameters.", UserWarning, stacklevel=2)
+    warnings.warn("symgrad.chain_matmul is deprecated and will be removed in a future release "
+                  "(as torch.chain_matmul in PyTorch). Multiply with @ instead.", UserWarning,
+                  stacklevel=2)
     if out is not None:
         raise TypeError("symgrad's chain_matmul does not take out=")
     if not matrices:
