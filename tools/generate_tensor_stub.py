@@ -20,6 +20,11 @@ import sys
 import types
 from pathlib import Path
 
+# the sibling module, also when this file is loaded by path (the tests)
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+from signature_markers import with_separators  # noqa: E402
+
 REPO = Path(__file__).resolve().parent.parent
 METHODS_STUB = REPO / "symgrad" / "_tensor_methods.pyi"
 FUNCTIONS_STUB = REPO / "symgrad" / "_functions.pyi"
@@ -68,19 +73,16 @@ def _signature(name: str, fn: types.FunctionType, shadowed: frozenset[str], meth
     signature = inspect.signature(fn)
     params = list(signature.parameters.values())
     texts = ["self"] if method else []
-    previous = None
-    for p in params[1:] if method else params:
-        if previous is p.POSITIONAL_ONLY and p.kind is not p.POSITIONAL_ONLY:
-            texts.append("/")
-        if p.kind is p.KEYWORD_ONLY and previous not in (p.KEYWORD_ONLY, p.VAR_POSITIONAL):
-            texts.append("*")
+    for p in with_separators(params[1:] if method else params):
+        if isinstance(p, str):
+            texts.append(p)
+            continue
         star = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "")
         annotation = _annotation(p.annotation, shadowed)
         text = f"{star}{p.name}" + (f": {annotation}" if annotation else "")
         if p.default is not p.empty:
             text += " = ..." if annotation else "=..."
         texts.append(text)
-        previous = p.kind
     result = _annotation(signature.return_annotation, shadowed) or "Any"
     used = [a for a in (_annotation(p.annotation, shadowed) for p in params) if a] + [result]
     # a Tensor's == and != give tensors, as PyTorch's stubs declare (object's give bool)

@@ -79,7 +79,7 @@ def _holds_saved_values(node: Node) -> bool:
 
 def _check_saved(node: Node) -> None:
     """Raise PyTorch's error when a value this node's backward reads changed in place."""
-    inputs, versions = node.inputs, node.versions
+    inputs, versions = node._inputs, node.versions
     for k, i in enumerate(node.saved):
         expected = versions[k] if versions.__class__ is tuple else 0
         counter = getattr(inputs[i], "_counter", None)
@@ -220,7 +220,8 @@ def _input_grads(node: Node, g: Any, xp: Any, create_graph: bool, needs: list[bo
     the same steps). ``g`` may be None (undefined) only when it runs a custom backward."""
     op, params = node.op, node.params or {}
     if create_graph:
-        values, ans = node.inputs, _make(node.ans, node, True)
+        inputs = values = node.inputs
+        ans = _make(node.ans, node, True)
     else:
         values, ans = node.values, node.ans
     joint = op.joint_vjp
@@ -243,7 +244,7 @@ def _input_grads(node: Node, g: Any, xp: Any, create_graph: bool, needs: list[bo
         if _shape_of(gi) != _shape_of(values[i]):
             gi = _fit(node, i, gi, values[i])
         if create_graph:
-            gi = _reduce_to(gi, node.inputs[i])
+            gi = _reduce_to(gi, inputs[i])
         elif gi.dtype != values[i].dtype:
             gi = gi.astype(values[i].dtype)
         results.append(gi)
@@ -443,7 +444,7 @@ def _check_versions(node: Node) -> None:
     if node.versions.__class__ is tuple:
         _check_saved(node)
         return
-    inputs = node.inputs
+    inputs = node._inputs
     for i in node.saved:
         counter = getattr(inputs[i], "_counter", None)
         if counter is not None and counter.value:
@@ -578,32 +579,29 @@ def _placeholder(value: np.ndarray) -> np.ndarray:
 def _release(node: Node) -> None:
     """Free what a backward without ``retain_graph`` frees in PyTorch (the caller drops the
     node's output): the intermediate values it saved. An input computed by another node keeps
-    its shape, dtype and producer, and a weak reference to its tensor for naming (a stand-in;
-    one per tensor, when the node reads it twice as in ``x * x``). What lowering's replay reads
-    stays: the graph, the leaves, the constants."""
-    values = inputs = None
+    its shape, dtype and producer, and a weak reference to its tensor for naming. What
+    lowering's replay reads stays: the graph, the leaves, the constants."""
+    values = node.values
     for i, edge in enumerate(node.next):
         if edge is None or isinstance(edge, Tensor):
             continue
-        value = node.values[i]
-        if value.__class__ is not np.ndarray or value.nbytes < _KEEP_BELOW:
-            continue
-        if values is None:
-            values, inputs = list(node.values), list(node.inputs)
-        raw = inputs[i]
-        for j in range(i):  # the same tensor at an earlier position: its stand-in
-            if node.inputs[j] is raw and inputs[j] is not raw:
-                values[i], inputs[i] = values[j], inputs[j]
-                break
-        else:
-            values[i] = array = _placeholder(value)
-            inputs[i] = stand_in = _make(array, edge, True)
-            if isinstance(raw, Tensor):
-                stand_in.__dict__["_stands_for"] = weakref.ref(raw)
-                if raw._name is not None:
-                    stand_in._name = raw._name
-    if values is not None:
-        node.values, node.inputs = tuple(values), tuple(inputs)
+        value = values[i]
+        if value.__class__ is np.ndarray and value.nbytes >= _KEEP_BELOW:
+            _stand_in(node, i, edge)
+            values = node.values
+
+
+def _stand_in(node: Node, i: int, edge: Node) -> None:
+    """Replace the node's ``i``-th input, computed by ``edge``, by a placeholder."""
+    raw = node._inputs[i]
+    array = _placeholder(node.values[i])
+    stand_in = _make(array, edge, True)
+    if isinstance(raw, Tensor):  # (not a dropped input: see Node.inputs)
+        stand_in.__dict__["_stands_for"] = weakref.ref(raw)
+        if raw._name is not None:
+            stand_in._name = raw._name
+    node.values = (*node.values[:i], array, *node.values[i + 1:])
+    node.inputs = (*node._inputs[:i], stand_in, *node._inputs[i + 1:])
 
 
 _warned_create_graph = False

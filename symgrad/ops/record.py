@@ -29,6 +29,16 @@ class _Record:
     def _fields(self) -> tuple[Any, ...]:
         return tuple(getattr(self, name) for name in self.__slots__)
 
+    def replace(self, **changes: Any) -> Any:
+        """A copy with the fields in ``changes`` replaced (as ``dataclasses.replace``).
+
+        >>> Sample(((3,),)).replace(low=0.5).low
+        0.5
+        """
+        fields = {name: getattr(self, name) for name in self.__slots__}
+        fields.update(changes)
+        return type(self)(**fields)
+
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
