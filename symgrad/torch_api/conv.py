@@ -562,6 +562,89 @@ def adaptive_max_pool1d(input: Tensor, output_size: IntOrTuple,  # noqa: A002
     return out.squeeze(-2)
 
 
+@torch_api("adaptive_avg_pool", method=False, function=False)
+def adaptive_avg_pool3d(input: Tensor, output_size: IntOrTuple) -> Tensor:  # noqa: A002
+    """:func:`adaptive_avg_pool2d` over three spatial dims of a (N, C, D, H, W) or (C, D, H, W)
+    input (``AdaptiveAvgPool3DBackward0``).
+
+    >>> F.adaptive_avg_pool3d(symgrad.arange(8.0).reshape(1, 2, 2, 2), 1)
+    tensor([[[[3.5000]]]])
+    """
+    _tensor(input, "adaptive_avg_pool3d")
+    if input.ndim not in (4, 5) or 0 in input.shape[-3:]:
+        raise RuntimeError("adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
+                           f"{_size(input.shape)}")
+    size = _adaptive_size(output_size, input.shape[-3:], 3)
+    return apply_op(_conv.adaptive_avg_pool, input, matrices=tuple(
+        _conv.adaptive_matrix(n, o) for n, o in zip(input.shape[-3:], size, strict=True)))
+
+
+@torch_api("max_pool", method=False, function=False)
+def adaptive_max_pool3d(input: Tensor, output_size: IntOrTuple,  # noqa: A002
+                        return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
+    """:func:`adaptive_max_pool2d` over three spatial dims (``AdaptiveMaxPool3DBackward0``).
+
+    >>> F.adaptive_max_pool3d(symgrad.arange(8.0).reshape(1, 2, 2, 2), 1)
+    tensor([[[[7.]]]])
+    """
+    _tensor(input, "adaptive_max_pool3d")
+    if input.ndim not in (4, 5) or 0 in input.shape[-3:]:
+        raise RuntimeError("adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: "
+                           f"{_size(input.shape)}")
+    return _adaptive_max(input, output_size, return_indices, 3)
+
+
+def _with_indices(pool):
+    """PyTorch's ``F.<pool>_with_indices``: the pooling with ``return_indices=True``."""
+    def with_indices(input: Tensor, *args, **kwargs) -> tuple[Tensor, Tensor]:  # noqa: A002
+        kwargs["return_indices"] = True
+        return pool(input, *args, **kwargs)
+
+    with_indices.__name__ = with_indices.__qualname__ = f"{pool.__name__}_with_indices"
+    shape = "(1, 2, 2, 2)" if pool.__name__.endswith("3d") else "(1, 2, 2)"
+    with_indices.__doc__ = f"""``{pool.__name__}(..., return_indices=True)``: the pooled values
+    and the flat index of each maximum in its input plane.
+
+    >>> values, indices = F.{pool.__name__}_with_indices(symgrad.ones{shape}, 1)
+    >>> indices.dtype
+    symgrad.int64
+    """
+    return with_indices
+
+
+max_pool1d_with_indices = _with_indices(max_pool1d)
+max_pool2d_with_indices = _with_indices(max_pool2d)
+max_pool3d_with_indices = _with_indices(max_pool3d)
+adaptive_max_pool1d_with_indices = _with_indices(adaptive_max_pool1d)
+adaptive_max_pool2d_with_indices = _with_indices(adaptive_max_pool2d)
+adaptive_max_pool3d_with_indices = _with_indices(adaptive_max_pool3d)
+
+
+@torch_api(COMPOSITE, method=False)
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
+    """Interleave the channels (dim 1) of ``groups`` groups: (N, g, C/g, *) transposed to
+    (N, C/g, g, *).
+
+    >>> F.channel_shuffle(symgrad.arange(4.0).reshape(1, 4, 1), 2).flatten()
+    tensor([0., 2., 1., 3.])
+    """
+    _tensor(input, "channel_shuffle")
+    if input.ndim <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {_size(input.shape)}")
+    groups = int(groups)
+    if groups <= 0:
+        raise RuntimeError("Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{groups}")
+    channels = input.shape[1]
+    if channels % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {channels} "
+                           f"channels and {groups} groups.")
+    n, rest = input.shape[0], tuple(input.shape[2:])
+    return (input.reshape(n, groups, channels // groups, *rest).transpose(1, 2)
+            .reshape(n, channels, *rest))
+
+
 # ---------------------------------------------------------------------------- resampling
 def pad_by_mode(input: Tensor, pad: Sequence[int], mode: str,  # noqa: A002
                 value: float | None = None) -> Tensor:
@@ -653,7 +736,8 @@ def interpolate(input: Tensor, size: IntOrTuple | None = None,  # noqa: A002
         scales = (None,) * d if recompute_scale_factor else tuple(1 / float(f) for f in factors)
     else:
         raise ValueError("either size or scale_factor should be defined")
-    matrices = tuple(_conv.resample_matrix(n, o, mode, s, bool(align_corners))
+    matrices = tuple(_conv.resample_matrix(n, o, mode, s, bool(align_corners),
+                                           input._value.dtype.type)
                      for n, o, s in zip(spatial, out, scales, strict=True))
     return apply_op(_conv.upsample, input, matrices=matrices, mode=mode)
 

@@ -141,6 +141,16 @@ class BatchNorm2d(_BatchNorm):
     _expected = (4,)
 
 
+class BatchNorm3d(_BatchNorm):
+    """Batch normalization of (N, C, D, H, W) input.
+
+    >>> symgrad.nn.BatchNorm3d(3)
+    BatchNorm3d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+    """
+
+    _expected = (5,)
+
+
 class LayerNorm(Module):
     """Normalise over the last ``len(normalized_shape)`` dimensions, then scale and shift
     elementwise (``weight`` ones, ``bias`` zeros).

@@ -215,3 +215,51 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPool):
     """
 
     _function = "adaptive_max_pool2d"
+
+
+class MaxPool3d(_MaxPoolNd):
+    """Max over sliding windows of (N, C, D, H, W) input.
+
+    >>> symgrad.nn.MaxPool3d(2)
+    MaxPool3d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
+    """
+
+    _dims = 3
+
+
+class AvgPool3d(AvgPool2d):
+    """Average over sliding windows of (N, C, D, H, W) input.
+
+    >>> symgrad.nn.AvgPool3d(2)(symgrad.ones(1, 1, 2, 2, 2))
+    tensor([[[[[1.]]]]])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        """``F.avg_pool3d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+        divisor_override)``.
+
+        >>> symgrad.nn.AvgPool3d(2, divisor_override=1)(symgrad.ones(1, 2, 2, 2))
+        tensor([[[[8.]]]])
+        """
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class AdaptiveAvgPool3d(_AdaptivePool):
+    """Average pooling of (N, C, D, H, W) input to a given output size.
+
+    >>> symgrad.nn.AdaptiveAvgPool3d(2)
+    AdaptiveAvgPool3d(output_size=2)
+    """
+
+    _function = "adaptive_avg_pool3d"
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPool):
+    """Max pooling of (N, C, D, H, W) input to a given output size.
+
+    >>> symgrad.nn.AdaptiveMaxPool3d((1, 2, 3))
+    AdaptiveMaxPool3d(output_size=(1, 2, 3))
+    """
+
+    _function = "adaptive_max_pool3d"
