@@ -4,7 +4,7 @@ Each update follows PyTorch's single-tensor (``foreach=False``) float32 arithmet
 order of operations, so a run from the same initial weights follows PyTorch's losses.
 """
 
-from symgrad.optim import lr_scheduler
+from symgrad.optim import lr_scheduler, swa_utils
 from symgrad.optim.adadelta import Adadelta
 from symgrad.optim.adafactor import Adafactor
 from symgrad.optim.adagrad import Adagrad
@@ -22,4 +22,4 @@ from symgrad.optim.sparse_adam import SparseAdam
 
 __all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW",
            "Adamax", "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SparseAdam",
-           "lr_scheduler"]
+           "lr_scheduler", "swa_utils"]
