@@ -228,6 +228,9 @@ class Tensor(_InstalledMethods):
     _view_version: int = 0  # the base's version when this view's grad_fn was recorded
     _made_without_grad: bool = False  # a view of a tensor requiring grad, taken under no_grad
     _multi_output: tuple[str, int] | None = None  # a piece of split/chunk/unbind: (op, index)
+    # an input a custom Function returned as is: (its name, output index, whether the Function
+    # returned several such views); PyTorch refuses to modify it in place
+    _custom_view: tuple[str, int, bool] | None = None
     _accumulator: Any = None  # weak reference to this leaf's AccumulateGrad
     _leaf_hooks: Any = None  # graph.LeafHooks: AccumulateGrad and post-accumulate hooks
     # a bool tensor compared from graph values (x > 0, and & | ~ of such masks): the numpy
