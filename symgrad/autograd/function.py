@@ -484,6 +484,7 @@ def _record(cls: type, ctx: FunctionCtx, args: tuple, kwargs: dict, tensors: lis
                                "in-place operation.")
         counter_of(t).value += 1
     diff = []  # indices of the differentiable outputs
+    aliases: list[tuple[int, Tensor]] = []  # inputs returned as is, each as a new tensor
     for k, out in enumerate(outputs):
         if not isinstance(out, Tensor):
             ctx._outputs.append(None)
@@ -494,9 +495,12 @@ def _record(cls: type, ctx: FunctionCtx, args: tuple, kwargs: dict, tensors: lis
         if id(out) in inputs and id(out) not in dirty:
             alias = _make(out._value)  # an input returned as is: a new tensor, as PyTorch's view
             alias._counter = counter_of(out)
+            aliases.append((k, alias))
             outputs[k] = out = alias
         ctx._outputs.append(len(diff))
         diff.append(k)
+    for k, alias in aliases:
+        alias._custom_view = (cls.__name__, k, len(aliases) > 1)
     op = cls._op or _make_op(cls)
     slots = iter(range(len(tensors)))
     template = [Slot(next(slots)) if isinstance(a, Tensor) else a for a in args]
