@@ -52,6 +52,12 @@ CASES = {  # id: call(L, F), L the library (symgrad here, torch when recording)
     "logit_eps": lambda L, F: L.logit(leaf(L, 3) / 4 + 0.5, eps=0.1),
     "xlogy": lambda L, F: L.xlogy(leaf(L, 3), leaf(L, 3) + 2),
     "float_power": lambda L, F: L.float_power(leaf(L, 3), 2),
+    "sort": lambda L, F: leaf(L, 2, 3).sort(1).values,
+    "sort_stable": lambda L, F: leaf(L, 2, 3).sort(dim=1, stable=True).values,
+    "sort_stable_none": lambda L, F: L.sort(leaf(L, 2, 3), stable=None).values,
+    "asinh_": lambda L, F: (leaf(L, 3) * 1).asinh_(),
+    "acosh_": lambda L, F: (leaf(L, 3) + 3).acosh_(),
+    "atanh_": lambda L, F: (leaf(L, 3) / 3).atanh_(),
 }
 
 # recorded with torch 2.13 (the module's CASES run with torch and torch.nn.functional)
@@ -83,6 +89,12 @@ RECORDED = {
     "logit_eps": "LogitBackward0(AddBackward0(DivBackward0(AccumulateGrad, None), None))",
     "xlogy": "XlogyBackward0(AccumulateGrad, AddBackward0(AccumulateGrad, None))",
     "float_power": "PowBackward0(AccumulateGrad)",
+    "sort": "SortBackward0(AccumulateGrad)",
+    "sort_stable": "SortBackward1(AccumulateGrad)",
+    "sort_stable_none": "SortBackward1(AccumulateGrad)",
+    "asinh_": "AsinhBackward1(MulBackward0(AccumulateGrad, None))",
+    "acosh_": "AcoshBackward1(AddBackward0(AccumulateGrad, None))",
+    "atanh_": "AtanhBackward1(DivBackward0(AccumulateGrad, None))",
 }
 # --- end ---
 

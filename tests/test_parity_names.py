@@ -265,3 +265,19 @@ def test_generator_state_seed_and_threads():
         assert t.get_num_threads() == 2  # refused before any change
     finally:
         t.set_num_threads(n)
+
+
+def test_sort_signatures_as_pytorch():
+    x = t.tensor([[3.0, 1.0, 2.0]], requires_grad=True)
+    assert x.sort(1).values.grad_fn.name() == "SortBackward0"
+    assert x.sort(dim=1, stable=True).values.grad_fn.name() == "SortBackward1"
+    assert x.argsort(stable=True, dim=1).tolist() == [[1, 2, 0]]
+    assert t.argsort(x, 1, True).tolist() == [[0, 2, 1]]
+    for call, fn in ((lambda: x.sort(1, stable=True), "sort"),
+                     (lambda: t.sort(x, 1, True, stable=False), "sort"),
+                     (lambda: x.argsort(1, stable=True), "argsort")):
+        with pytest.raises(TypeError, match=f"^{fn}\\(\\) received an invalid combination of "
+                                            "arguments"):
+            call()
+    with pytest.raises(TypeError, match="got multiple values for argument 'dim'"):
+        x.sort(1, dim=1)

@@ -915,6 +915,19 @@ atanh = register(Op(
 ))
 
 
+
+def _inplace_twin(op: Op, node_name: str) -> Op:
+    """The op that ``op``'s in-place spelling records: the same rules under the node name
+    PyTorch gives its in-place variant (``asinh_`` records ``AsinhBackward1``)."""
+    return register(Op(op.name + "_inplace", node_name, forward=op.forward, vjp=op.vjp,
+                       saved=op.saved, float_only=op.float_only, samples=op.samples))
+
+
+asinh_inplace = _inplace_twin(asinh, "AsinhBackward1")
+acosh_inplace = _inplace_twin(acosh, "AcoshBackward1")
+atanh_inplace = _inplace_twin(atanh, "AtanhBackward1")
+
+
 # ---------------------------------------------------------------- logaddexp, lerp, copysign
 logaddexp = register(Op(
     "logaddexp", "LogaddexpBackward0",
