@@ -281,3 +281,127 @@ def test_sort_signatures_as_pytorch():
             call()
     with pytest.raises(TypeError, match="got multiple values for argument 'dim'"):
         x.sort(1, dim=1)
+
+
+X23 = [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+COMPOSITES = [  # (call, torch 2.13's values)
+    (lambda: t.diff(t.tensor(X23)), [[1.0, 1.0], [1.0, 1.0]]),
+    (lambda: t.diff(t.tensor([1.0, 4, 9, 16]), n=2), [2.0, 2.0]),
+    (lambda: t.diff(t.tensor([1.0, 4]), prepend=t.tensor([0.0]), append=t.tensor([20.0])),
+     [1.0, 3.0, 16.0]),
+    (lambda: t.diff(t.tensor(X23), dim=0), [[3.0, 3.0, 3.0]]),
+    (lambda: t.diff(t.tensor([True, True, False])), [False, True]),
+    (lambda: t.cross(t.ones(2, 3), t.tensor(X23), dim=1), [[1.0, -2.0, 1.0], [1.0, -2.0, 1.0]]),
+    (lambda: t.block_diag(t.ones(2, 2), t.tensor([3.0]), t.tensor(5.0)),
+     [[1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 3.0, 0.0], [0.0, 0.0, 0.0, 5.0]]),
+    (lambda: t.diagflat(t.tensor([1.0, 2]), 1), [[0.0, 1.0, 0.0], [0.0, 0.0, 2.0],
+                                                 [0.0, 0.0, 0.0]]),
+    (lambda: t.count_nonzero(t.tensor([[0, 1], [2, 0]]), dim=0), [1, 1]),
+    (lambda: t.count_nonzero(t.tensor([[0, 1], [2, 3]]), dim=(0, 1)), 3),
+    (lambda: t.nansum(t.tensor([1.0, NAN, 2.0])), 3.0),
+    (lambda: t.nanmean(t.tensor([1.0, NAN, 2.0])), 1.5),
+    (lambda: t.nanmean(t.tensor([NAN])), NAN),
+    (lambda: t.logspace(0, 2, 3), [1.0, 10.0, 100.0]),
+    (lambda: t.logspace(0, 2, 3, base=2), [1.0, 2.0, 4.0]),
+    (lambda: t.logspace(0, 2, 3, dtype=t.int64), [1, 10, 100]),
+    (lambda: t.scalar_tensor(True), 1.0),
+    (lambda: t.tril_indices(3, 3), [[0, 1, 1, 2, 2, 2], [0, 0, 1, 0, 1, 2]]),
+    (lambda: t.triu_indices(3, 4, 1), [[0, 0, 0, 1, 1, 2], [1, 2, 3, 2, 3, 3]]),
+    (lambda: t.tril_indices(2, 3, -1), [[1], [0]]),
+    (lambda: t.combinations(t.tensor([1, 2, 3])), [[1, 2], [1, 3], [2, 3]]),
+    (lambda: t.combinations(t.tensor([1, 2]), with_replacement=True), [[1, 1], [1, 2], [2, 2]]),
+    (lambda: t.take(t.tensor(X23), t.tensor([[0, 5]])), [[0.0, 5.0]]),
+    (lambda: t.isin(t.tensor([1, 2, 3]), t.tensor([2, 5])), [False, True, False]),
+    (lambda: t.isin(t.tensor([1, 2, 3]), 2), [False, True, False]),
+    (lambda: t.isin(t.tensor([1, 2, 3]), t.tensor([2]), invert=True), [True, False, True]),
+    (lambda: t.cdist(t.tensor([[0.0, 0]]), t.tensor([[3.0, 4], [0, 1]])), [[5.0, 1.0]]),
+    (lambda: t.dist(t.tensor([0.0, 0]), t.tensor([3.0, 4])), 5.0),
+    (lambda: t.trapezoid(t.tensor([1.0, 2, 3])), 4.0),
+    (lambda: t.trapz(t.tensor([1.0, 2, 3]), t.tensor([0.0, 1, 3])), 6.5),
+    (lambda: t.trapezoid(t.tensor(X23), dx=2.0, dim=0), [3.0, 5.0, 7.0]),
+    (lambda: t.broadcast_shapes((2, 1), (3,)), [2, 3]),
+    (lambda: t.aminmax(t.tensor(X23), dim=1).max, [2.0, 5.0]),
+]
+
+
+@pytest.mark.parametrize(("call", "expected"), COMPOSITES)
+def test_composites_match_pytorch(call, expected):
+    out = call()
+    _close(out.tolist() if hasattr(out, "tolist") else list(out), expected)
+
+
+def test_composite_shapes_and_kinds_match_pytorch():
+    x = t.ones(2, 3, requires_grad=True)
+    a, b = t.broadcast_tensors(x, t.ones(3))
+    assert a is x and b.shape == (2, 3)
+    assert t.atleast_1d(t.tensor(1.0)).shape == (1,)
+    assert isinstance(t.atleast_1d([t.tensor(1.0)]), tuple)
+    assert t.atleast_2d(t.ones(3)).shape == (1, 3)
+    assert t.atleast_3d(t.ones(3)).shape == (1, 3, 1)
+    assert t.atleast_3d(t.tensor(1.0)).shape == (1, 1, 1)
+    assert t.atleast_3d(x).grad_fn.name() == "UnsqueezeBackward0"
+    assert [p.shape for p in t.hsplit(t.ones(2, 4), 2)] == [(2, 2), (2, 2)]
+    assert [p.shape for p in t.vsplit(t.ones(4, 2), [1, 3])] == [(1, 2), (2, 2), (1, 2)]
+    assert [p.shape for p in t.dsplit(t.ones(1, 2, 4), 2)] == [(1, 2, 2), (1, 2, 2)]
+    assert [p.shape for p in t.hsplit(t.ones(4), 2)] == [(2,), (2,)]
+    assert [p.shape for p in t.split_with_sizes(t.ones(5, 2), [2, 3])] == [(2, 2), (3, 2)]
+    assert t.cross(t.ones(3, 2), t.ones(3, 2), dim=0).shape == (3, 2)
+    assert t.scalar_tensor(2).dtype is t.float32 and t.scalar_tensor(2, dtype=t.int64).dtype \
+        is t.int64
+    assert t.nanmean(x).grad_fn.name() == "DivBackward0"
+    y = t.tensor([1.0, NAN, 2.0], requires_grad=True)
+    t.nansum(y).backward()
+    assert y.grad.tolist() == [1.0, 0.0, 1.0]
+
+
+COMPOSITE_ERRORS = [  # (call, exception type, first line of torch 2.13's message)
+    (lambda: t.broadcast_shapes((2,), (3,)), RuntimeError,
+     "Attempting to broadcast a dimension of length 3 at -1! Mismatching argument at index 1 "
+     "had (3,); but expected shape should be broadcastable to [2]"),
+    (lambda: t.broadcast_tensors(t.ones(2), t.ones(3)), RuntimeError,
+     "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension "
+     "0"),
+    (lambda: t.cross(t.ones(2, 2), t.ones(2, 2)), RuntimeError, "no dimension of size 3 in "
+     "input"),
+    (lambda: t.hsplit(t.ones(2, 3), 2), RuntimeError,
+     "symgrad.hsplit attempted to split along dimension 1, but the size of the dimension 3 is "
+     "not divisible by the split_size 2!"),
+    (lambda: t.vsplit(t.ones(3), 1), RuntimeError,
+     "symgrad.vsplit requires a tensor with at least 2 dimension, but got a tensor with 1 "
+     "dimensions!"),
+    (lambda: t.split_with_sizes(t.ones(5), [2, 2]), RuntimeError,
+     "split_with_sizes expects split_sizes to sum exactly to 5 (input tensor's size at "
+     "dimension 0), but got split_sizes=[2, 2]"),
+    (lambda: t.nanmean(t.tensor([1, 2])), RuntimeError,
+     "nanmean(): expected input to have floating point or complex dtype but got Long"),
+    (lambda: t.take(t.ones(2, 3), t.tensor([6])), IndexError,
+     "out of range: tried to access index 6 on a tensor of 6 elements."),
+]
+
+
+@pytest.mark.parametrize(("call", "kind", "message"), COMPOSITE_ERRORS)
+def test_composite_errors_match_pytorch(call, kind, message):
+    with pytest.raises(kind) as caught, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # cross without dim
+        call()
+    assert type(caught.value) is kind
+    assert str(caught.value).splitlines()[0] == message
+
+
+@pytest.mark.parametrize("fn", [
+    lambda a, b: t.cross(a, b, dim=1),
+    lambda a, b: t.cdist(a, b),
+    lambda a, b: t.trapezoid(a, dx=0.5),
+    lambda a, b: t.diff(a, n=2, append=b),
+    lambda a, b: t.block_diag(a, b),
+    lambda a, b: t.tensordot(a, b, ([1], [1])),
+    lambda a, b: t.inner(a, b),
+    lambda a, b: t.addcdiv(a, a, b.abs() + 1, value=0.5),
+    lambda a, b: t.nanmean(a * b, 1),
+    lambda a, b: t.aminmax(a - b).max,
+])
+def test_composites_pass_gradcheck(fn):
+    rng = np.random.default_rng(0)
+    a = t.tensor(rng.uniform(-1, 1, (2, 3)), dtype=t.float64, requires_grad=True)
+    b = t.tensor(rng.uniform(-1, 1, (2, 3)), dtype=t.float64, requires_grad=True)
+    assert t.autograd.gradcheck(fn, (a, b))

@@ -18,6 +18,7 @@ from symgrad.torch_api import (  # noqa: F401
     arranging,
     autograd,
     comparison,
+    composites,
     conv,
     conversion,
     fused,
