@@ -405,3 +405,54 @@ def test_composites_pass_gradcheck(fn):
     a = t.tensor(rng.uniform(-1, 1, (2, 3)), dtype=t.float64, requires_grad=True)
     b = t.tensor(rng.uniform(-1, 1, (2, 3)), dtype=t.float64, requires_grad=True)
     assert t.autograd.gradcheck(fn, (a, b))
+
+
+def test_random_fills_record_zero_gradient_nodes():
+    x = t.ones(2, 3, requires_grad=True)
+    names = []
+    for fill in (lambda y: y.uniform_(-1, 1), lambda y: y.normal_(0, 2),
+                 lambda y: y.bernoulli_(0.5), lambda y: y.exponential_(),
+                 lambda y: y.random_(0, 5), lambda y: y.fill_diagonal_(5.0)):
+        y = x * 1
+        fill(y)
+        names.append(y.grad_fn.name())
+        y.sum().backward()
+    # torch 2.13's nodes; every fill overwrites, so no gradient reaches x but the diagonal's
+    assert names == ["UniformBackward0", "NormalBackward0", "BernoulliBackward2",
+                     "ExponentialBackward0", "RandomBackward0", "CopySlices"]
+    assert x.grad.tolist() == [[0.0, 1.0, 1.0], [1.0, 0.0, 1.0]]
+
+
+def test_random_fill_values_and_errors():
+    t.manual_seed(0)
+    u = t.empty(2000).uniform_(-2, 2)
+    assert bool((u >= -2).all() and (u < 2).all())
+    n = t.empty(20000, dtype=t.float64).normal_(3.0, 0.5)
+    assert abs(n.mean().item() - 3.0) < 0.02 and abs(n.std().item() - 0.5) < 0.02
+    r = t.zeros(300, dtype=t.int64).random_(3)
+    assert sorted(set(r.tolist())) == [0, 1, 2]
+    assert t.zeros(4).bernoulli_(t.tensor([0.0, 1.0, 0.0, 1.0])).tolist() == [0, 1, 0, 1]
+    assert t.bernoulli(t.tensor([0.0, 1.0])).tolist() == [0.0, 1.0]
+    assert t.poisson(t.tensor([0.0, 2.0])).dtype is t.float32
+    assert t.normal(t.zeros(2), 1.0).shape == (2,) and t.normal(0.0, 1.0, size=(2,)).shape == (2,)
+    assert t.ones(7, 3).fill_diagonal_(5, wrap=True).tolist()[4] == [5.0, 1.0, 1.0]
+    assert t.ones(7, 3).fill_diagonal_(5).tolist()[4] == [1.0, 1.0, 1.0]
+    x = t.ones(3)
+    for call, kind, message in (
+            (lambda: t.ones(2).normal_(0, -1), RuntimeError,
+             "normal expects std >= 0.0, but found std -1"),
+            (lambda: t.ones(2).uniform_(2, 1), RuntimeError,
+             "uniform_ expects to return a [from, to) range, but found from=2 > to=1"),
+            (lambda: x.fill_diagonal_(1), RuntimeError, "dimensions must larger than 1"),
+            (lambda: t.ones(2).bernoulli_(2.0), RuntimeError,
+             "bernoulli_ expects p to be in [0, 1], but got p=2"),
+            (lambda: t.ones(2).exponential_(-1), RuntimeError,
+             "exponential_ expects lambda > 0.0, but found lambda=-1"),
+            (lambda: t.ones(2, dtype=t.int64).normal_(), NotImplementedError,
+             "\"normal_kernel_cpu\" not implemented for 'Long'"),
+            (lambda: t.ones(2, requires_grad=True).uniform_(), RuntimeError,
+             "a leaf Variable that requires grad is being used in an in-place operation.")):
+        with pytest.raises(kind) as caught:
+            call()
+        assert str(caught.value).splitlines()[0] == message
+    assert x.tolist() == [1.0, 1.0, 1.0]

@@ -28,6 +28,7 @@ from symgrad.torch_api import (  # noqa: F401
     nn,
     pointwise,
     products,
+    random,
     reductions,
     shaping,
     softmax,
