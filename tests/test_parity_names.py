@@ -456,3 +456,30 @@ def test_random_fill_values_and_errors():
             call()
         assert str(caught.value).splitlines()[0] == message
     assert x.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_embedding_max_norm_scale_grad_by_freq_and_sparse():
+    import symgrad.nn.functional as F
+
+    idx = t.tensor([0, 0, 2, 1])
+    w = t.tensor([[3.0, 4.0], [0.3, 0.4], [6.0, 8.0]], requires_grad=True)
+    y = F.embedding(idx, w, max_norm=1.0)
+    # torch 2.13: the looked-up rows above the norm are scaled in place by 1 / (norm + 1e-7)
+    _close(w.detach().tolist(), [[0.6, 0.8], [0.3, 0.4], [0.6, 0.8]], rtol=1e-6)
+    assert w._version == 1 and y.grad_fn.name() == "EmbeddingBackward0"
+    _close(y.tolist(), [[0.6, 0.8], [0.6, 0.8], [0.6, 0.8], [0.3, 0.4]], rtol=1e-6)
+    y.sum().backward()
+    assert w.grad.tolist() == [[2.0, 2.0], [1.0, 1.0], [1.0, 1.0]]
+    w3 = t.tensor([[3.0, 4.0], [0.3, 0.4], [6.0, 8.0]])
+    F.embedding(t.tensor([[0, 2]]), w3, max_norm=2.0, norm_type=1.0)
+    _close(w3.tolist(), [[0.857142865657806, 1.1428571939468384], [0.3, 0.4],
+                         [0.857142865657806, 1.1428571939468384]], rtol=1e-6)
+    w2 = t.tensor([[3.0, 4.0], [0.3, 0.4], [6.0, 8.0]], requires_grad=True)
+    F.embedding(idx, w2, scale_grad_by_freq=True).sum().backward()
+    assert w2.grad.tolist() == [[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]]
+    w4 = t.tensor([[3.0, 4.0], [0.3, 0.4], [6.0, 8.0]], requires_grad=True)
+    F.embedding(idx, w4, padding_idx=0, scale_grad_by_freq=True).sum().backward()
+    assert w4.grad.tolist() == [[0.0, 0.0], [1.0, 1.0], [1.0, 1.0]]
+    assert F.embedding(idx, w4, sparse=False).shape == (4, 2)
+    with pytest.raises(NotImplementedError, match="symgrad has no sparse tensors"):
+        F.embedding(idx, w4, sparse=True)
