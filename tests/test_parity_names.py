@@ -483,3 +483,39 @@ def test_embedding_max_norm_scale_grad_by_freq_and_sparse():
     assert F.embedding(idx, w4, sparse=False).shape == (4, 2)
     with pytest.raises(NotImplementedError, match="symgrad has no sparse tensors"):
         F.embedding(idx, w4, sparse=True)
+
+
+@pytest.mark.parametrize(("kwargs", "expected"), [  # torch 2.13's values
+    ({"size": (2, 5), "mode": "bicubic"},
+     [[1.2100417122950857, 2.105731642757208, 3.722987617736381, 5.904237914283138,
+       7.745056592624066], [19.340761416136534, 22.11921316114952, 25.942896949845704,
+                            29.99855110718384, 33.16573347531765]]),
+    ({"size": (4, 3), "mode": "bicubic", "align_corners": True},
+     [[0.0, 1.7859893156893039, 5.196152422706632],
+      [3.8562129261515334, 7.565503381316725, 12.329787030611072],
+      [13.493816462323743, 19.269817762016295, 25.655612331308557],
+      [22.627416997969522, 29.265683948636102, 36.4828726939094]]),
+    ({"size": (2, 3), "mode": "area"},
+     [[5.045084971874737, 7.426426367236052, 10.310444295401005],
+      [17.20193922136712, 21.125013736470454, 25.3307117324361]]),
+])
+def test_interpolate_bicubic_and_area_match_pytorch(kwargs, expected):
+    import symgrad.nn.functional as F
+
+    x = t.arange(12.0, dtype=t.float64).reshape(1, 1, 3, 4) ** 1.5
+    # source positions are computed in float32 arithmetic, as PyTorch's float32 kernels
+    _close(F.interpolate(x, **kwargs)[0, 0].tolist(), expected, rtol=1e-6)
+    assert t.autograd.gradcheck(lambda v: F.interpolate(v, **kwargs), (x.requires_grad_(),))
+
+
+def test_interpolate_refusals():
+    import symgrad.nn.functional as F
+
+    with pytest.raises(NotImplementedError, match="^Got 3D input, but bicubic mode needs 4D "
+                                                  "input$"):
+        F.interpolate(t.ones(1, 1, 3), size=4, mode="bicubic")
+    with pytest.raises(ValueError, match="^Anti-alias option is restricted to bilinear and "
+                                         "bicubic modes"):
+        F.interpolate(t.ones(1, 1, 3, 3), size=4, mode="nearest", antialias=True)
+    with pytest.raises(NotImplementedError, match="antialias=True"):
+        F.interpolate(t.ones(1, 1, 3, 3), size=4, mode="bilinear", antialias=True)
