@@ -153,7 +153,7 @@ def _install_functions() -> None:
 
 _install_functions()
 if TYPE_CHECKING:  # the functions just installed, as a generated stub
-    from symgrad import linalg, nn, optim, testing, viz
+    from symgrad import linalg, nn, optim, testing, utils, viz
     from symgrad._functions import *  # noqa: F403
     from symgrad.serialization import load, save
 
@@ -181,8 +181,8 @@ def __getattr__(name: str) -> Any:
 # (creation, dispatch, numeric, ops, tensor, torch_api ...) stay importable by their full names.
 _PUBLIC_MODULES = frozenset({"autograd", "cuda", "linalg", "nn", "optim", "symbolic", "testing",
                              "utils", "viz"})
-_NOT_PUBLIC = frozenset({"TYPE_CHECKING", "Any", "annotations", "builtins", "importlib", "math",
-                         "os"})
+_NOT_PUBLIC = frozenset({"TYPE_CHECKING", "Any", "annotations", "builtins", "gc", "importlib",
+                         "math", "os"})
 __all__ = sorted([
     *(name for name, value in globals().items()
       if not name.startswith("_") and name not in _NOT_PUBLIC

@@ -30,14 +30,9 @@ class _Record:
         return tuple(getattr(self, name) for name in self.__slots__)
 
     def replace(self, **changes: Any) -> Any:
-        """A copy with the fields in ``changes`` replaced (as ``dataclasses.replace``).
-
-        >>> Sample(((3,),)).replace(low=0.5).low
-        0.5
-        """
+        """A copy with ``changes`` applied (what ``dataclasses.replace`` gives a dataclass)."""
         fields = {name: getattr(self, name) for name in self.__slots__}
-        fields.update(changes)
-        return type(self)(**fields)
+        return type(self)(**{**fields, **changes})
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
