@@ -28,10 +28,11 @@ Cases (each figure is the median wall time of ``--repeats`` fresh runs, sympy al
     compilation of its templates), "again" the median of repeats in one process (templates
     cached). Wall seconds, CPU seconds in brackets (on a loaded machine the CPU figure is the
     steadier one).
-(d) ``executor``: the 784 model's ``sample=32`` on a ``ProcessPoolExecutor`` of 2 workers and
-    on a ``distributed.LocalCluster`` of 2 single-threaded worker processes (when installed),
-    both warmed by one check, against serial: wall time, speedup, and the CPU seconds spent
-    in this process and in the workers.
+(d) ``executor``: the 784 model's ``sample=32`` check, and ``check_hessian`` of a small
+    tanh layer, on a ``ProcessPoolExecutor`` of 2 workers and on a ``distributed.LocalCluster``
+    of 2 single-threaded worker processes (when installed), both warmed by one run, against
+    serial: wall time, speedup, and the CPU seconds per run spent in this process and in the
+    workers.
 (e) symengine (when installed) beside sympy on the templates of (c): differentiating the
     log-softmax row and compiling its partials. sympy stays the reference; symengine is only
     measured.
@@ -187,25 +188,37 @@ def _spread(run: Callable[[], object], executor: object, repeats: int
 
 
 def executors(repeats: int) -> None:
-    print("\n(d) executor: 784-128-10 b64, sample=32 (workers warmed by one check); seconds")
+    print("\n(d) executor, workers warmed by one run; seconds")
     loss = symbolic_models.mlp(784, 128, 10, 64)
-    serial_report = symbolic.check(loss, sample=32)
-    cpu = time.process_time()
-    serial = _median_seconds(lambda: symbolic.check(loss, sample=32), repeats)
-    serial_cpu = (time.process_time() - cpu) / repeats
-    print(f"{'':<28} {'wall':>6} {'speedup':>8} {'CPU here':>9} {'CPU workers':>12}")
-    print(f"{'serial':<28} {serial:6.2f} {1.0:7.2f}x {serial_cpu:9.2f} {0.0:12.2f}")
+    rng = np.random.default_rng(2)
+    W = t.tensor(rng.standard_normal((8, 4)), dtype=t.float64, requires_grad=True)
+    x = t.tensor(rng.standard_normal((6, 8)), dtype=t.float64)
+    hessian_loss = (x @ W).tanh().sum()
+    cases = [("check, 784-128-10 b64, sample=32",
+              lambda executor=None: symbolic.check(loss, sample=32, executor=executor)),
+             ("check_hessian, tanh(x @ W) W 8x4",
+              lambda executor=None: symbolic.check_hessian(hessian_loss, W,
+                                                           executor=executor))]
+    serial = {}
+    print(f"{'':<36} {'':<26} {'wall':>6} {'speedup':>8} {'CPU here':>9} {'workers':>8}")
+    for name, run in cases:
+        report = str(run())
+        cpu = time.process_time()
+        wall = _median_seconds(run, repeats)
+        serial[name] = (wall, report)
+        print(f"{name:<36} {'serial':<26} {wall:6.2f} {1.0:7.2f}x "
+              f"{(time.process_time() - cpu) / repeats:9.2f} {0.0:8.2f}")
 
-    def row(name: str, executor: object) -> None:
-        assert str(symbolic.check(loss, sample=32, executor=executor)) == str(serial_report)
-        wall, here, workers = _spread(lambda: symbolic.check(loss, sample=32,
-                                                             executor=executor),
-                                      executor, repeats)
-        print(f"{name:<28} {wall:6.2f} {serial / wall:7.2f}x {here:9.2f} {workers:12.2f}  "
-              "(same report)")
+    def rows(executor_name: str, executor: object) -> None:
+        for name, run in cases:
+            wall, report = serial[name]
+            assert str(run(executor)) == report  # warms the workers; the serial report
+            spread, here, workers = _spread(lambda r=run: r(executor), executor, repeats)
+            print(f"{name:<36} {executor_name:<26} {spread:6.2f} {wall / spread:7.2f}x "
+                  f"{here:9.2f} {workers:8.2f}  (same report)")
 
     with ProcessPoolExecutor(2) as pool:
-        row("ProcessPoolExecutor(2)", pool)
+        rows("ProcessPoolExecutor(2)", pool)
     try:
         import distributed
     except ImportError:
@@ -214,9 +227,9 @@ def executors(repeats: int) -> None:
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1,
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
-        row("Dask LocalCluster(2 x 1)", client.get_executor())
+        rows("Dask LocalCluster(2 x 1)", client.get_executor())
     print(f"load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
-          "(the speedup needs idle cores)")
+          "(a speedup needs idle cores; CPU here includes a LocalCluster's scheduler)")
 
 
 def symengine_beside_sympy() -> None:
