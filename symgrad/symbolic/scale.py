@@ -8,13 +8,13 @@ checked node by node from :mod:`symgrad.symbolic.local`:
   (derived once per template, evaluated vectorised in float64): a rule wrong on one element is
   named, whatever is sampled;
 * each leaf element checked (all of them, or ``sample=k`` per input) gets sympy's derivative
-  chained along the graph to :data:`~symgrad.symbolic.local.DIGITS` digits: a reverse sweep of
-  exact local VJPs for a full check, or a forward tangent through the elements a sampled input
-  reaches (the cost grows with that cone, not with the graph).
+  chained along the graph exactly (integers of 2**-SHIFT, transcendental partials to
+  :data:`~symgrad.symbolic.local.DIGITS` digits): a reverse sweep through only the elements
+  the checked ones reach (the cost grows with that cone, not with the graph).
 
-Node checks and sampled elements are independent tasks: ``executor`` (any
-``concurrent.futures.Executor``) runs them, and results are gathered in submission order, so
-the report is the serial one.
+The node checks and the sweep's transcendental partials are independent tasks: ``executor``
+(any ``concurrent.futures.Executor``) runs them (:func:`exact_and_nodes`), and results are
+gathered in submission order, so the report is the serial one.
 """
 
 from __future__ import annotations
