@@ -780,7 +780,7 @@ class Reverse:
 
     def _pull(self, n: int, i: int, k: int, out: dict[int, Any]) -> int | float:
         """Element ``k`` of input ``i``'s adjoint from node ``n``'s output adjoints: the exact
-        sum of the products, truncated once (as :meth:`_push`, so the two agree)."""
+        sum of the products, truncated once (as :meth:`_adjoint`, so the two agree)."""
         total: Any = 0
         for gi, group in enumerate(self.nodes[n].groups):
             if i not in group.template.inputs:
