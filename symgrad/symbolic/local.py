@@ -36,7 +36,10 @@ _CHUNK = 1 << 20  # positions gathered at once (memory bound of the vectorised e
 # lambdify's namespace for numpy code: the module itself and lambdify's own numpy translations.
 # (``modules="numpy"`` runs ``from numpy import *``, which imports numpy.testing, numpy.f2py
 # and the other lazy submodules: over half a second of the first check.)
-NUMPY: list[Any] = [{"I": 1j, "Heaviside": np.heaviside}, np]
+# numpy has no erf (gelu's template): math's, elementwise
+NUMPY: list[Any] = [{"I": 1j, "Heaviside": np.heaviside,
+                     "erf": np.vectorize(math.erf, otypes=[float]),
+                     "erfc": np.vectorize(math.erfc, otypes=[float])}, np]
 
 
 def canonical(m: int) -> list[sympy.Symbol]:
