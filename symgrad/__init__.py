@@ -144,7 +144,7 @@ def _install_functions() -> None:
 
 _install_functions()
 if TYPE_CHECKING:  # the functions just installed, as a generated stub
-    from symgrad import linalg, nn, optim, testing, viz
+    from symgrad import linalg, nn, optim, testing, utils, viz
     from symgrad._functions import *  # noqa: F403
     from symgrad.serialization import load, save
 

@@ -489,10 +489,13 @@ adaptive_avg_pool = register(Op(
     "adaptive_avg_pool", "AdaptiveAvgPool2DBackward0",
     forward=lambda xp, a, matrices: _along(xp, a, matrices),
     vjp=(_along_grad,),
+    node_name_of=lambda params, a: f"AdaptiveAvgPool{len(params['matrices'])}DBackward0",
     float_only=True,
     samples=(
         Sample(((1, 2, 4, 4),), {"matrices": (adaptive_matrix(4, 2), adaptive_matrix(4, 2))}),
         Sample(((2, 1, 5, 3),), {"matrices": (adaptive_matrix(5, 3), adaptive_matrix(3, 2))}),
+        Sample(((1, 1, 3, 4, 2),), {"matrices": (adaptive_matrix(3, 2), adaptive_matrix(4, 3),
+                                                 adaptive_matrix(2, 1))}),
     ),
 ))
 
@@ -552,30 +555,33 @@ pad_gather = register(Op(
 
 
 def resample_matrix(size: int, out: int, mode: str, scale: float | None,
-                    align_corners: bool) -> np.ndarray:
+                    align_corners: bool, dtype: type = np.float32) -> np.ndarray:
     """(out, size): PyTorch's nearest ('nearest', 'nearest-exact') or linear interpolation
     weights along one dim; ``scale`` is the input/output ratio PyTorch uses (1 / the given
-    scale_factor, or None for size / out)."""
+    scale_factor, or None for size / out). Nearest source positions are computed in float32,
+    linear ones in the input's ``dtype``, as PyTorch's CPU kernels do."""
     m = np.zeros((out, size))
     rows = np.arange(out)
-    f32 = np.float32  # source positions in float arithmetic, as PyTorch's CPU kernels
-    at = rows.astype(f32)
     if mode in ("nearest", "nearest-exact"):
+        f32 = np.float32
+        at = rows.astype(f32)
         ratio = f32(size / out if scale is None else scale)
         if mode == "nearest-exact":
             at = at + f32(0.5)
         src = np.minimum(np.floor(at * ratio).astype(np.int64), size - 1)
         m[rows, src] = 1.0
         return m
+    real = dtype
+    at = rows.astype(real)
     if align_corners:
-        src = at * f32((size - 1) / (out - 1) if out > 1 else 0.0)
+        src = at * real((size - 1) / (out - 1) if out > 1 else 0.0)
     else:
-        ratio = f32(size / out if scale is None else scale)
-        src = np.maximum((at + f32(0.5)) * ratio - f32(0.5), f32(0.0))
+        ratio = real(size / out if scale is None else scale)
+        src = np.maximum((at + real(0.5)) * ratio - real(0.5), real(0.0))
     low = np.minimum(np.floor(src).astype(np.int64), size - 1)
     high = np.minimum(low + 1, size - 1)
-    frac = src - low.astype(f32)
-    np.add.at(m, (rows, low), f32(1.0) - frac)
+    frac = src - low.astype(real)
+    np.add.at(m, (rows, low), real(1.0) - frac)
     np.add.at(m, (rows, high), frac)
     return m
 

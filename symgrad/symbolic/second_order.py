@@ -24,7 +24,14 @@ import sympy
 from symgrad import creation
 from symgrad.autograd import api, grad_mode
 from symgrad.autograd.naming import caller_names
-from symgrad.symbolic.calculus import Chain, _inputs, as_gradient, local_partials, seeds
+from symgrad.symbolic.calculus import (
+    Chain,
+    _inputs,
+    add_numbers,
+    as_gradient,
+    seeds,
+    templated_partials,
+)
 from symgrad.symbolic.crosscheck import (
     _TOLERANCES,
     GradientMismatch,
@@ -161,6 +168,7 @@ class _SecondDerivatives:
     def __init__(self, lowered: Lowered, chain: Chain, point: _Point,
                  root_seeds: dict[Any, Any]) -> None:
         self.active = chain.active
+        self.templates = chain._templates  # (picklable, for an executor: not the chain)
         self.point = point
         self.order = [placeholder for step in lowered.steps
                       for _, placeholder, _ in step.placeholders()]
@@ -189,10 +197,10 @@ class _SecondDerivatives:
             terms = [value * tangent[w] for w, _, value in self.first[placeholder]
                      if w in tangent]
             if terms:
-                tangent[placeholder] = sympy.Add(*terms)
+                tangent[placeholder] = add_numbers(terms)
         dot: dict[Any, list[Any]] = defaultdict(list)
         for placeholder in reversed(self.order):
-            a_dot = sympy.Add(*dot.pop(placeholder, ()))
+            a_dot = add_numbers(dot.pop(placeholder, ()))
             a = self.adjoint.get(placeholder, 0)
             for w, p, value in self.first[placeholder]:
                 if a_dot != 0:
@@ -201,15 +209,17 @@ class _SecondDerivatives:
                     curvature = self._along(placeholder, w, p, tangent)
                     if curvature != 0:
                         dot[w].append(a * curvature)
-        return {w: sympy.Add(*terms) for w, terms in dot.items()}
+        return {w: add_numbers(terms) for w, terms in dot.items()}
 
     def _along(self, placeholder: Any, w: Any, partial: Any, tangent: dict[Any, Any]) -> Any:
-        """The derivative of one local partial along the tangent (second partials cached)."""
+        """The derivative of one local partial along the tangent (second partials cached,
+        derived once per template: :meth:`Chain.partials`)."""
         key = (placeholder, w)
         seconds = self.second.get(key)
         if seconds is None:
-            seconds = self.second[key] = _seconds(self.point, self.active, partial)
-        return sympy.Add(*[value * tangent[z] for z, value in seconds if z in tangent])
+            seconds = self.second[key] = _seconds(self.point, self.active, self.templates,
+                                                  partial)
+        return add_numbers([value * tangent[z] for z, value in seconds if z in tangent])
 
     def needed(self) -> list[tuple[tuple[Any, Any], Any]]:
         """``((placeholder, w), partial)`` of every local partial whose second partials the
@@ -219,15 +229,17 @@ class _SecondDerivatives:
                 for w, p, _ in self.first[placeholder]]
 
 
-def _seconds(point: _Point, active: Any, partial: Any) -> list[tuple[Any, Any]]:
-    """One local partial's own partials, at the point."""
-    return [(z, point.value(d)) for z, d in local_partials(partial, active)]
+def _seconds(point: _Point, active: Any, templates: Any, partial: Any
+             ) -> list[tuple[Any, Any]]:
+    """One local partial's own partials (derived once per template), at the point."""
+    return [(z, point.value(d)) for z, d in templated_partials(partial, active, templates)]
 
 
 def _seconds_task(shared: Shared, partials: list[Any]) -> list[list[tuple[Any, Any]]]:
-    """:func:`_seconds` of each of ``partials`` (a task: ``shared`` holds point and active)."""
-    point, active = shared.value
-    return [_seconds(point, active, p) for p in partials]
+    """:func:`_seconds` of each of ``partials`` (a task: ``shared`` holds the point, the
+    active symbols and the templates)."""
+    point, active, templates = shared.value
+    return [_seconds(point, active, templates, p) for p in partials]
 
 
 def _columns(sweeps: Shared, symbols: list[Any]) -> list[dict[Any, Any]]:
@@ -309,8 +321,8 @@ def check_hessian(output: Tensor, inputs: Tensor | Sequence[Tensor] | None = Non
         label = f"(gradient · {name or 'output'})"
 
     numeric = _numeric_hessian(lowered, sources, gradient)
-    point = _Point(lowered)
-    chain = Chain(lowered)
+    point = _Point.of(lowered)
+    chain = Chain.of(lowered)
     kinks, near_kink = _kinks(lowered, point, chain)
     sweeps = _SecondDerivatives(lowered, chain, point, root_seeds)
     symbols = [u for src in sources for u in src.symbols.reshape(-1)]
@@ -344,7 +356,7 @@ def _exact_hessian(sweeps: Any, symbols: list[Any], executor: Executor | None,
     else:  # the second partials first (most of the work), spread too
         needed = sweeps.needed()
         count = max(1, min(len(needed), 4 * workers(executor)))
-        point = Shared((sweeps.point, sweeps.active))
+        point = Shared((sweeps.point, sweeps.active, sweeps.templates))
         parts = [needed[c::count] for c in range(count)]  # a node's partials cost alike
         done = run([(_seconds_task, (point, [p for _, p in part])) for part in parts],
                    executor, "symbolic.check_hessian", progress)
@@ -441,7 +453,7 @@ def node_hessian_error(step: Step, rtol: float = 1e-6) -> str | None:
     for i, (edge, raw, value) in enumerate(zip(node.next, node.inputs, node.values,
                                                strict=True)):
         if edge is None:
-            call.append(Tensor(np.asarray(value).astype(raw._value.dtype))
+            call.append(creation.tensor(np.asarray(value).astype(raw._value.dtype))
                         if isinstance(raw, Tensor) else value)
             continue
         leaf = creation.tensor(np.asarray(value, dtype=np.float64), requires_grad=True)
