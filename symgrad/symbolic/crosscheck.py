@@ -770,13 +770,11 @@ def _check_by_nodes(output: Tensor, gradient: Tensor | None,
     index = {id(t): s for s, t in enumerate([t for t, _, on in chosen if on])}
     items = [(index[id(t)], k) for (t, _, on), picked in zip(chosen, plan, strict=True)
              if on for k in picked]
-    # the exact gradients first, as one task: its elements share the adjoints above them;
-    # the node checks run beside it
     tasks, rules, kinked = _node_tasks(order, graph)
-    results = scale.run([(scale.leaf_task, (graph, items)), *tasks], executor,
-                        "symbolic.check", progress)
-    nodes, wrong, kinks = _node_checks(graph, rules, results[1:], kinked, rtol, atol)
-    values = dict(zip(items, results[0], strict=True))  # integers of 2**-SHIFT, nan, inf
+    exact_values, results = scale.exact_and_nodes(graph, items, tasks, executor,
+                                                  "symbolic.check", progress)
+    nodes, wrong, kinks = _node_checks(graph, rules, results, kinked, rtol, atol)
+    values = dict(zip(items, exact_values, strict=True))  # integers of 2**-SHIFT, nan, inf
     exact = [[values[(index[id(t)], k)] for k in picked] if on else [0] * len(picked)
              for (t, _, on), picked in zip(chosen, plan, strict=True)]
     try:
