@@ -63,6 +63,7 @@ from symgrad.torch_api.nn import (  # noqa: F401 - activations, normalization, d
     batch_norm,
     celu,
     cosine_similarity,
+    ctc_loss,
     dropout,
     dropout1d,
     dropout2d,
