@@ -152,6 +152,7 @@ if TYPE_CHECKING:  # the functions just installed, as a generated stub
 # more than ``import numpy``: the name -> (module, attribute or None for the module itself).
 _LAZY = {"linalg": ("symgrad.linalg", None), "nn": ("symgrad.nn", None),
          "optim": ("symgrad.optim", None), "testing": ("symgrad.testing", None),
+         "utils": ("symgrad.utils", None),
          "viz": ("symgrad.viz", None), "load": ("symgrad.serialization", "load"),
          "save": ("symgrad.serialization", "save")}
 
@@ -170,8 +171,9 @@ def __getattr__(name: str) -> Any:
 # re-exported above and every function spelling declared in symgrad.torch_api. Internal modules
 # (creation, dispatch, numeric, ops, tensor, torch_api ...) stay importable by their full names.
 _PUBLIC_MODULES = frozenset({"autograd", "cuda", "linalg", "nn", "optim", "symbolic", "testing",
-                             "viz"})
-_NOT_PUBLIC = frozenset({"TYPE_CHECKING", "Any", "annotations"})
+                             "utils", "viz"})
+_NOT_PUBLIC = frozenset({"TYPE_CHECKING", "Any", "annotations", "builtins", "importlib", "math",
+                         "os"})
 __all__ = sorted([
     *(name for name, value in globals().items()
       if not name.startswith("_") and name not in _NOT_PUBLIC

@@ -25,7 +25,7 @@ from symgrad.autograd.function import FunctionCtx
 MODULES = ("symgrad", "symgrad.nn", "symgrad.nn.functional", "symgrad.nn.init",
            "symgrad.nn.utils", "symgrad.optim", "symgrad.optim.lr_scheduler", "symgrad.linalg",
            "symgrad.autograd", "symgrad.autograd.functional", "symgrad.cuda", "symgrad.symbolic",
-           "symgrad.viz")
+           "symgrad.utils.data", "symgrad.viz")
 # Public classes reached without a public name: the ``ctx`` of a custom Function's forward.
 EXTRA = {"symgrad.autograd.function.FunctionCtx": FunctionCtx}
 
