@@ -25,6 +25,7 @@ from symgrad.torch_api.conv import avg_pool2d, avg_pool3d
 from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api
 from symgrad.torch_api.pointwise import _floating, _tensor
 from symgrad.torch_api.pointwise import leaky_relu as F_leaky_relu
+from symgrad.torch_api.reductions import _vector_norm
 from symgrad.torch_api.shaping import pad, stack
 
 _nn = ops.nn
@@ -668,7 +669,9 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     _tensor(x1, "pairwise_distance", "x1")
     _tensor(x2, "pairwise_distance", "x2", 2)
     ndim = max(x1.ndim, x2.ndim)
-    return (x1 - x2 + eps).norm(p, -1 if ndim else None, keepdim=keepdim)
+    # PyTorch's kernel: at::norm(x1 - x2 + eps), recorded as NormBackward1(AddBackward1(...))
+    shifted = apply_op(ops.elementwise.add_scalar, x1 - x2, other=eps)
+    return _vector_norm(shifted, p, -1 if ndim else None, keepdim, None, legacy=True)
 
 
 @torch_api(COMPOSITE, method=False, function=False)
