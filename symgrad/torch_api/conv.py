@@ -813,9 +813,13 @@ def interpolate(input: Tensor, size: IntOrTuple | None = None,  # noqa: A002
     if mode in _LINEAR and _LINEAR[mode] != d:
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
                                   f"{_LINEAR[mode] + 2}D input")
-    if mode in ("bicubic", "area") or antialias:
-        raise NotImplementedError(f"symgrad's interpolate does not support mode='{mode}'"
-                                  + (" with antialias" if antialias else ""))
+    if mode == "bicubic" and d != 2:
+        raise NotImplementedError(f"Got {input.ndim}D input, but bicubic mode needs 4D input")
+    if antialias:
+        if mode not in ("bilinear", "bicubic"):
+            raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes "
+                             "and requires a 4-D tensor as input")
+        raise NotImplementedError("symgrad's interpolate does not support antialias=True")
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
     spatial = tuple(input.shape[2:])

@@ -306,8 +306,11 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
               max_norm: float | None = None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """The rows of ``weight`` at the integer indices ``input`` (``EmbeddingBackward0``); rows
-    looked up at ``padding_idx`` get no gradient. ``max_norm``, ``scale_grad_by_freq`` and
-    ``sparse`` are not supported.
+    looked up at ``padding_idx`` get no gradient. With ``max_norm``, the rows looked up whose
+    ``norm_type``-norm exceeds it are first scaled in place to norm ``max_norm`` (as PyTorch:
+    ``weight`` is modified, outside the graph); ``scale_grad_by_freq`` divides each row's
+    gradient by the number of times the batch looks it up. symgrad has no sparse tensors:
+    ``sparse=True`` is refused.
 
     >>> F.embedding(symgrad.tensor([2, 0]), symgrad.tensor([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]))
     tensor([[4., 5.],
@@ -315,9 +318,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
     """
     _tensor(input, "embedding")
     _tensor(weight, "embedding", "weight", 2)
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError("symgrad's embedding supports neither max_norm, "
-                                  "scale_grad_by_freq nor sparse")
+    if sparse:
+        raise NotImplementedError("symgrad has no sparse tensors: embedding(sparse=True) would "
+                                  "give weight a sparse gradient; use sparse=False")
     index = input._value
     if index.dtype.kind not in "iu":
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
@@ -331,12 +334,30 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
         padding_idx %= rows
     if index.size and (index.min() < 0 or index.max() >= rows):
         raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _renorm_rows(weight, np.unique(index), float(max_norm), float(norm_type))
     key = (index.astype(np.int64),)
-    if padding_idx is None or not (index == padding_idx).any():
-        return apply_op(_nn.embedding, weight, key=key)
-    keep = (index != padding_idx)[..., None]
-    return apply_op(_nn.embedding, weight, key=key, keep=keep,
-                    fill=weight._value[padding_idx].copy())
+    params: dict = {}
+    if scale_grad_by_freq:
+        counts = np.bincount(key[0].reshape(-1), minlength=rows)
+        params["scale"] = (1.0 / counts[key[0]])[..., None]
+    if padding_idx is not None and (index == padding_idx).any():
+        params["keep"] = (index != padding_idx)[..., None]
+        params["fill"] = weight._value[padding_idx].copy()
+    return apply_op(_nn.embedding, weight, key=key, **params)
+
+
+def _renorm_rows(weight: Tensor, rows: np.ndarray, max_norm: float, norm_type: float) -> None:
+    """PyTorch's embedding_renorm_: scale the given rows of ``weight`` whose norm exceeds
+    ``max_norm`` to ``max_norm / (norm + 1e-7)`` times themselves, in place, unrecorded."""
+    values = weight._value[rows].astype(np.float64)
+    norms = np.linalg.norm(values, ord=norm_type, axis=1) if values.size else values[:, 0]
+    over = norms > max_norm
+    if not over.any():
+        return
+    scale = (max_norm / (norms[over] + 1e-7))[:, None]
+    with no_grad():
+        weight[_make(rows[over])] = _make((values[over] * scale).astype(weight._value.dtype))
 
 
 # ---------------------------------------------------------------------------- dropout
