@@ -851,8 +851,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         raise ValueError("max mode does not support scaling the gradient by the frequency")
     if mode == "max" and sparse:
         raise ValueError("max mode does not support sparse weights")
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError("symgrad's embedding_bag supports neither max_norm, "
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("symgrad's embedding_bag supports neither "
                                   "scale_grad_by_freq nor sparse")
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(
@@ -865,7 +865,9 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
             raise AssertionError("padding_idx must be within the number of embeddings")
         padding_idx %= rows
     keep = np.ones(index.shape, bool) if padding_idx is None else index != padding_idx
-    vectors = embedding(_make(index.astype(np.int64)), weight)
+    # max_norm: the looked-up rows of weight renormalised in place first, as PyTorch
+    vectors = embedding(_make(index.astype(np.int64)), weight, max_norm=max_norm,
+                        norm_type=norm_type)
     if per_sample_weights is not None:
         vectors = vectors * per_sample_weights.unsqueeze(1)
     if mode == "max":
