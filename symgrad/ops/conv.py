@@ -489,10 +489,13 @@ adaptive_avg_pool = register(Op(
     "adaptive_avg_pool", "AdaptiveAvgPool2DBackward0",
     forward=lambda xp, a, matrices: _along(xp, a, matrices),
     vjp=(_along_grad,),
+    node_name_of=lambda params, a: f"AdaptiveAvgPool{len(params['matrices'])}DBackward0",
     float_only=True,
     samples=(
         Sample(((1, 2, 4, 4),), {"matrices": (adaptive_matrix(4, 2), adaptive_matrix(4, 2))}),
         Sample(((2, 1, 5, 3),), {"matrices": (adaptive_matrix(5, 3), adaptive_matrix(3, 2))}),
+        Sample(((1, 1, 3, 4, 2),), {"matrices": (adaptive_matrix(3, 2), adaptive_matrix(4, 3),
+                                                 adaptive_matrix(2, 1))}),
     ),
 ))
 
@@ -552,15 +555,16 @@ pad_gather = register(Op(
 
 
 def resample_matrix(size: int, out: int, mode: str, scale: float | None,
-                    align_corners: bool) -> np.ndarray:
+                    align_corners: bool, dtype: type = np.float32) -> np.ndarray:
     """(out, size): PyTorch's nearest ('nearest', 'nearest-exact') or linear interpolation
     weights along one dim; ``scale`` is the input/output ratio PyTorch uses (1 / the given
-    scale_factor, or None for size / out)."""
+    scale_factor, or None for size / out). Nearest source positions are computed in float32,
+    linear ones in the input's ``dtype``, as PyTorch's CPU kernels do."""
     m = np.zeros((out, size))
     rows = np.arange(out)
-    f32 = np.float32  # source positions in float arithmetic, as PyTorch's CPU kernels
-    at = rows.astype(f32)
     if mode in ("nearest", "nearest-exact"):
+        f32 = np.float32
+        at = rows.astype(f32)
         ratio = f32(size / out if scale is None else scale)
         if mode == "nearest-exact":
             at = at + f32(0.5)
@@ -573,27 +577,30 @@ def resample_matrix(size: int, out: int, mode: str, scale: float | None,
         for i, (a, b) in enumerate(zip(starts, stops, strict=True)):
             m[i, a:b] = 1.0 / (b - a)
         return m
+    real = dtype
+    at = rows.astype(real)
     if align_corners:
-        src = at * f32((size - 1) / (out - 1) if out > 1 else 0.0)
+        src = at * real((size - 1) / (out - 1) if out > 1 else 0.0)
     else:
-        ratio = f32(size / out if scale is None else scale)
-        src = (at + f32(0.5)) * ratio - f32(0.5)
+        ratio = real(size / out if scale is None else scale)
+        src = (at + real(0.5)) * ratio - real(0.5)
         if mode != "bicubic":  # the cubic kernel reads the clamped neighbours instead
-            src = np.maximum(src, f32(0.0))
+            src = np.maximum(src, real(0.0))
     if mode == "bicubic":
-        return _bicubic_matrix(m, rows, src, size)
+        return _bicubic_matrix(m, rows, src, size, real)
     low = np.minimum(np.floor(src).astype(np.int64), size - 1)
     high = np.minimum(low + 1, size - 1)
-    frac = src - low.astype(f32)
-    np.add.at(m, (rows, low), f32(1.0) - frac)
+    frac = src - low.astype(real)
+    np.add.at(m, (rows, low), real(1.0) - frac)
     np.add.at(m, (rows, high), frac)
     return m
 
 
-def _bicubic_matrix(m: np.ndarray, rows: np.ndarray, src: np.ndarray, size: int) -> np.ndarray:
+def _bicubic_matrix(m: np.ndarray, rows: np.ndarray, src: np.ndarray, size: int,
+                    real: type) -> np.ndarray:
     """PyTorch's bicubic weights (cubic convolution, A = -0.75) of the four neighbours
-    ``floor(src) - 1 .. floor(src) + 2``, clamped to the border, in float arithmetic."""
-    f32 = np.float32
+    ``floor(src) - 1 .. floor(src) + 2``, clamped to the border, in the input's float type."""
+    f32 = real
     a = f32(-0.75)
     low = np.floor(src)
     t = (src - low).astype(f32)

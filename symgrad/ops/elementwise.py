@@ -9,8 +9,6 @@ at ties; rounding ops have zero gradient).
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
 from symgrad.ops.record import Op, Sample, Singularity, register
@@ -1248,7 +1246,7 @@ addcmul = register(Op(
 
 addcdiv = register(Op(
     "addcdiv", "AddcdivBackward0",
-    singular=(dataclasses.replace(_DIVISION_BY_ZERO, hits=_at_zero(2), shows=2),),
+    singular=(_DIVISION_BY_ZERO.replace(hits=_at_zero(2), shows=2),),
     forward=lambda xp, a, b, c, value=1: a + _scaled_by(b / c, value),
     vjp=(lambda xp, g, ans, a, b, c, value=1: g,
          lambda xp, g, ans, a, b, c, value=1: _scaled_by(g, value) / c,

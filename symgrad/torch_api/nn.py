@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -20,10 +21,12 @@ from symgrad import creation, ops
 from symgrad.autograd.grad_mode import no_grad
 from symgrad.dispatch import apply_op
 from symgrad.tensor import Tensor, _make
+from symgrad.torch_api.conv import avg_pool2d, avg_pool3d
 from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api
 from symgrad.torch_api.pointwise import _floating, _tensor
 from symgrad.torch_api.pointwise import leaky_relu as F_leaky_relu
 from symgrad.torch_api.reductions import _vector_norm
+from symgrad.torch_api.shaping import pad, stack
 
 _nn = ops.nn
 
@@ -359,6 +362,87 @@ def _renorm_rows(weight: Tensor, rows: np.ndarray, max_norm: float, norm_type: f
         weight[_make(rows[over])] = _make((values[over] * scale).astype(weight._value.dtype))
 
 
+# ---------------------------------------------------------------------------- CTC loss
+def _lengths(value: Any, name: str) -> np.ndarray:
+    """Sequence lengths given as a Tensor, a tuple or an int, as an int64 array."""
+    raw = value._value if isinstance(value, Tensor) else value
+    return np.asarray(raw, dtype=np.int64).reshape(-1)
+
+
+def _ctc_targets(targets: Tensor, target_lengths: np.ndarray, batch: int) -> np.ndarray:
+    """Padded (N, S) targets, from padded or concatenated ones, checked as PyTorch checks."""
+    labels = np.asarray(targets._value).astype(np.int64)
+    where = "for argument #2 'targets' (while checking arguments for ctc_loss_allocate_outputs)"
+    if labels.ndim == 1 and batch:
+        total = int(target_lengths.sum())
+        if labels.size != total:
+            raise RuntimeError(f"Expected tensor to have size {total} at dimension 0, but got "
+                               f"size {labels.size} {where}")
+        padded = np.zeros((batch, int(target_lengths.max(initial=0))), dtype=np.int64)
+        starts = np.concatenate([[0], np.cumsum(target_lengths)[:-1]])
+        for n, (start, length) in enumerate(zip(starts, target_lengths, strict=True)):
+            padded[n, :length] = labels[start:start + length]
+        return padded
+    longest = int(target_lengths.max(initial=0))
+    if labels.shape[1] < longest:
+        raise RuntimeError(f"Expected tensor to have size at least {longest} at dimension 1, "
+                           f"but got size {labels.shape[1]} {where}")
+    return labels
+
+
+@torch_api("ctc_loss", method=False, function=False,
+           example=lambda x: ctc_loss(x.log_softmax(1).unsqueeze(1), creation.tensor([[1]]),
+                                      [2], [1]))
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any,
+             blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+    """Connectionist temporal classification: ``-log p(target | input)`` summed over every
+    alignment, from ``log_probs`` (T, N, C) (or unbatched (T, C)) and ``targets`` padded
+    (N, S) or concatenated (sum of target_lengths,) (``CtcLossBackward0``). ``'mean'``
+    divides each loss by its target length, then averages, as PyTorch; ``zero_infinity``
+    turns the inf loss of an impossible alignment (and its gradient) into 0.
+
+    The gradient is the exact derivative with respect to ``log_probs``; PyTorch's kernel
+    returns it plus ``exp(log_probs)``, a term that cancels through ``log_softmax`` (the
+    documented input), so the gradients reaching the logits are the same.
+
+    >>> lp = symgrad.zeros(3, 1, 2).log_softmax(2)  # T=3, N=1, C=2 (blank 0)
+    >>> F.ctc_loss(lp, symgrad.tensor([[1]]), [3], [1], reduction="sum")
+    tensor(0.2877)
+    """
+    _tensor(log_probs, "ctc_loss", "log_probs")
+    _tensor(targets, "ctc_loss", "targets", 2)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    batched = log_probs.ndim == 3
+    if not batched:
+        log_probs = log_probs.unsqueeze(1)
+        targets = targets.unsqueeze(0) if targets.ndim == 1 else targets
+    steps, batch, classes = log_probs.shape
+    inputs = _lengths(input_lengths, "input_lengths")
+    lengths = _lengths(target_lengths, "target_lengths")
+    if inputs.size != batch:
+        raise RuntimeError("input_lengths must be of size batch_size")
+    if lengths.size != batch:
+        raise RuntimeError("target_lengths must be of size batch_size")
+    if not 0 <= blank < classes:
+        raise RuntimeError("blank must be in label range")
+    if inputs.size and inputs.max() > steps:
+        raise RuntimeError(f"Expected input_lengths to have value at most {steps}, but got "
+                           f"value {inputs.max()} (while checking arguments for "
+                           f"ctc_loss_allocate_outputs)")
+    labels = _ctc_targets(targets, lengths, batch)
+    loss = apply_op(_nn.ctc_loss, log_probs, zero_infinity=bool(zero_infinity),
+                    **_nn.ctc_params(labels, inputs, lengths, blank))
+    if zero_infinity:
+        loss = loss.where(loss != math.inf, 0.0)
+    if reduction == "none":
+        return loss if batched else loss.squeeze(0)
+    if reduction == "sum":
+        return loss.sum()
+    divisor = _make(np.maximum(lengths, 1).astype(loss._value.dtype))
+    return (loss / divisor).mean()
+
+
 # ---------------------------------------------------------------------------- dropout
 def _check_p(p: float) -> None:
     if p < 0 or p > 1:
@@ -630,3 +714,256 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     if dropout_p > 0:
         weights = dropout(weights, dropout_p)
     return weights @ value
+
+
+# ---------------------------------------------------------------------------- more layers
+@torch_api(COMPOSITE, method=False)
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,  # noqa: A002
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalize each (sample, channel) over its spatial positions, as PyTorch: a batch norm
+    of the input viewed as (1, N * C, *spatial); the running statistics, when given, are
+    updated with the mean over the batch of the per-sample ones.
+
+    >>> F.instance_norm(symgrad.tensor([[[1.0, 3.0], [0.0, 2.0]]]))
+    tensor([[[-1.0000,  1.0000],
+             [-1.0000,  1.0000]]])
+    """
+    _tensor(input, "instance_norm")
+    if use_input_stats and math.prod(input.shape[2:]) <= 1:
+        raise ValueError("Expected more than 1 spatial element when training, got input size "
+                         f"{input.shape!r}")
+    n, c = input.shape[0], input.shape[1]
+    for name, value in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
+                        ("running_var", running_var)):
+        _channel_param(name, None if value is None else value.repeat(n), n * c)
+    repeat = (lambda v: None if v is None else v.repeat(n))
+    mean, var = repeat(running_mean), repeat(running_var)
+    out = batch_norm(input.reshape(1, n * c, *input.shape[2:]), mean, var, repeat(weight),
+                     repeat(bias), use_input_stats, momentum, eps)
+    if use_input_stats:
+        with no_grad():
+            for given, repeated in ((running_mean, mean), (running_var, var)):
+                if given is not None:
+                    given.copy_(repeated.view(n, c).mean(0))
+    return out.view(*input.shape)
+
+
+@torch_api(COMPOSITE, method=False)
+def rms_norm(input: Tensor, normalized_shape: Sequence[int] | int,  # noqa: A002
+             weight: Tensor | None = None, eps: float | None = None) -> Tensor:
+    """``input / sqrt(mean(input²) + eps) * weight`` over the last ``len(normalized_shape)``
+    dims; ``eps`` defaults to the dtype's machine epsilon, as PyTorch.
+
+    >>> F.rms_norm(symgrad.tensor([[3.0, 4.0]]), (2,))
+    tensor([[0.8485, 1.1314]])
+    """
+    _tensor(input, "rms_norm")
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
+        tuple(normalized_shape)
+    k = len(shape)
+    if input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
+        raise RuntimeError(f"Given normalized_shape={_size(shape)}, expected input with shape "
+                           f"[*{', '.join(map(str, shape))}], but got input of size"
+                           f"{_size(input.shape)}")
+    if weight is not None and tuple(weight.shape) != shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got "
+                           f"weight of shape {_size(weight.shape)} and normalized_shape = "
+                           f"{_size(shape)}")
+    if eps is None:
+        eps = float(np.finfo(input._value.dtype).eps)
+    dims = tuple(range(input.ndim - k, input.ndim))
+    out = input * (input.pow(2).mean(dims, keepdim=True) + eps).rsqrt()
+    return out if weight is None else out * weight
+
+
+@torch_api(COMPOSITE, method=False, function=False)
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4,  # noqa: A002
+                        beta: float = 0.75, k: float = 1.0) -> Tensor:
+    """Divide each element by ``(k + alpha * mean of the squares of ``size`` neighbouring
+    channels)^beta``, PyTorch's composite (average pooling over the channel dim).
+
+    >>> F.local_response_norm(symgrad.ones(1, 2, 1), 2, alpha=1.0)
+    tensor([[[0.7378],
+             [0.5946]]])
+    """
+    _tensor(input, "local_response_norm")
+    dim = input.ndim
+    if dim < 3:
+        raise ValueError("Expected 3D or higher dimensionality                          input "
+                         f"(got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input * input
+    if dim == 3:
+        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = tuple(input.shape)
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).view(*sizes)
+    div = (div * alpha + k).pow(beta)
+    return input / div
+
+
+@torch_api(COMPOSITE, method=False)
+def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
+    """``input`` where positive, ``weight * input`` elsewhere; ``weight`` has one slope or
+    one per channel (dim 1).
+
+    >>> F.prelu(symgrad.tensor([-2.0, 3.0]), symgrad.tensor([0.25]))
+    tensor([-0.5000,  3.0000])
+    """
+    _tensor(input, "prelu")
+    if weight.ndim > 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.ndim}")
+    count = weight.numel()
+    if count == 1:
+        weight = weight.reshape(())  # one slope: the output keeps the input's shape
+    else:
+        channels = input.shape[1] if input.ndim >= 2 else (input.shape[0] if input.ndim else 1)
+        if count != channels:
+            raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {count} and channel size = {channels}.")
+        if input.ndim >= 2:
+            weight = weight.reshape(-1, *([1] * (input.ndim - 2)))
+    return input.where(input > 0, weight * input)
+
+
+@torch_api(COMPOSITE, method=False)
+def pdist(input: Tensor, p: float = 2) -> Tensor:  # noqa: A002
+    """The ``p``-norm distances between the rows of an (N, M) input, for each pair i < j in
+    row-major order (N (N - 1) / 2 values); the gradient at a zero distance is 0.
+
+    >>> F.pdist(symgrad.tensor([[0.0, 0.0], [3.0, 4.0], [0.0, 1.0]]))
+    tensor([5.0000, 1.0000, 4.2426])
+    """
+    _tensor(input, "pdist")
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if not input.is_floating_point():
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    rows, cols = np.triu_indices(input.shape[0], 1)
+    diff = input[_make(rows.astype(np.int64))] - input[_make(cols.astype(np.int64))]
+    return diff.norm(p, 1)
+
+
+@torch_api(COMPOSITE, method=False, function=False)
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> Tensor:
+    """A sample of the Gumbel-softmax distribution: ``softmax((logits + g) / tau)`` with
+    Gumbel noise ``g`` from numpy's stream; ``hard`` returns the one-hot argmax with the soft
+    sample's gradient (straight-through).
+
+    >>> y = F.gumbel_softmax(symgrad.zeros(2, 3), hard=True)
+    >>> y.sum(-1)
+    tensor([1., 1.])
+    """
+    _tensor(logits, "gumbel_softmax", "logits")
+    noise = -np.log(creation._rng.exponential(size=tuple(logits.shape)))
+    gumbels = (logits + _make(noise.astype(logits._value.dtype))) / tau
+    y_soft = gumbels.softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = creation.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
+def _bags(input: Tensor, offsets: Tensor | None, per_sample_weights: Tensor | None,  # noqa: A002
+          include_last_offset: bool) -> tuple[np.ndarray, np.ndarray, Tensor | None]:
+    """The flat indices and each bag's (start, end), PyTorch's checks in its order."""
+    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape!r}) "
+                         f"is not None, then it must have the same shape as the input "
+                         f"({input.shape!r})")
+    index = input._value
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
+                             "is a mini-batch of fixed length sequences. However, found "
+                             f"offsets of type {type(offsets)}")
+        starts = np.arange(0, index.size, max(index.shape[1], 1))
+        ends = starts + index.shape[1]
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+        return index.reshape(-1), np.stack([starts, ends], 1), per_sample_weights
+    if input.ndim != 1:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
+                         f"{input.ndim}")
+    if offsets is None:
+        raise ValueError("offsets has to be a 1D Tensor but got None")
+    if offsets.ndim != 1:
+        raise ValueError("offsets has to be a 1D Tensor")
+    starts = offsets._value.astype(np.int64)
+    if include_last_offset:
+        bounds = np.stack([starts[:-1], starts[1:]], 1)
+    else:
+        bounds = np.stack([starts, np.append(starts[1:], index.size)], 1)
+    return index, bounds, per_sample_weights
+
+
+@torch_api(COMPOSITE, method=False)
+def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,  # noqa: A002
+                  max_norm: float | None = None, norm_type: float = 2,
+                  scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                  per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> Tensor:
+    """The sum, mean or max of the embeddings of each bag of indices: the rows of a (B, n)
+    ``input``, or the slices of a 1-d ``input`` that ``offsets`` start; entries equal to
+    ``padding_idx`` are left out and an empty bag gives zeros. ``per_sample_weights`` scales
+    each embedding (mode 'sum').
+
+    >>> w = symgrad.tensor([[1.0, 0.0], [0.0, 2.0], [3.0, 3.0]])
+    >>> F.embedding_bag(symgrad.tensor([0, 1, 2]), w, symgrad.tensor([0, 2]), mode="sum")
+    tensor([[1., 2.],
+            [3., 3.]])
+    """
+    _tensor(input, "embedding_bag")
+    if weight.ndim != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
+                         f"{weight.ndim}")
+    index, bounds, per_sample_weights = _bags(input, offsets, per_sample_weights,
+                                              include_last_offset)
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise NotImplementedError("symgrad's embedding_bag supports neither max_norm, "
+                                  "scale_grad_by_freq nor sparse")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(
+            "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+            f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+            "GitHub.")
+    rows = weight.shape[0]
+    if padding_idx is not None:
+        if not -rows <= padding_idx < rows:
+            raise AssertionError("padding_idx must be within the number of embeddings")
+        padding_idx %= rows
+    keep = np.ones(index.shape, bool) if padding_idx is None else index != padding_idx
+    vectors = embedding(_make(index.astype(np.int64)), weight)
+    if per_sample_weights is not None:
+        vectors = vectors * per_sample_weights.unsqueeze(1)
+    if mode == "max":
+        pieces = []
+        for start, end in bounds:
+            kept = np.nonzero(keep[start:end])[0] + start
+            pieces.append(vectors[_make(kept.astype(np.int64))].max(0)[0] if kept.size
+                          else weight.new_zeros((weight.shape[1],)))
+        return stack(pieces) if pieces else weight.new_zeros((0, weight.shape[1]))
+    # sum and mean: one constant (bags, n) matrix times the embeddings
+    member = np.zeros((len(bounds), index.size), dtype=weight._value.dtype)
+    for b, (start, end) in enumerate(bounds):
+        member[b, start:end] = keep[start:end]
+    if mode == "mean":
+        member /= np.maximum(member.sum(1, keepdims=True), 1)
+    return _make(member).matmul(vectors)
