@@ -25,7 +25,7 @@ from symgrad.numeric import dtypes
 from symgrad.numeric import numpy_namespace as xp
 from symgrad.tensor import Tensor, _make, _torch_size, counter_of
 
-_F64 = np.dtype(np.float64)
+_F64, _F32 = np.dtype(np.float64), np.dtype(np.float32)
 _DROPPED, _ONE_DROPPED = _graph.DROPPED, _graph.ONE_DROPPED
 _new = object.__new__
 _getframe = sys._getframe
@@ -138,7 +138,7 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
     if dtype is _F64 and op.promotes:
         out, values = _promoted(op, inputs, params, out, values, need)
         dtype = out.dtype
-    if need and _mode.enabled and dtype.kind == "f":
+    if need and _mode.enabled and (dtype is _F32 or dtype.kind == "f"):
         # the node, its slots filled here rather than by Node.__init__ (this runs for every
         # recorded op)
         cls = op.node_class
