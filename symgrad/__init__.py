@@ -5,10 +5,11 @@ Write ``import symgrad as t`` and use it as you would use PyTorch's autograd.
 
 from __future__ import annotations
 
+import importlib
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from symgrad import autograd, cuda, linalg, nn, ops, optim, symbolic, testing, torch_api, viz
+from symgrad import autograd, cuda, ops, symbolic, torch_api
 from symgrad.autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from symgrad.autograd.grad_mode import (
     enable_grad,
@@ -53,7 +54,6 @@ from symgrad.numeric.dtypes import (
     set_default_dtype,
 )
 from symgrad.numeric.printing import set_printoptions
-from symgrad.serialization import load, save
 from symgrad.tensor import Size, Tensor, device
 from symgrad.torch_api.reductions import return_types
 
@@ -101,7 +101,26 @@ def _install_functions() -> None:
 
 _install_functions()
 if TYPE_CHECKING:  # the functions just installed, as a generated stub
+    from symgrad import linalg, nn, optim, testing, viz
     from symgrad._functions import *  # noqa: F403
+    from symgrad.serialization import load, save
+
+# Loaded on first use (``symgrad.nn``, ``symgrad.save``), so that ``import symgrad`` costs little
+# more than ``import numpy``: the name -> (module, attribute or None for the module itself).
+_LAZY = {"linalg": ("symgrad.linalg", None), "nn": ("symgrad.nn", None),
+         "optim": ("symgrad.optim", None), "testing": ("symgrad.testing", None),
+         "viz": ("symgrad.viz", None), "load": ("symgrad.serialization", "load"),
+         "save": ("symgrad.serialization", "save")}
+
+
+def __getattr__(name: str) -> Any:
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'symgrad' has no attribute {name!r}")
+    module = importlib.import_module(target[0])
+    value = module if target[1] is None else getattr(module, target[1])
+    globals()[name] = value
+    return value
 
 
 # The public namespace is exactly __all__: the public subpackages, the names defined or
@@ -110,11 +129,12 @@ if TYPE_CHECKING:  # the functions just installed, as a generated stub
 _PUBLIC_MODULES = frozenset({"autograd", "cuda", "linalg", "nn", "optim", "symbolic", "testing",
                              "viz"})
 _NOT_PUBLIC = frozenset({"TYPE_CHECKING", "Any", "annotations"})
-__all__ = sorted(
-    name for name, value in globals().items()
-    if not name.startswith("_") and name not in _NOT_PUBLIC
-    and (not isinstance(value, type(linalg)) or name in _PUBLIC_MODULES)
-)
+__all__ = sorted([
+    *(name for name, value in globals().items()
+      if not name.startswith("_") and name not in _NOT_PUBLIC
+      and (not isinstance(value, type(ops)) or name in _PUBLIC_MODULES)),
+    *_LAZY,
+])
 
 
 def __dir__() -> list[str]:

@@ -176,8 +176,13 @@ def _check_rectangular(data: Any, dim: int = 0) -> None:
 
 
 def _unwrap_nested(data: Any) -> Any:
+    """A nested sequence with its tensors replaced by their values: as in PyTorch, a tensor
+    inside a sequence is one number (of its own dtype), so it must have one element."""
     if isinstance(data, Tensor):
-        return data._value
+        if data._requires_grad:
+            float(data)  # PyTorch's warning about converting such a tensor to a scalar
+        data._scalar_value()  # PyTorch's error for a tensor of several elements
+        return data._value.reshape(-1)[0]
     if isinstance(data, list | tuple):
         return [_unwrap_nested(d) for d in data]
     return data

@@ -398,6 +398,20 @@ def _check_inplace(self: Tensor) -> None:
             "output of a function that returns multiple views. Such functions do not allow the "
             "output views to be modified inplace. You should replace the inplace operation by an "
             "out-of-place one.")
+    if enabled and self._custom_view is not None and self._requires_grad:
+        name, index, several = self._custom_view
+        if several:
+            raise RuntimeError(
+                f"Output {index} of {name} is a view and is being modified inplace. This view is "
+                "the output of a function that returns multiple views. Such functions do not "
+                "allow the output views to be modified inplace. You should replace the inplace "
+                "operation by an out-of-place one.")
+        raise RuntimeError(
+            f"Output {index} of {name} is a view and is being modified inplace. This view was "
+            "created inside a custom Function (or because an input was returned as-is) and the "
+            "autograd logic to handle view+inplace would override the custom backward "
+            "associated with the custom Function, leading to incorrect gradients. This behavior "
+            "is forbidden. You can fix this by cloning the output of the custom Function.")
     if enabled and base is not None and base._requires_grad and base.grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")

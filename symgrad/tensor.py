@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from symgrad.autograd import graph as _graph
+from symgrad.autograd.grad_mode import is_grad_enabled
 from symgrad.autograd.graph import Node, RemovableHandle, Version, leaf_hooks
 from symgrad.numeric import dtypes
 from symgrad.numeric.printing import format_tensor
@@ -236,6 +237,9 @@ class Tensor(_InstalledMethods):
     _view_version: int = 0  # the base's version when this view's grad_fn was recorded
     _made_without_grad: bool = False  # a view of a tensor requiring grad, taken under no_grad
     _multi_output: tuple[str, int] | None = None  # a piece of split/chunk/unbind: (op, index)
+    # an input a custom Function returned as is: (its name, output index, whether the Function
+    # returned several such views); PyTorch refuses to modify it in place
+    _custom_view: tuple[str, int, bool] | None = None
     _accumulator: Any = None  # weak reference to this leaf's AccumulateGrad
     _leaf_hooks: Any = None  # graph.LeafHooks: AccumulateGrad and post-accumulate hooks
     # a bool tensor compared from graph values (x > 0, and & | ~ of such masks): the numpy
@@ -788,8 +792,8 @@ class Tensor(_InstalledMethods):
     def __float__(self) -> float:
         global _warned_scalar_conversion
         value = self._scalar_value()
-        if self._requires_grad and not _warned_scalar_conversion:
-            _warned_scalar_conversion = True  # once per process, as PyTorch
+        if self._requires_grad and not _warned_scalar_conversion and is_grad_enabled():
+            _warned_scalar_conversion = True  # once per process, as PyTorch (with grad on)
             warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
                           "unexpected behavior.\nConsider using tensor.detach() first.",
                           UserWarning, stacklevel=2)

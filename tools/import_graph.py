@@ -27,7 +27,7 @@ LAYERS = (
     ("ops", ("symgrad.ops",)),
     ("graph state", ("symgrad.autograd.grad_mode", "symgrad.autograd.graph",
                "symgrad.autograd.anomaly")),
-    ("tensor", ("symgrad.tensor", "symgrad._docs", "symgrad.parser")),
+    ("tensor", ("symgrad.tensor", "symgrad._docs", "symgrad._derived_docs", "symgrad.parser")),
     ("dispatch", ("symgrad.dispatch", "symgrad.creation")),
     ("autograd", ("symgrad.autograd",)),
     ("torch_api", ("symgrad.torch_api",)),

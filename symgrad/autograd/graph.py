@@ -59,9 +59,13 @@ class RemovableHandle:
 
     _ids = itertools.count()
 
-    def __init__(self, hooks: dict[int, Callable[..., Any]]) -> None:
+    def __init__(self, hooks: dict[int, Callable[..., Any]], *,
+                 extra_dict: dict | list[dict] | None = None) -> None:
         self.id = next(self._ids)
         self._hooks = hooks
+        # dicts keyed by the same id that say more about the hook (a module hook's flags)
+        self._extra = [] if extra_dict is None else (
+            list(extra_dict) if isinstance(extra_dict, list) else [extra_dict])
 
     def remove(self) -> None:
         """Unregister the hook (a second call does nothing).
@@ -73,6 +77,8 @@ class RemovableHandle:
         tensor([1., 1.])
         """
         self._hooks.pop(self.id, None)
+        for extra in self._extra:
+            extra.pop(self.id, None)
 
     def __enter__(self) -> RemovableHandle:
         return self

@@ -122,8 +122,19 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001,A002 - PyTorch's nam
     if not isinstance(input, Tensor):
         return exponent.__rpow__(input)
     if isinstance(exponent, Tensor):
+        _check_bool_pow(input, exponent)
         return apply_op(_ew.pow, input, exponent)
+    if input._value.dtype.kind == "b" and isinstance(exponent, bool):
+        return input.clone() if exponent else input.new_ones(input.shape)  # x**True is x
     return apply_op(_ew.pow_scalar, input, exponent=scalar(exponent))
+
+
+def _check_bool_pow(base: Any, exponent: Any) -> None:
+    """PyTorch has no bool ``pow`` kernel: a bool base to a bool exponent is refused."""
+    kinds = {v._value.dtype.kind if isinstance(v, Tensor) else
+             ("b" if isinstance(v, bool) else "") for v in (base, exponent)}
+    if kinds == {"b"}:
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
 
 
 @torch_api("neg", aliases=("negative",))
@@ -303,6 +314,7 @@ def __rpow__(self, base: Any) -> Tensor:
     base = operand(base)
     if base is None:
         return NotImplemented
+    _check_bool_pow(base, self)
     if isinstance(base, Tensor):
         return apply_op(_ew.pow, base, self)
     return apply_op(_ew.rpow_scalar, self, base=base)
@@ -351,6 +363,7 @@ def mul_(self, other: Any) -> Tensor:
 @torch_api("pow_scalar", function=False, inplace=True, example=lambda x: x.pow_(2))
 def pow_(self, exponent: Any) -> Tensor:
     """In-place ``self **= exponent`` for a Python number exponent."""
+    _check_bool_pow(self, exponent)
     if isinstance(exponent, Tensor):
         return apply_inplace(_ew.pow, self, exponent)
     return apply_inplace(_ew.pow_scalar, self, exponent=scalar(exponent))
