@@ -79,7 +79,7 @@ def _holds_saved_values(node: Node) -> bool:
 
 def _check_saved(node: Node) -> None:
     """Raise PyTorch's error when a value this node's backward reads changed in place."""
-    inputs, versions = node._inputs, node.versions
+    inputs, versions = node.inputs, node.versions
     for k, i in enumerate(node.saved):
         expected = versions[k] if versions.__class__ is tuple else 0
         counter = getattr(inputs[i], "_counter", None)
@@ -468,7 +468,7 @@ def _check_versions(node: Node) -> None:
     if node.versions.__class__ is tuple:
         _check_saved(node)
         return
-    inputs = node._inputs
+    inputs = node.inputs
     for i in node.saved:
         counter = getattr(inputs[i], "_counter", None)
         if counter is not None and counter.value:
@@ -615,7 +615,8 @@ def _stand_in(node: Node, i: int, edge: Node) -> None:
     raw = node._inputs[i]
     array = _placeholder(node.values[i])
     stand_in = _make(array, edge, True)
-    if isinstance(raw, Tensor):  # (not a dropped input: see Node.inputs)
+    if isinstance(raw, Tensor):  # (not a dropped input: see Node.inputs; an edge to a node
+        # is never AT_EDGE)
         stand_in.__dict__["_stands_for"] = weakref.ref(raw)
         if raw._name is not None:
             stand_in._name = raw._name
