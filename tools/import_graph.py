@@ -32,7 +32,7 @@ LAYERS = (
     ("autograd", ("symgrad.autograd",)),
     ("torch_api", ("symgrad.torch_api",)),
     ("library", ("symgrad.nn", "symgrad.optim", "symgrad.serialization", "symgrad.linalg",
-                 "symgrad.cuda")),
+                 "symgrad.cuda", "symgrad.utils")),
     ("symbolic", ("symgrad.symbolic", "symgrad.viz")),
     ("testing", ("symgrad.testing",)),
     ("package", ("symgrad", "symgrad.__main__")),

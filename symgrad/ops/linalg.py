@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from symgrad.ops.record import Op, Sample, register
 
+_MATMUL_KERNELS = {(1, 1): "DotBackward0", (2, 1): "MvBackward0", (2, 2): "MmBackward0",
+                   (1, 2): "SqueezeBackward4"}
+
 
 def _matmul_node_name(params, a, b):
     # PyTorch names the node after the kernel matmul dispatches to for these ranks; a matrix
     # (or a batch of one) times a batch of matrices is computed transposed, then cloned
-    name = {(1, 1): "DotBackward0", (2, 1): "MvBackward0", (2, 2): "MmBackward0",
-            (1, 2): "SqueezeBackward4"}.get((a.ndim, b.ndim))
+    name = _MATMUL_KERNELS.get((a.ndim, b.ndim))
     if name:
         return name
     if b.ndim == 3 and (a.ndim == 2 or (a.ndim == 3 and a.shape[0] == 1 and b.shape[0] != 1)):
@@ -162,4 +164,13 @@ baddbmm = register(Op(
     saved={1: (2,), 2: (1,)},
     samples=(Sample(((2, 2, 4), (2, 2, 3), (2, 3, 4))),
              Sample(((2, 4), (2, 2, 3), (2, 3, 4)), {"beta": 0.5, "alpha": 3.0})),
+))
+
+# bmm: matmul of two batches of matrices of the same batch size, under PyTorch's name
+bmm = register(Op(
+    "bmm", "BmmBackward0",
+    forward=matmul.forward,
+    vjp=matmul.vjp,
+    saved=matmul.saved,
+    samples=(Sample(((2, 2, 3), (2, 3, 4))), Sample(((1, 3, 2), (1, 2, 2)))),
 ))
