@@ -26,6 +26,7 @@ import sympy
 from sympy.core.function import Function
 from sympy.functions.elementary.piecewise import ExprCondPair
 from sympy.printing.latex import LatexPrinter
+from sympy.printing.precedence import PRECEDENCE, precedence_traditional
 from sympy.printing.str import StrPrinter
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
@@ -361,6 +362,33 @@ class _TextPrinter(_Inlining, StrPrinter):
 
 class _LatexPrinter(_Inlining, LatexPrinter):
     _leaf = staticmethod(leaf_latex)
+
+    # sympy's LatexPrinter asks expr.has(Mod) (and Integral, Product, Sum) of every factor of
+    # every product and every term of every sum: a walk of that operand's whole tree each
+    # time, quadratic in a deep formula. The same rules, with the answers kept per node.
+
+    def _has(self, expr: Any, types: tuple[type, ...]) -> bool:
+        """``expr.has(*types)``, each node of the formulas printed answered once."""
+        memo = self.__dict__.setdefault("_has_memo", {}).setdefault(types, {})
+        found = memo.get(id(expr))
+        if found is None:
+            for node in postorder([expr]):
+                memo[id(node)] = isinstance(node, types) or any(
+                    memo[id(a)] if a.args else isinstance(a, types) for a in node.args)
+            found = memo[id(expr)] if expr.args else isinstance(expr, types)
+        return found
+
+    def _needs_mul_brackets(self, expr: Any, first: bool = False, last: bool = False) -> bool:
+        if expr.is_Mul:
+            if not first and expr.could_extract_minus_sign():
+                return True
+        elif precedence_traditional(expr) < PRECEDENCE["Mul"] or expr.is_Relational:
+            return True
+        return bool(expr.is_Piecewise or self._has(expr, (sympy.Mod,)) or (
+            not last and self._has(expr, (sympy.Integral, sympy.Product, sympy.Sum))))
+
+    def _needs_add_brackets(self, expr: Any) -> bool:
+        return bool(expr.is_Relational or self._has(expr, (sympy.Mod,)) or expr.is_Add)
 
 
 def text_of(exprs: Any, definitions: Sequence[tuple[Any, Any]] = ()) -> str:
