@@ -41,6 +41,8 @@ PRINT_LIMIT = 20_000
 # deeper expressions are cut into named parts before sympy sees them: its printers, its
 # evaluation and its cache lookups recurse through an expression's depth
 MAX_DEPTH = 60
+# the depth of the parts a deep formula's expanded form is cut into (see Formula._expand)
+_PART_DEPTH = 8
 # a sum or product with more terms is named too: evaluating a chain of products in sympy
 # merges each into the next, a cost that grows with the square of the chain
 _MAX_ARGS = 16
@@ -370,13 +372,22 @@ class _LatexPrinter(_Inlining, LatexPrinter):
     def _has(self, expr: Any, types: tuple[type, ...]) -> bool:
         """``expr.has(*types)``, each node of the formulas printed answered once."""
         memo = self.__dict__.setdefault("_has_memo", {}).setdefault(types, {})
-        found = memo.get(id(expr))
-        if found is None:
-            for node in postorder([expr]):
-                memo[id(node)] = isinstance(node, types) or any(
-                    memo[id(a)] if a.args else isinstance(a, types) for a in node.args)
-            found = memo[id(expr)] if expr.args else isinstance(expr, types)
-        return found
+        if not expr.args:
+            return isinstance(expr, types)
+        stack = [expr]
+        while stack:  # children first, stopping at the nodes already answered
+            node = stack[-1]
+            if id(node) in memo:
+                stack.pop()
+                continue
+            pending = [a for a in node.args if a.args and id(a) not in memo]
+            if pending:
+                stack.extend(pending)
+                continue
+            stack.pop()
+            memo[id(node)] = isinstance(node, types) or any(
+                memo[id(a)] if a.args else isinstance(a, types) for a in node.args)
+        return memo[id(expr)]
 
     def _needs_mul_brackets(self, expr: Any, first: bool = False, last: bool = False) -> bool:
         if expr.is_Mul:
@@ -541,8 +552,11 @@ class Formula(sympy.ImmutableDenseNDimArray):
         if limit is not None and size > limit:
             return size
         names = (sympy.Dummy(f"p{k}") for k in itertools.count())
-        definitions, reduced = dag_cse(elements, names, share=False,
-                                       evaluate=not _deep(elements))
+        deep = _deep(elements)
+        # a deep formula is cut finer: the parts are printed back in place, and sympy's
+        # printer asks questions (is_number, sort keys) that walk each part to its bottom
+        definitions, reduced = dag_cse(elements, names, share=False, evaluate=not deep,
+                                       max_depth=_PART_DEPTH if deep else MAX_DEPTH)
         return definitions, self._printable(reduced)
 
     def text(self, compact: bool = False, limit: int | None = PRINT_LIMIT) -> str:
