@@ -1,9 +1,9 @@
 """``symgrad.nn``: PyTorch's ``torch.nn`` — ``Parameter``, ``Module`` and the layers,
-``functional`` and ``init``."""
+``functional``, ``init`` and ``utils``."""
 
-from symgrad.nn import functional, init
+from symgrad.nn import functional, init, utils
 from symgrad.nn.modules import *  # noqa: F403 - the layers, as torch.nn exports them
 from symgrad.nn.modules import __all__ as _layers
 from symgrad.nn.parameter import Parameter
 
-__all__ = ["Parameter", "functional", "init", *_layers]
+__all__ = ["Parameter", "functional", "init", "utils", *_layers]
