@@ -26,6 +26,7 @@ import sympy
 from sympy.core.function import Function
 from sympy.functions.elementary.piecewise import ExprCondPair
 from sympy.printing.latex import LatexPrinter
+from sympy.printing.precedence import PRECEDENCE, precedence_traditional
 from sympy.printing.str import StrPrinter
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
@@ -40,6 +41,8 @@ PRINT_LIMIT = 20_000
 # deeper expressions are cut into named parts before sympy sees them: its printers, its
 # evaluation and its cache lookups recurse through an expression's depth
 MAX_DEPTH = 60
+# the depth of the parts a deep formula's expanded form is cut into (see Formula._expand)
+_PART_DEPTH = 8
 # a sum or product with more terms is named too: evaluating a chain of products in sympy
 # merges each into the next, a cost that grows with the square of the chain
 _MAX_ARGS = 16
@@ -362,6 +365,42 @@ class _TextPrinter(_Inlining, StrPrinter):
 class _LatexPrinter(_Inlining, LatexPrinter):
     _leaf = staticmethod(leaf_latex)
 
+    # sympy's LatexPrinter asks expr.has(Mod) (and Integral, Product, Sum) of every factor of
+    # every product and every term of every sum: a walk of that operand's whole tree each
+    # time, quadratic in a deep formula. The same rules, with the answers kept per node.
+
+    def _has(self, expr: Any, types: tuple[type, ...]) -> bool:
+        """``expr.has(*types)``, each node of the formulas printed answered once."""
+        memo = self.__dict__.setdefault("_has_memo", {}).setdefault(types, {})
+        if not expr.args:
+            return isinstance(expr, types)
+        stack = [expr]
+        while stack:  # children first, stopping at the nodes already answered
+            node = stack[-1]
+            if id(node) in memo:
+                stack.pop()
+                continue
+            pending = [a for a in node.args if a.args and id(a) not in memo]
+            if pending:
+                stack.extend(pending)
+                continue
+            stack.pop()
+            memo[id(node)] = isinstance(node, types) or any(
+                memo[id(a)] if a.args else isinstance(a, types) for a in node.args)
+        return memo[id(expr)]
+
+    def _needs_mul_brackets(self, expr: Any, first: bool = False, last: bool = False) -> bool:
+        if expr.is_Mul:
+            if not first and expr.could_extract_minus_sign():
+                return True
+        elif precedence_traditional(expr) < PRECEDENCE["Mul"] or expr.is_Relational:
+            return True
+        return bool(expr.is_Piecewise or self._has(expr, (sympy.Mod,)) or (
+            not last and self._has(expr, (sympy.Integral, sympy.Product, sympy.Sum))))
+
+    def _needs_add_brackets(self, expr: Any) -> bool:
+        return bool(expr.is_Relational or self._has(expr, (sympy.Mod,)) or expr.is_Add)
+
 
 def text_of(exprs: Any, definitions: Sequence[tuple[Any, Any]] = ()) -> str:
     """sympy's text of ``exprs`` (an expression or an Array), with ``definitions``' names
@@ -513,8 +552,11 @@ class Formula(sympy.ImmutableDenseNDimArray):
         if limit is not None and size > limit:
             return size
         names = (sympy.Dummy(f"p{k}") for k in itertools.count())
-        definitions, reduced = dag_cse(elements, names, share=False,
-                                       evaluate=not _deep(elements))
+        deep = _deep(elements)
+        # a deep formula is cut finer: the parts are printed back in place, and sympy's
+        # printer asks questions (is_number, sort keys) that walk each part to its bottom
+        definitions, reduced = dag_cse(elements, names, share=False, evaluate=not deep,
+                                       max_depth=_PART_DEPTH if deep else MAX_DEPTH)
         return definitions, self._printable(reduced)
 
     def text(self, compact: bool = False, limit: int | None = PRINT_LIMIT) -> str:
