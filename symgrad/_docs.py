@@ -7,6 +7,12 @@ becomes ``x = symgrad.tensor(...)``, ``x.acos_()`` (then ``x``, to show it chang
 ``symgrad.arccos(...)``. ``tests/test_docstrings.py`` runs the results like any other example; a
 base example that cannot be rewritten leaves the derived docstring without one, which that test
 reports.
+
+Deriving an example parses the base's examples, which would cost ``import symgrad`` a fifth of its
+time: the derived examples are therefore generated once, into ``symgrad/_derived_docs.py``
+(``python tools/generate_tensor_stub.py``, which ``tests/test_public_namespace.py`` checks), and
+looked up at import by what they are derived from. A derivation missing from that table (a new
+spelling, a changed base docstring) is computed at import, so a docstring is never stale.
 """
 
 from __future__ import annotations
@@ -14,10 +20,42 @@ from __future__ import annotations
 import ast
 import inspect
 import types
+import zlib
 from collections.abc import Callable
 from typing import Any
 
 _MODULES = ("symgrad", "t", "F")  # example calls on these are function spellings
+
+try:
+    from symgrad._derived_docs import EXAMPLES as _KNOWN
+except ImportError:  # (while the table is first generated)
+    _KNOWN = {}
+
+# every derivation made or looked up in this process: key -> the base docstring it is from
+USED: dict[tuple[str, str, str, bool, int], str] = {}
+
+
+def _derived(kind: str, base: Callable[..., Any], name: str, method: bool) -> str | None:
+    """The example derived from ``base``'s for ``name`` (``kind``: "inplace" or "alias"), from
+    the generated table when it holds one for ``base``'s docstring as it is now."""
+    doc = base.__doc__ or ""
+    key = (kind, base.__name__, name, method, zlib.crc32(doc.encode()))
+    USED[key] = doc
+    return _KNOWN[key] if key in _KNOWN else derive(key, doc)
+
+
+def derive(key: tuple[str, str, str, bool, int], doc: str) -> str | None:
+    """Compute the derived example that ``key`` (see :func:`_derived`) names, from the base's
+    docstring ``doc``; ``tools/generate_tensor_stub.py`` writes the table with it.
+
+    >>> key = ("alias", "exp", "special_exp", False, 0)
+    >>> derive(key, symgrad.exp.__doc__).startswith(">>> symgrad.special_exp(")
+    True
+    """
+    kind, base_name, name, method, _ = key
+    if kind == "alias":
+        return _alias_example(doc, base_name, name)
+    return _inplace_example(doc, base_name, name, method)
 
 
 def _prompted(source: str) -> str:
@@ -78,10 +116,10 @@ def _role(method: bool) -> str:
     return ":meth:" if method else ":func:"
 
 
-def _inplace_example(base: Callable[..., Any], name: str, method: bool) -> str | None:
-    """``base``'s first example rewritten to call the in-place ``name`` on a tensor that does not
-    require grad, then to show that tensor."""
-    found = _first_call(base.__doc__, base.__name__)
+def _inplace_example(doc: str, base_name: str, name: str, method: bool) -> str | None:
+    """The first example of ``doc`` (the docstring of ``base_name``) rewritten to call the
+    in-place ``name`` on a tensor that does not require grad, then to show that tensor."""
+    found = _first_call(doc, base_name)
     if found is None:
         return None
     setup, call, source, want = found
@@ -130,18 +168,19 @@ def document_inplace(fn: Callable[..., Any], base: Callable[..., Any], *,
         return
     summary = inspect.cleandoc(fn.__doc__ or
                                f"In-place version of {_role(method)}`{base.__name__}`.")
-    example = _inplace_example(base, fn.__name__, method)
+    example = _derived("inplace", base, fn.__name__, method)
     fn.__doc__ = summary if example is None else f"{summary}\n\n{example}"
 
 
-def _alias_example(base: Callable[..., Any], name: str) -> str | None:
-    """``base``'s first example with the call renamed to ``name``."""
-    found = _first_call(base.__doc__, base.__name__)
+def _alias_example(doc: str, base_name: str, name: str) -> str | None:
+    """The first example of ``doc`` (the docstring of ``base_name``) with the call renamed to
+    ``name``."""
+    found = _first_call(doc, base_name)
     if found is None or "\n" in found[2]:
         return None
     setup, call, source, want = found
     end = call.func.end_col_offset
-    renamed = source[:end - len(base.__name__)] + name + source[end:]
+    renamed = source[:end - len(base_name)] + name + source[end:]
     return "".join([*(_prompted(s) for s in setup), _prompted(renamed), want])
 
 
@@ -161,7 +200,7 @@ def alias(fn: Callable[..., Any], name: str, *, method: bool = True,
     owner = fn.__qualname__.rpartition(".")[0]
     copy.__qualname__ = f"{owner}.{name}" if owner else name
     if doc is None:
-        example = _alias_example(fn, name)
+        example = _derived("alias", fn, name, method)
         doc = f"Alias of {_role(method)}`{fn.__name__}`."
         if example is not None:
             doc = f"{doc}\n\n{example}"

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from symgrad.autograd import graph as _graph
+from symgrad.autograd.grad_mode import is_grad_enabled
 from symgrad.autograd.graph import Node, RemovableHandle, Version, leaf_hooks
 from symgrad.numeric import dtypes
 from symgrad.numeric.printing import format_tensor
@@ -146,10 +148,15 @@ def _make(value: np.ndarray, grad_fn: Node | None = None, requires_grad: bool = 
     t = _new(Tensor)
     t._value = value
     t._requires_grad = requires_grad
-    t._grad = None
     t.grad_fn = grad_fn
-    t._counter = None  # created on first need (see counter_of): most tensors never need one
     return t
+
+
+def _stand_in(value: np.ndarray, grad_fn: Node) -> Tensor:
+    return _make(value, grad_fn, True)
+
+
+_graph._stand_in = _stand_in
 
 
 def counter_of(t: Tensor) -> Version:
@@ -217,8 +224,11 @@ class Tensor(_InstalledMethods):
 
     # The hot attributes live in slots; the rarely set ones are class-level defaults that an
     # instance overrides in its __dict__, which Python only allocates when first written to.
-    __slots__ = ("_value", "_requires_grad", "_grad", "grad_fn", "_counter", "__dict__",
-                 "__weakref__")
+    # (``_grad`` and ``_counter`` too: most tensors never get either, and a recorded op's output
+    # tensor is one object of four slots)
+    __slots__ = ("_value", "_requires_grad", "grad_fn", "__dict__", "__weakref__")
+    _grad: Tensor | None = None  # see the ``grad`` property
+    _counter: Version | None = None  # the version counter, created on first need (counter_of)
     _name: str | None = None
     _retains_grad: bool = False
     _hooks: dict | None = None
@@ -227,6 +237,9 @@ class Tensor(_InstalledMethods):
     _view_version: int = 0  # the base's version when this view's grad_fn was recorded
     _made_without_grad: bool = False  # a view of a tensor requiring grad, taken under no_grad
     _multi_output: tuple[str, int] | None = None  # a piece of split/chunk/unbind: (op, index)
+    # an input a custom Function returned as is: (its name, output index, whether the Function
+    # returned several such views); PyTorch refuses to modify it in place
+    _custom_view: tuple[str, int, bool] | None = None
     _accumulator: Any = None  # weak reference to this leaf's AccumulateGrad
     _leaf_hooks: Any = None  # graph.LeafHooks: AccumulateGrad and post-accumulate hooks
     # a bool tensor compared from graph values (x > 0, and & | ~ of such masks): the numpy
@@ -247,9 +260,7 @@ class Tensor(_InstalledMethods):
             value = np.array(args[0] if args else (), dtype=default)
         self._value = value
         self._requires_grad = False
-        self._grad = None
         self.grad_fn = None
-        self._counter = None
 
     # ------------------------------------------------------------------ attributes
     @property
@@ -781,8 +792,8 @@ class Tensor(_InstalledMethods):
     def __float__(self) -> float:
         global _warned_scalar_conversion
         value = self._scalar_value()
-        if self._requires_grad and not _warned_scalar_conversion:
-            _warned_scalar_conversion = True  # once per process, as PyTorch
+        if self._requires_grad and not _warned_scalar_conversion and is_grad_enabled():
+            _warned_scalar_conversion = True  # once per process, as PyTorch (with grad on)
             warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
                           "unexpected behavior.\nConsider using tensor.detach() first.",
                           UserWarning, stacklevel=2)

@@ -165,6 +165,27 @@ def test_saved_tensors_are_freed_by_a_backward_without_retain_graph():
         y.grad_fn.saved_tensors  # noqa: B018
 
 
+def test_freed_ctx_drops_its_saved_tensors_and_still_lowers():
+    """PyTorch releases ctx.saved_tensors with the graph: the ctx keeps no reference to them
+    (the memory goes), while lowering replays the forward as before."""
+    from symgrad import symbolic
+
+    x = _x()
+    y = Exp.apply(x * 1)
+    ctx = y.grad_fn
+    assert ctx._saved is not None
+    y.sum().backward()
+    assert ctx._saved is None
+    with pytest.raises(RuntimeError, match=FREED):
+        ctx.saved_tensors  # noqa: B018
+    s, c = SinCos.apply(x)
+    (s + c).sum().backward()
+    assert s.grad_fn._saved is None
+    lowered = symbolic.lower((s * c).sum())
+    np.testing.assert_allclose(float(lowered.expr[()].subs(lowered.values)),
+                               float((np.sin([1.0, 2, 3]) * np.cos([1.0, 2, 3])).sum()))
+
+
 def test_function_without_saved_tensors_may_run_backward_twice():
     class Double(Function):
         @staticmethod

@@ -112,6 +112,19 @@ REFUSED = [
     # integer powers: a scalar negative exponent is refused, a tensor one computed
     (lambda: t.tensor([2, 3]) ** -1, RuntimeError,
      "Integers to negative integer powers are not allowed."),
+    # bool to bool powers: no kernel in PyTorch (torch 2.13)
+    (lambda: t.tensor([True, False]) ** t.tensor([True, True]), NotImplementedError,
+     "\"pow\" not implemented for 'Bool'"),
+    (lambda: True ** t.tensor([True]), NotImplementedError, "\"pow\" not implemented for 'Bool'"),
+    (lambda: t.pow(t.tensor([True]), t.tensor([False])), NotImplementedError,
+     "\"pow\" not implemented for 'Bool'"),
+    (lambda: t.tensor([True]).pow_(t.tensor([False])), NotImplementedError,
+     "\"pow\" not implemented for 'Bool'"),
+    # a tensor inside a sequence is one number
+    (lambda: t.tensor([t.tensor([1.0, 2.0])]), ValueError,
+     "only one element tensors can be converted to Python scalars"),
+    (lambda: t.tensor([t.tensor([])]), ValueError,
+     "only one element tensors can be converted to Python scalars"),
 ]
 
 
@@ -154,6 +167,16 @@ ACCEPTED = [  # (call, values, dtype)
     (lambda: t.tensor([True, False]) ** t.tensor([-1, 2]), [1, 0], t.int64),
     (lambda: t.tensor([2, 3]).pow_(t.tensor([-1, -2])), [0, 0], t.int64),
     (lambda: t.tensor([2, 3]).pow(t.tensor([2, 0])), [4, 1], t.int64),
+    (lambda: t.tensor([True, False]) ** True, [True, False], t.bool),
+    (lambda: t.tensor([True, False]) ** False, [True, True], t.bool),
+    (lambda: t.tensor([True, False]) ** 2, [1, 0], t.int64),
+    (lambda: t.tensor([1, 2]) ** t.tensor([True, False]), [1, 1], t.int64),
+    # tensors inside a sequence are numbers of their dtype (torch 2.13: shape (2,), not (2, 1))
+    (lambda: t.tensor([t.tensor([1.0]), t.tensor([2.0])]), [1.0, 2.0], t.float32),
+    (lambda: t.tensor([t.tensor([[1.0]]), 2]), [1.0, 2.0], t.float32),
+    (lambda: t.tensor([t.tensor(1.0, dtype=t.float64), 2]), [1.0, 2.0], t.float64),
+    (lambda: t.tensor([t.tensor(1), 2.5]), [1.0, 2.5], t.float32),
+    (lambda: t.tensor([[t.tensor(True)], [False]]), [[True], [False]], t.bool),
 ]
 
 

@@ -77,6 +77,38 @@ def test_sampled_elements_are_exact_and_independent_of_the_split():
         assert s.sampled and len(s.checked) == 7 and set(s.checked) <= set(f.checked)
 
 
+def test_the_vectorised_sweep_gives_the_element_by_element_values(monkeypatch):
+    # the same integers of 2**-SHIFT whether each node input's adjoint is summed over object
+    # arrays or pulled element by element, here with an undefined value among them
+    rng = np.random.default_rng(3)
+    x = t.tensor(rng.standard_normal((8, 20)), dtype=t.float64)
+    W = t.tensor(rng.standard_normal((20, 6)) / 4, dtype=t.float64, requires_grad=True)
+    h = x @ W
+    h = h - h.detach() * t.tensor((np.arange(48).reshape(8, 6) % 7 == 0) * 1.0)
+    loss = (h.abs().sqrt() + h.tanh()).sum()  # sqrt of 0: an infinite partial
+    graph = scale.build(loss, [W])
+    items = [(0, k) for k in range(W.numel())]
+    vectorised = scale.leaf_task(graph, items)
+    assert any(isinstance(v, float) for v in vectorised)  # the undefined elements
+    monkeypatch.setattr(local.Reverse, "_adjoint", lambda *args: None)
+    pulled = scale.leaf_task(graph, items)
+    assert [str(v) for v in vectorised] == [str(v) for v in pulled]
+
+
+def _exact_spread(executor):
+    loss, _ = _mlp()
+    leaves = _leaves(loss)
+    graph = scale.build(loss, leaves)
+    items = [(s, k) for s, p in enumerate(leaves) for k in range(0, p.numel(), 7)]
+    tasks = [(scale.node_task, (node, np.ones(node.out_shape))) for node in graph.nodes]
+    serial = scale.exact_and_nodes(graph, items, tasks, None, "test", False)
+    spread = scale.exact_and_nodes(graph, items, tasks, executor, "test", False)
+    assert spread[0] == serial[0]  # the exact values, bit for bit, in the items' order
+    for ours, theirs in zip(spread[1], serial[1], strict=True):
+        assert [None if a is None else a.tolist() for a in ours] == \
+            [None if a is None else a.tolist() for a in theirs]
+
+
 def _leaves(loss):
     from symgrad.autograd.naming import topological
     seen = {}
@@ -194,6 +226,11 @@ def test_a_process_pool_gives_the_serial_report():
         assert serial.inputs == spread.inputs  # every field, the order included
 
 
+def test_exact_values_and_node_checks_on_a_process_pool_are_the_serial_ones():
+    with ProcessPoolExecutor(2) as pool:
+        _exact_spread(pool)
+
+
 def test_a_mutation_is_caught_on_a_process_pool():
     loss, _ = _mlp(activation=_OffByOne.apply)
     with ProcessPoolExecutor(2) as pool, pytest.raises(symbolic.GradientMismatch,
@@ -208,6 +245,15 @@ def test_a_dask_cluster_gives_the_serial_report():
             distributed.Client(cluster) as client:
         serial, spread = _serial_and(client.get_executor(), sample=4)
     assert str(serial) == str(spread)
+
+
+def test_exact_values_on_a_dask_cluster_of_processes_are_the_serial_ones():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        assert scale.workers(client.get_executor()) == 2
+        _exact_spread(client.get_executor())
 
 
 def test_progress_is_shown_when_asked_and_only_then(capsys):

@@ -33,6 +33,7 @@ from symgrad.ops import REGISTRY, Op
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 from docstring_markdown import markdown_docstring  # noqa: E402
+from signature_markers import with_separators  # noqa: E402
 
 SOURCES = Path(symgrad.__file__).resolve().parent
 
@@ -365,17 +366,7 @@ def _wrapped_signature(name: str, signature: inspect.Signature, width: int = 76)
     line = f"{name}{signature}"
     if len(line) <= width:
         return line
-    params: list[str] = []
-    previous = None
-    for p in signature.parameters.values():
-        if previous is p.POSITIONAL_ONLY and p.kind is not p.POSITIONAL_ONLY:
-            params.append("/")
-        if p.kind is p.KEYWORD_ONLY and previous not in (p.KEYWORD_ONLY, p.VAR_POSITIONAL):
-            params.append("*")
-        params.append(str(p))
-        previous = p.kind
-    if previous is inspect.Parameter.POSITIONAL_ONLY:
-        params.append("/")
+    params = [str(p) for p in with_separators(signature.parameters.values())]
     shown = signature.replace(parameters=[])
     result = str(shown).removeprefix("()")
     return name + "(\n" + "".join(f"    {p},\n" for p in params) + ")" + result

@@ -81,6 +81,8 @@ class FunctionCtx:
         self.materialize_grads = True
         self._to_save: tuple = ()
         self._saved: list | None = None  # set when the call is recorded
+        self._freed = False  # set when a backward without retain_graph freed the graph
+        self._packed: Any = None  # the outputs' concatenation (several differentiable ones)
         self._dirty: tuple = ()
         self._non_differentiable: tuple = ()
         self._node: Any = None  # weak reference to the recorded node
@@ -131,11 +133,11 @@ class FunctionCtx:
         """
         from symgrad.autograd import engine
 
+        if self._freed:
+            raise RuntimeError(engine.FREED_GRAPH)
         if self._saved is None:
             return ()
         node = self._node()
-        if node is not None and node.freed:
-            raise RuntimeError(engine.FREED_GRAPH)
         result = []
         for entry in self._saved:
             if entry is None or isinstance(entry, tuple) and entry[0] is None:
@@ -241,6 +243,9 @@ class _SavedOutput:
         return out
 
 
+_FREED_SLOT = Node.freed  # the slot the engine sets; BackwardCFunction.freed wraps it
+
+
 class BackwardCFunction(Node):
     """The node of one ``Function.apply`` call; attributes not found on the node are read from
     the call's ctx (``y.grad_fn.saved_tensors``, ``y.grad_fn.k``)."""
@@ -257,6 +262,21 @@ class BackwardCFunction(Node):
         except AttributeError:
             raise AttributeError(name) from None
         return getattr(params["ctx"], name)
+
+    @property
+    def freed(self) -> bool:  # type: ignore[override]
+        """Whether a backward without ``retain_graph`` freed this node (set by the engine)."""
+        return _FREED_SLOT.__get__(self)
+
+    @freed.setter
+    def freed(self, value: bool) -> None:
+        _FREED_SLOT.__set__(self, value)
+        if value:  # PyTorch frees the ctx's saved tensors with the graph
+            ctx = Node.params.__get__(self).get("ctx")  # type: ignore[attr-defined]
+            if ctx is not None:
+                ctx._saved, ctx._freed = None, True
+                if ctx._packed is not None:  # only its dtype is read again (lowering's replay)
+                    ctx._packed = ctx._packed[:0]
 
     def _output_node(self, index: int, value: Any) -> Node:
         """The grad_fn of differentiable output ``index`` (whose value is ``value``): this
@@ -464,6 +484,7 @@ def _record(cls: type, ctx: FunctionCtx, args: tuple, kwargs: dict, tensors: lis
                                "in-place operation.")
         counter_of(t).value += 1
     diff = []  # indices of the differentiable outputs
+    aliases: list[tuple[int, Tensor]] = []  # inputs returned as is, each as a new tensor
     for k, out in enumerate(outputs):
         if not isinstance(out, Tensor):
             ctx._outputs.append(None)
@@ -474,9 +495,12 @@ def _record(cls: type, ctx: FunctionCtx, args: tuple, kwargs: dict, tensors: lis
         if id(out) in inputs and id(out) not in dirty:
             alias = _make(out._value)  # an input returned as is: a new tensor, as PyTorch's view
             alias._counter = counter_of(out)
+            aliases.append((k, alias))
             outputs[k] = out = alias
         ctx._outputs.append(len(diff))
         diff.append(k)
+    for k, alias in aliases:
+        alias._custom_view = (cls.__name__, k, len(aliases) > 1)
     op = cls._op or _make_op(cls)
     slots = iter(range(len(tensors)))
     template = [Slot(next(slots)) if isinstance(a, Tensor) else a for a in args]

@@ -93,6 +93,11 @@ def isfinite(a: Tensor) -> Tensor:
 
 
 arcsinh, arccosh, arctanh = _unary(_ew.asinh), _unary(_ew.acosh), _unary(_ew.atanh)
+erfc = _unary(_ew.erfc)
+
+
+def hypot(a: Any, b: Any) -> Tensor:
+    return apply_op(ops.elementwise.hypot, _t(a), _t(b))
 
 
 def copysign(a: Any, b: Any) -> Tensor:

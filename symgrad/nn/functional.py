@@ -22,12 +22,15 @@ from symgrad.nn.losses import (  # noqa: F401 - the losses
     l1_loss,
     margin_ranking_loss,
     mse_loss,
+    multi_margin_loss,
+    multilabel_margin_loss,
     multilabel_soft_margin_loss,
     nll_loss,
     poisson_nll_loss,
     smooth_l1_loss,
     soft_margin_loss,
     triplet_margin_loss,
+    triplet_margin_with_distance_loss,
 )
 from symgrad.numeric.dtypes import bool_ as _bool
 from symgrad.numeric.dtypes import dtype as _dtype
@@ -58,16 +61,20 @@ from symgrad.torch_api.conv import (  # noqa: F401 - convolution and pooling
     upsample_bilinear,
     upsample_nearest,
 )
+from symgrad.torch_api.fused import addmm as _addmm
 from symgrad.torch_api.nn import (  # noqa: F401 - activations, normalization, dropout, ...
     alpha_dropout,
     batch_norm,
     celu,
+    celu_,
     cosine_similarity,
     ctc_loss,
     dropout,
     dropout1d,
     dropout2d,
+    dropout3d,
     embedding,
+    feature_alpha_dropout,
     group_norm,
     hardsigmoid,
     hardswish,
@@ -77,8 +84,11 @@ from symgrad.torch_api.nn import (  # noqa: F401 - activations, normalization, d
     normalize,
     one_hot,
     pairwise_distance,
+    rrelu,
+    rrelu_,
     scaled_dot_product_attention,
     selu,
+    selu_,
     softsign,
     tanhshrink,
 )
@@ -147,8 +157,19 @@ def linear(input: _Tensor, weight: _Tensor, bias: _Tensor | None = None) -> _Ten
     >>> F.linear(symgrad.tensor([[1.0, 2.0]]), symgrad.tensor([[1.0, 1.0]]), symgrad.tensor([0.5]))
     tensor([[3.5000]])
     """
-    out = input.matmul(weight.t())
-    return out if bias is None else out + bias
+    if input.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError("both arguments to linear need to be at least 1D, but they are "
+                           f"{input.ndim}D and {weight.ndim}D")
+    if bias is None:
+        return input.matmul(weight.t())
+    # PyTorch's kernels, so the graph has PyTorch's nodes: addmm for a matrix, and for a
+    # contiguous batch with a vector bias, addmm on its rows viewed as one matrix
+    if input.ndim == 2:
+        return _addmm(bias, input, weight.t())
+    if bias.ndim == 1 and input._value.flags.c_contiguous:
+        rows = input.view(-1, input.shape[-1])
+        return _addmm(bias, rows, weight.t()).view(*input.shape[:-1], -1)
+    return input.matmul(weight.t()) + bias
 
 
 def bilinear(input1: _Tensor, input2: _Tensor, weight: _Tensor,

@@ -6,19 +6,24 @@ The distributions, bounds and gains are PyTorch's; the random numbers are numpy'
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from symgrad.autograd.grad_mode import no_grad
-from symgrad.creation import from_numpy, rand, randn
+from symgrad.creation import from_numpy, rand, randn, randperm
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor
 
 __all__ = [
-    "calculate_gain", "constant_", "dirac_", "eye_", "kaiming_normal_", "kaiming_uniform_",
-    "normal_", "ones_", "orthogonal_", "trunc_normal_", "uniform_", "xavier_normal_",
+    "calculate_gain", "constant", "constant_", "dirac", "dirac_", "eye", "eye_",
+    "kaiming_normal", "kaiming_normal_", "kaiming_uniform", "kaiming_uniform_", "normal",
+    "normal_", "ones_", "orthogonal", "orthogonal_", "sparse", "sparse_", "trunc_normal_",
+    "uniform", "uniform_", "xavier_normal", "xavier_normal_", "xavier_uniform",
     "xavier_uniform_", "zeros_",
 ]
 
@@ -282,3 +287,61 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
     if rows < cols:
         q = q.T
     return _fill(tensor, gain * q.reshape(tuple(tensor.shape)))
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01) -> Tensor:
+    """Fill a 2-d tensor as a sparse matrix: values from N(0, std²), then in each column the
+    rows of a random ``ceil(sparsity·rows)``-subset set to zero.
+
+    >>> symgrad.manual_seed(0)
+    Generator(PCG64) at 0x...
+    >>> w = symgrad.nn.init.sparse_(symgrad.empty(4, 3), sparsity=0.5)
+    >>> (w == 0).sum(dim=0).tolist()
+    [2, 2, 2]
+    """
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    values = std * _float64((rows, cols), randn)
+    for col in range(cols):
+        values[randperm(rows).numpy()[:num_zeros], col] = 0
+    return _fill(tensor, values)
+
+
+def _make_deprecate(method: Callable[..., Tensor],
+                    example: str = "symgrad.empty(3, 3, 3)") -> Callable[..., Tensor]:
+    """PyTorch's old spelling without the trailing underscore: warns (FutureWarning), then
+    calls ``method`` (``example``: its arguments in the docstring's example)."""
+    new_name = method.__name__
+    old_name = new_name[:-1]
+
+    @functools.wraps(method)
+    def deprecated_init(*args: Any, **kwargs: Any) -> Tensor:
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of "
+                      f"`nn.init.{new_name}`.", FutureWarning, stacklevel=2)
+        return method(*args, **kwargs)
+
+    deprecated_init.__name__ = deprecated_init.__qualname__ = old_name
+    deprecated_init.__doc__ = (
+        f"Deprecated spelling of :func:`{new_name}` (warns a FutureWarning, as PyTorch).\n\n"
+        "    >>> import warnings\n"
+        "    >>> with warnings.catch_warnings(record=True) as caught:\n"
+        "    ...     warnings.simplefilter('always')\n"
+        f"    ...     _ = symgrad.nn.init.{old_name}({example})\n"
+        "    >>> print(caught[0].message)\n"
+        f"    `nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.\n")
+    return deprecated_init
+
+
+uniform = _make_deprecate(uniform_)
+normal = _make_deprecate(normal_)
+constant = _make_deprecate(constant_, "symgrad.empty(3), 0.5")
+eye = _make_deprecate(eye_, "symgrad.empty(3, 3)")
+dirac = _make_deprecate(dirac_)
+xavier_uniform = _make_deprecate(xavier_uniform_)
+xavier_normal = _make_deprecate(xavier_normal_)
+kaiming_uniform = _make_deprecate(kaiming_uniform_)
+kaiming_normal = _make_deprecate(kaiming_normal_)
+orthogonal = _make_deprecate(orthogonal_)
+sparse = _make_deprecate(sparse_, "symgrad.empty(3, 3), 0.5")

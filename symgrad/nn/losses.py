@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ import numpy as np
 from symgrad import ops
 from symgrad.autograd.grad_mode import _mode, no_grad
 from symgrad.dispatch import _broadcast_error, apply_op
+from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _make, _torch_size
 from symgrad.torch_api.nn import logsigmoid, pairwise_distance
 
@@ -35,12 +37,15 @@ __all__ = [
     "l1_loss",
     "margin_ranking_loss",
     "mse_loss",
+    "multi_margin_loss",
+    "multilabel_margin_loss",
     "multilabel_soft_margin_loss",
     "nll_loss",
     "poisson_nll_loss",
     "smooth_l1_loss",
     "soft_margin_loss",
     "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
 ]
 
 
@@ -672,3 +677,134 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float,  # noq
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
     return loss if reduction == "none" else loss.sum() if reduction == "sum" else loss.mean()
+
+
+def _margin_input(input: Tensor) -> tuple[int, int]:  # noqa: A002
+    """The (batch, classes) of a multi-margin loss's input: a non-empty vector or matrix (a
+    0-d input is one sample of one class)."""
+    shape = input._value.shape
+    if input.ndim > 2 or (input.ndim and not shape[-1]):
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, "
+                           f"but got: {list(shape)}")
+    return (shape[0] if input.ndim == 2 else 1), (shape[-1] if input.ndim else 1)
+
+
+def _expect_dtype(tensor: Tensor, expected: Any) -> None:
+    if tensor.dtype is not expected:
+        raise RuntimeError(f"expected scalar type {expected._torch_name} but found "
+                           f"{tensor.dtype._torch_name}")
+
+
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1,  # noqa: A002
+                      margin: float = 1.0, weight: Tensor | None = None,
+                      size_average: bool | None = None, reduce: bool | None = None,
+                      reduction: str = "mean") -> Tensor:
+    """Multi-class hinge loss: per sample ``Σ_{i≠y} w[y]·max(0, margin - x[y] + x[i])^p / C``
+    for class-index ``target`` y (int64), ``input`` of shape (C,) or (N, C); ``p`` is 1 or 2.
+    The gradient at the hinge is 0, as PyTorch's kernel gives.
+
+    >>> F.multi_margin_loss(symgrad.tensor([[0.1, 0.2, 0.4, 0.8]]), symgrad.tensor([3]))
+    tensor(0.3250)
+    """
+    reduction = _reduction(reduction, size_average, reduce)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.ndim != 1:
+        raise ValueError("weight must be one-dimensional")
+    batch, classes = _margin_input(input)
+    t = target._value
+    if not ((input.ndim <= 1 and t.size == 1 and t.ndim <= 1)
+            or (t.ndim == 1 and t.shape[0] == batch)):
+        raise RuntimeError(
+            "multi_margin_loss: target tensor should be 1-D with size equal to the number of "
+            f"input samples (batch size). Expected target size [{batch}], but got "
+            f"{list(t.shape)}. Input has shape {list(input.shape)}.")
+    _check_float("multi_margin_loss_cpu_kernel", input)
+    if weight is not None and weight._value.shape[0] != classes:
+        raise RuntimeError(f"inconsistent weight size, expected {classes} but got "
+                           f"{list(weight._value.shape)}")
+    _expect_dtype(target, dtypes.int64)
+    if weight is not None:
+        _expect_dtype(weight, input.dtype)
+    if ((t < 0) | (t >= classes)).any():
+        raise RuntimeError("target out of range")
+    _check_no_grad("multi_margin_loss", "weight", weight)
+    x = input.reshape(batch, classes)
+    y = t.reshape(batch)
+    picked = x.gather(1, _make(y.reshape(batch, 1).astype(np.int64)))
+    hinge = (margin - picked + x).relu()
+    if p == 2:
+        hinge = hinge * hinge
+    scale = (np.arange(classes) != y[:, None]).astype(x._value.dtype)
+    if weight is not None:
+        scale = scale * weight._value.astype(x._value.dtype)[y][:, None]
+    loss = (hinge * _make(scale / classes)).sum(1)
+    if input.ndim <= 1:
+        loss = loss.reshape(())
+    return _reduced(loss, reduction)
+
+
+def multilabel_margin_loss(input: Tensor, target: Tensor,  # noqa: A002
+                           size_average: bool | None = None, reduce: bool | None = None,
+                           reduction: str = "mean") -> Tensor:
+    """Multi-label hinge loss: per sample ``Σ_j Σ_{i∉targets} max(0, 1 - (x[j] - x[i])) / C``
+    over the target classes ``j``, which are ``target``'s entries (int64, same shape as
+    ``input``) before the first -1. The gradient at the hinge is 0, as PyTorch's kernel gives.
+
+    >>> F.multilabel_margin_loss(symgrad.tensor([[0.1, 0.2, 0.4, 0.8]]),
+    ...                          symgrad.tensor([[3, 0, -1, 1]]))
+    tensor(0.8500)
+    """
+    reduction = _reduction(reduction, size_average, reduce)
+    batch, classes = _margin_input(input)
+    t = target._value
+    if t.shape != input._value.shape and not (input.ndim == 0 and t.size == 1 and t.ndim <= 1):
+        raise RuntimeError(f"inconsistent target size: {list(t.shape)} for input of size: "
+                           f"{list(input.shape)}")
+    _check_float("multilabel_margin_loss_forward_out_frame", input)
+    t = t.reshape(batch, classes)
+    # the targets are the entries before the first -1
+    valid = np.cumsum(t == -1, axis=1) == 0
+    if (valid & ((t < 0) | (t >= classes))).any():
+        raise RuntimeError("argument #2 'target' is out of range")
+    _expect_dtype(target, dtypes.int64)
+    counts = np.zeros((batch, classes))
+    rows = np.broadcast_to(np.arange(batch)[:, None], t.shape)
+    np.add.at(counts, (rows[valid], t[valid]), 1.0)
+    others = counts == 0
+    x = input.reshape(batch, classes)
+    hinge = (1 - x.unsqueeze(2) + x.unsqueeze(1)).relu()  # [n, j, i]: target j, other i
+    scale = (counts[:, :, None] * others[:, None, :]).astype(x._value.dtype) / classes
+    loss = (hinge * _make(scale)).sum((1, 2))
+    if input.ndim <= 1:
+        loss = loss.reshape(())
+    return _reduced(loss, reduction)
+
+
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function: Callable[[Tensor, Tensor], Tensor]
+                                      | None = None, margin: float = 1.0, swap: bool = False,
+                                      reduction: str = "mean") -> Tensor:
+    """``max(d(anchor, positive) - d(anchor, negative) + margin, 0)`` for any distance
+    function ``d`` (``pairwise_distance`` by default); ``swap`` takes the smaller of the
+    negative's distances to the anchor and to the positive.
+
+    >>> F.triplet_margin_with_distance_loss(symgrad.tensor([[0.0]]), symgrad.tensor([[1.0]]),
+    ...                                     symgrad.tensor([[1.5]]))
+    tensor(0.5000)
+    """
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = (anchor.ndim, positive.ndim, negative.ndim)
+    if len(set(dims)) != 1:
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the "
+                           f"same number of dimensions, but got: anchor {dims[0]}D, positive "
+                           f"{dims[1]}D, and negative {dims[2]}D inputs")
+    distance = pairwise_distance if distance_function is None else distance_function
+    d_pos = distance(anchor, positive)
+    d_neg = distance(anchor, negative)
+    if swap:
+        d_neg = d_neg.minimum(distance(positive, negative))
+    return _reduced((margin + d_pos - d_neg).clamp_min(0), reduction)

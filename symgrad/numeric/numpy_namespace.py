@@ -217,6 +217,20 @@ def sign(a: np.ndarray) -> np.ndarray:
 _erf = np.frompyfunc(math.erf, 1, 1)
 
 
+_erfc = np.frompyfunc(math.erfc, 1, 1)
+
+
+def erfc(a: np.ndarray) -> np.ndarray:
+    """``1 - erf(a)``, elementwise through ``math.erfc`` (accurate where erf is near 1)."""
+    a = np.asarray(a)
+    return np.asarray(_erfc(a), dtype=a.dtype if a.dtype.kind == "f" else np.float64)
+
+
+def hypot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``sqrt(a**2 + b**2)`` without overflow or underflow in the squares."""
+    return np.hypot(a, b)
+
+
 def erf(a: np.ndarray) -> np.ndarray:
     """The error function, elementwise through ``math.erf`` (numpy has none): correctly
     rounded to the last bit or so in float64, kept in ``a``'s floating dtype."""

@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from symgrad.numeric import numpy_namespace as numeric
-from symgrad.ops.record import Op, Sample, register
+from symgrad.ops.record import LazySamples, Op, Sample, register
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -377,7 +377,7 @@ max_pool = register(Op(
     forward=_pool_gather,
     vjp=(_pool_gather_grad,),
     node_name_of=_max_pool_name,
-    samples=(
+    samples=LazySamples(lambda: (  # (the gather keys take real work: built on first use)
         _max_pool_sample((1, 2, 4, 4), (2, 2), (2, 2)),
         _max_pool_sample((2, 1, 5, 5), (3, 3), (2, 2), ((1, 1), (1, 1))),
         _max_pool_sample((1, 1, 5, 6), (2, 2), (1, 2), dilation=(2, 1)),
@@ -386,7 +386,7 @@ max_pool = register(Op(
         Sample(((1, 2, 5, 3),), {"key": adaptive_max_key(
             _distinct((1, 2, 5, 3), 1), (3, 2))[0],
             "adaptive": True}),
-    ),
+    )),
 ))
 
 

@@ -9,6 +9,8 @@ at ties; rounding ops have zero gradient).
 
 from __future__ import annotations
 
+import dataclasses
+
 from symgrad.ops.record import Op, Sample, Singularity, register
 
 # ---------------------------------------------------------------- singular points
@@ -1096,4 +1098,138 @@ nan_to_num = register(Op(
     saved=(0,),
     samples=(Sample(((3,),), {"nan": 0.0, "posinf": None, "neginf": None}),
              Sample(((2, 3),), {"nan": 1.0, "posinf": 2.0, "neginf": -2.0})),
+))
+
+
+# ---------------------------------------------------------------- special functions and friends
+erfc = register(Op(
+    "erfc", "ErfcBackward0",
+    forward=lambda xp, a: xp.erfc(a),
+    vjp=(lambda xp, g, ans, a: g * (-2 / xp.scalar_sqrt(xp.pi)) * xp.exp(-(a * a)),),
+    saved=(0,),
+    float_only=True,
+    samples=UNARY,
+))
+
+
+# xlogy(x, y) = x * log(y), and 0 where x == 0 (PyTorch: also for y = 0 or inf; a nan y
+# stays nan); its x-derivative is log(y) (0 where x == 0 and y <= 0, as PyTorch's rule)
+xlogy = register(Op(
+    "xlogy", "XlogyBackward0",
+    forward=lambda xp, a, b: xp.where((a == 0) & (b == b), 0.0, a * xp.log(b)),
+    lower=lambda xp, a, b: a * xp.log(b),  # its derivative in x is log(y) at x = 0 too
+    vjp=(lambda xp, g, ans, a, b: xp.where((a == 0) & (b <= 0), 0.0, g * xp.log(b)),
+         lambda xp, g, ans, a, b: g * a / b),
+    saved=(0, 1),
+    float_only=True,
+    samples=tuple(Sample(s.shapes, low=0.3, high=2.5) for s in TENSOR_BINARY),
+))
+
+hypot = register(Op(
+    "hypot", "HypotBackward0",
+    forward=lambda xp, a, b: xp.hypot(a, b),
+    vjp=(lambda xp, g, ans, a, b: g * a / ans,
+         lambda xp, g, ans, a, b: g * b / ans),
+    saved=(0, 1),
+    saves_output=True,
+    samples=tuple(Sample(s.shapes, low=0.3, high=2.5) for s in TENSOR_BINARY),
+))
+
+
+def _logit_forward(xp, a, eps=None):
+    if eps is not None:
+        a = _clamp_forward(xp, a, eps, 1 - eps)
+    return xp.log(a / (1 - a))
+
+
+def _logit_lower(xp, a, eps=None):
+    if eps is not None:
+        a = _clamp_lower(xp, a, eps, 1 - eps)
+    return xp.log(a / (1 - a))
+
+
+def _logit_grad(xp, g, ans, a, eps=None):
+    grad = g / (a * (1 - a))
+    if eps is None:
+        return grad
+    return xp.where((a < eps) | (a > 1 - eps), 0.0, grad)  # the bounds themselves pass
+
+
+logit = register(Op(
+    "logit", "LogitBackward0",
+    convention="with eps: the gradient passes at eps and 1 - eps, 0 beyond (as PyTorch)",
+    forward=_logit_forward,
+    lower=_logit_lower,
+    vjp=(_logit_grad,),
+    saved=(0,),
+    float_only=True,
+    samples=(_unary_samples(low=0.1, high=0.9)
+             + (Sample(((2, 3),), {"eps": 0.25}, low=0.05, high=0.95, kinks=(0.25, 0.75)),)),
+))
+
+
+def _sinc_grad(xp, g, ans, a):
+    x = a * xp.pi
+    return xp.where(a == 0, 0.0, g * (xp.cos(x) * x - xp.sin(x)) / (x * a))
+
+
+sinc = register(Op(
+    "sinc", "SincBackward0",
+    forward=lambda xp, a: xp.where(a == 0, 1.0, xp.sin(a * xp.pi) / (a * xp.pi)),
+    vjp=(_sinc_grad,),
+    saved=(0,),
+    float_only=True,
+    samples=_unary_samples(low=0.1, high=2.2),
+))
+
+sgn = register(Op(
+    "sgn", "SgnBackward0",
+    convention="0 everywhere, 0 (a jump) included",
+    forward=sign.forward,
+    vjp=sign.vjp,
+    samples=sign.samples,
+))
+
+deg2rad = register(Op(
+    "deg2rad", "Deg2RadBackward0",
+    forward=lambda xp, a: a * (xp.pi / 180),
+    vjp=(lambda xp, g, ans, a: g * (xp.pi / 180),),
+    float_only=True,
+    samples=UNARY,
+))
+
+rad2deg = register(Op(
+    "rad2deg", "Rad2DegBackward0",
+    forward=lambda xp, a: a * (180 / xp.pi),
+    vjp=(lambda xp, g, ans, a: g * (180 / xp.pi),),
+    float_only=True,
+    samples=UNARY,
+))
+
+
+# ---------------------------------------------------------------- addcmul, addcdiv
+def _scaled_by(g, value):
+    return g if value == 1 else g * value
+
+
+addcmul = register(Op(
+    "addcmul", "AddcmulBackward0",
+    forward=lambda xp, a, b, c, value=1: a + _scaled_by(b * c, value),
+    vjp=(lambda xp, g, ans, a, b, c, value=1: g,
+         lambda xp, g, ans, a, b, c, value=1: _scaled_by(g, value) * c,
+         lambda xp, g, ans, a, b, c, value=1: _scaled_by(g, value) * b),
+    saved={1: (2,), 2: (1,)},
+    samples=(Sample(((3,), (3,), (3,))), Sample(((2, 3), (3,), (2, 1)), {"value": 0.5})),
+))
+
+addcdiv = register(Op(
+    "addcdiv", "AddcdivBackward0",
+    singular=(dataclasses.replace(_DIVISION_BY_ZERO, hits=_at_zero(2), shows=2),),
+    forward=lambda xp, a, b, c, value=1: a + _scaled_by(b / c, value),
+    vjp=(lambda xp, g, ans, a, b, c, value=1: g,
+         lambda xp, g, ans, a, b, c, value=1: _scaled_by(g, value) / c,
+         lambda xp, g, ans, a, b, c, value=1: -_scaled_by(g, value) * b / (c * c)),
+    saved={1: (2,), 2: (1, 2)},
+    samples=(Sample(((3,), (3,), (3,)), **POSITIVE),
+             Sample(((2, 3), (3,), (2, 1)), {"value": -2.0}, **POSITIVE)),
 ))

@@ -5,7 +5,7 @@ is entered in (:func:`register`). The records themselves are in the family modul
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
@@ -91,7 +91,7 @@ class Op:
     promotes: bool = True  # PyTorch's type promotion applies (False: the dtype is explicit)
     saves_params: bool = False  # its node keeps data a non-retained backward frees (CopySlices)
     scalar_params: tuple[str, ...] = ()  # params that are Python-number operands (2.5 - x)
-    samples: tuple[Sample, ...] = ()  # inputs on which the registry tests check it
+    samples: Sequence[Sample] = ()  # inputs on which the registry tests check it
     node_name_of: Callable[..., str] | None = None  # the node name, when params decide it
     singular: tuple[Singularity, ...] = ()  # where its derivative is infinite / undefined
     convention: str = ""  # the gradient used at its kinks, in words (PyTorch's choice)
@@ -127,6 +127,31 @@ class _Constant:
 
     def __getitem__(self, mask: int) -> tuple[int, ...]:
         return self.saved
+
+
+class LazySamples(Sequence):
+    """An op's samples, built by ``make()`` on first use: samples that take real work to build
+    (the gather keys of a max pooling) cost ``import symgrad`` nothing.
+
+    >>> samples = LazySamples(lambda: (Sample(((3,),)),))
+    >>> len(samples), samples[0].shapes
+    (1, ((3,),))
+    """
+
+    def __init__(self, make: Callable[[], Sequence[Sample]]) -> None:
+        self._make: Callable[[], Sequence[Sample]] | None = make
+        self._samples: tuple[Sample, ...] = ()
+
+    def _built(self) -> tuple[Sample, ...]:
+        if self._make is not None:
+            self._samples, self._make = tuple(self._make()), None
+        return self._samples
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._built()[index]
+
+    def __len__(self) -> int:
+        return len(self._built())
 
 
 REGISTRY: dict[str, Op] = {}

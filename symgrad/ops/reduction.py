@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from symgrad.ops.record import Op, Sample, Singularity, register
+from symgrad.ops.record import LazySamples, Op, Sample, Singularity, register
 from symgrad.ops.shape import _take_op
 
 SAMPLES = (
@@ -159,15 +159,16 @@ def _selection_op(name, node_name, vjp, samples, saves=True):
     ))
 
 
-_ALL_SAMPLES = tuple(_selection_sample(s, tuple(range(len(s))), reduce_all=True)
-                     for s in ((3,), (2, 3), ()))
+# (built on first use: each sample's gather key and mask take real work)
+_ALL_SAMPLES = LazySamples(lambda: (_selection_sample(s, tuple(range(len(s))), reduce_all=True)
+                                    for s in ((3,), (2, 3), ())))
 _AMAX_CASES = (((2, 3), (1,), False), ((2, 3), (0,), True), ((2, 3, 4), (0, 2), False),
                ((2, 3), (0, 1), True), ((), (), False))
-_AMAX_SAMPLES = tuple(_selection_sample(*case) for case in _AMAX_CASES)
-_DIM_SAMPLES = tuple(Sample(s.shapes, {"key": s.params["key"]}) for s in (
+_AMAX_SAMPLES = LazySamples(lambda: (_selection_sample(*case) for case in _AMAX_CASES))
+_DIM_SAMPLES = LazySamples(lambda: (Sample(s.shapes, {"key": s.params["key"]}) for s in (
     _selection_sample((3,), (0,)), _selection_sample((2, 3), (1,)),
     _selection_sample((2, 3), (0,), True), _selection_sample((2, 3, 2), (1,)),
-    _selection_sample((), ())))
+    _selection_sample((), ()))))
 
 max = _selection_op("max", "MaxBackward1", _evenly, _ALL_SAMPLES)  # noqa: A001
 min = _selection_op("min", "MinBackward1", _evenly, _ALL_SAMPLES)  # noqa: A001
@@ -322,12 +323,11 @@ vector_norm = register(Op(
     saved=(0,),
     saves_output=True,
     float_only=True,
-    samples=(_norm_samples(2.0, ()) + _norm_samples(1.0) + _norm_samples(3.0)
-             + _norm_samples(1.5) + _norm_samples(0.5) + _norm_samples(-1.0)
-             + _norm_samples(0.0)
-             + tuple(_selection_sample(shape, dims, keepdim, kinks=(0.0,), ord=o)
-                     for o in (math.inf, -math.inf)
-                     for shape, dims, keepdim in _AMAX_CASES)),
+    samples=LazySamples(lambda: (
+        _norm_samples(2.0, ()) + _norm_samples(1.0) + _norm_samples(3.0)
+        + _norm_samples(1.5) + _norm_samples(0.5) + _norm_samples(-1.0) + _norm_samples(0.0)
+        + tuple(_selection_sample(shape, dims, keepdim, kinks=(0.0,), ord=o)
+                for o in (math.inf, -math.inf) for shape, dims, keepdim in _AMAX_CASES))),
 ))
 
 

@@ -22,6 +22,15 @@ reshape = register(Op(
              Sample(((4,),), {"shape": (2, 1, 2)})),
 ))
 
+# PyTorch's _unsafe_view: the reshape of a fresh result that nothing else sees (kron's factors
+# and product, matmul's folded batches); the same rules as reshape under its own node name
+unsafe_view = register(Op(
+    "unsafe_view", "UnsafeViewBackward0",
+    forward=reshape.forward,
+    vjp=reshape.vjp,
+    samples=(Sample(((2, 3),), {"shape": (3, 2)}), Sample(((2, 2),), {"shape": (2, 1, 2, 1)})),
+))
+
 transpose = register(Op(
     "transpose", "TransposeBackward0",
     forward=lambda xp, a, dim0, dim1: xp.swapaxes(a, dim0, dim1) if a.ndim else a[...],

@@ -5,10 +5,21 @@ order of operations, so a run from the same initial weights follows PyTorch's lo
 """
 
 from symgrad.optim import lr_scheduler
+from symgrad.optim.adadelta import Adadelta
+from symgrad.optim.adafactor import Adafactor
 from symgrad.optim.adagrad import Adagrad
 from symgrad.optim.adam import Adam, AdamW
+from symgrad.optim.adamax import Adamax
+from symgrad.optim.asgd import ASGD
+from symgrad.optim.lbfgs import LBFGS
+from symgrad.optim.nadam import NAdam
 from symgrad.optim.optimizer import Optimizer
+from symgrad.optim.radam import RAdam
 from symgrad.optim.rmsprop import RMSprop
+from symgrad.optim.rprop import Rprop
 from symgrad.optim.sgd import SGD
+from symgrad.optim.sparse_adam import SparseAdam
 
-__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]
+__all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW",
+           "Adamax", "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SparseAdam",
+           "lr_scheduler"]

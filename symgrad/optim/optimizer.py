@@ -4,16 +4,18 @@ in PyTorch."""
 from __future__ import annotations
 
 import copy
+import functools
 import warnings
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
+from itertools import chain
 from typing import Any
 
 import numpy as np
 
 from symgrad.autograd.grad_mode import enable_grad, no_grad
 from symgrad.creation import from_numpy, tensor
-from symgrad.nn.modules.module import typename, zero_grads
+from symgrad.nn.modules.module import RemovableHandle, typename, zero_grads
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor
 
@@ -33,6 +35,82 @@ def _check(condition: bool, message: str) -> None:
         raise ValueError(message)
 
 
+_global_step_pre_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+_global_step_post_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+
+
+def _register(hooks: OrderedDict[int, Callable[..., Any]], hook: Callable[..., Any],
+              prepend: bool = False) -> RemovableHandle:
+    """Add ``hook`` to ``hooks`` (first when ``prepend``) and return its handle."""
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
+
+
+def register_optimizer_step_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Register ``hook(optimizer, args, kwargs)``, called before every optimizer's ``step``
+    (it may return new ``(args, kwargs)``).
+
+    >>> handle = symgrad.optim.optimizer.register_optimizer_step_pre_hook(
+    ...     lambda opt, args, kwargs: print("stepping", type(opt).__name__))
+    >>> w = symgrad.nn.Parameter(symgrad.ones(1))
+    >>> symgrad.optim.SGD([w], lr=0.1).step()
+    stepping SGD
+    >>> handle.remove()
+    """
+    return _register(_global_step_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Register ``hook(optimizer, args, kwargs)``, called after every optimizer's ``step``.
+
+    >>> handle = symgrad.optim.optimizer.register_optimizer_step_post_hook(
+    ...     lambda opt, args, kwargs: print("stepped"))
+    >>> w = symgrad.nn.Parameter(symgrad.ones(1))
+    >>> symgrad.optim.SGD([w], lr=0.1).step()
+    stepped
+    >>> handle.remove()
+    """
+    return _register(_global_step_post_hooks, hook)
+
+
+def _with_step_hooks(step: Callable[..., Any]) -> Callable[..., Any]:
+    """``step`` running the global and the optimizer's step pre- and post-hooks around it, as
+    PyTorch wraps every optimizer's ``step`` (once: a ``step`` calling its base's runs them
+    once)."""
+    if getattr(step, "_hooked", False):
+        return step
+
+    @functools.wraps(step)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        self = args[0]
+        if self.__dict__.get("_in_step", False):
+            return step(*args, **kwargs)
+        for pre_hook in chain(_global_step_pre_hooks.values(),
+                              self._optimizer_step_pre_hooks.values()):
+            result = pre_hook(self, args, kwargs)
+            if result is not None:
+                if isinstance(result, tuple) and len(result) == 2:
+                    args, kwargs = result
+                else:
+                    raise RuntimeError(f"{step} must return None or a tuple of (new_args, "
+                                       f"new_kwargs), but got {result}.")
+        self._in_step = True
+        try:
+            out = step(*args, **kwargs)
+        finally:
+            self._in_step = False
+        for post_hook in chain(self._optimizer_step_post_hooks.values(),
+                               _global_step_post_hooks.values()):
+            post_hook(self, args, kwargs)
+        return out
+
+    wrapper._hooked = True  # type: ignore[attr-defined]
+    return wrapper
+
+
 class Optimizer:
     """Base class of the optimizers: ``param_groups`` (each a dict holding ``'params'`` and
     its hyperparameters, defaults filled in), ``state`` (per parameter), ``zero_grad``,
@@ -48,11 +126,26 @@ class Optimizer:
     tensor([0.8000, 1.6000], requires_grad=True)
     """
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "step" in cls.__dict__:
+            cls.step = _with_step_hooks(cls.__dict__["step"])  # type: ignore[method-assign]
+
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
                             f"Tensors or dicts, but got {typename(params)}")
         self.defaults = defaults
+        self._optimizer_step_pre_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+        self._optimizer_step_post_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+        self._optimizer_state_dict_pre_hooks: OrderedDict[int, Callable[..., Any]] = \
+            OrderedDict()
+        self._optimizer_state_dict_post_hooks: OrderedDict[int, Callable[..., Any]] = \
+            OrderedDict()
+        self._optimizer_load_state_dict_pre_hooks: OrderedDict[int, Callable[..., Any]] = \
+            OrderedDict()
+        self._optimizer_load_state_dict_post_hooks: OrderedDict[int, Callable[..., Any]] = \
+            OrderedDict()
         self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []
         self._opt_called = False
@@ -127,6 +220,7 @@ class Optimizer:
         for group in self.param_groups:
             zero_grads(group["params"], set_to_none)
 
+    @_with_step_hooks
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One update of every parameter that has a gradient; ``closure`` (re-evaluating the
         loss) is called first, with grad enabled, and its loss returned.
@@ -189,6 +283,88 @@ class Optimizer:
         counter += 1
         return float(counter)
 
+    # ------------------------------------------------------------------ hooks
+    def register_step_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Register ``hook(optimizer, args, kwargs)``, called before this optimizer's
+        ``step``; it may return new ``(args, kwargs)`` for ``step``.
+
+        >>> w = symgrad.nn.Parameter(symgrad.ones(1))
+        >>> opt = symgrad.optim.SGD([w], lr=0.1)
+        >>> handle = opt.register_step_pre_hook(lambda o, args, kwargs: print("before"))
+        >>> opt.step()
+        before
+        >>> handle.remove()
+        >>> opt.step()
+        """
+        return _register(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Register ``hook(optimizer, args, kwargs)``, called after this optimizer's ``step``.
+
+        >>> w = symgrad.nn.Parameter(symgrad.ones(1))
+        >>> opt = symgrad.optim.SGD([w], lr=0.1)
+        >>> handle = opt.register_step_post_hook(lambda o, args, kwargs: print("after"))
+        >>> opt.step()
+        after
+        """
+        return _register(self._optimizer_step_post_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook: Callable[[Optimizer], None],
+                                     prepend: bool = False) -> RemovableHandle:
+        """Register ``hook(optimizer)``, called before ``state_dict`` builds its dict
+        (first of the hooks when ``prepend``).
+
+        >>> w = symgrad.nn.Parameter(symgrad.ones(1))
+        >>> opt = symgrad.optim.SGD([w], lr=0.1)
+        >>> _ = opt.register_state_dict_pre_hook(lambda o: print("saving"))
+        >>> _ = opt.state_dict()
+        saving
+        """
+        return _register(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(
+            self, hook: Callable[[Optimizer, dict[str, Any]], dict[str, Any] | None],
+            prepend: bool = False) -> RemovableHandle:
+        """Register ``hook(optimizer, state_dict)``, called on ``state_dict``'s result; it
+        may change it in place or return a new one.
+
+        >>> w = symgrad.nn.Parameter(symgrad.ones(1))
+        >>> opt = symgrad.optim.SGD([w], lr=0.1)
+        >>> _ = opt.register_state_dict_post_hook(lambda o, sd: {**sd, "note": "hi"})
+        >>> opt.state_dict()["note"]
+        'hi'
+        """
+        return _register(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(
+            self, hook: Callable[[Optimizer, dict[str, Any]], dict[str, Any] | None],
+            prepend: bool = False) -> RemovableHandle:
+        """Register ``hook(optimizer, state_dict)``, called before ``load_state_dict``
+        loads; it may return the state_dict to load instead.
+
+        >>> w = symgrad.nn.Parameter(symgrad.ones(1))
+        >>> opt = symgrad.optim.SGD([w], lr=0.1)
+        >>> def halve(o, sd):
+        ...     sd["param_groups"][0]["lr"] /= 2
+        >>> _ = opt.register_load_state_dict_pre_hook(halve)
+        >>> opt.load_state_dict(opt.state_dict())
+        >>> opt.param_groups[0]["lr"]
+        0.05
+        """
+        return _register(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook: Callable[[Optimizer], None],
+                                           prepend: bool = False) -> RemovableHandle:
+        """Register ``hook(optimizer)``, called after ``load_state_dict`` has loaded.
+
+        >>> w = symgrad.nn.Parameter(symgrad.ones(1))
+        >>> opt = symgrad.optim.SGD([w], lr=0.1)
+        >>> _ = opt.register_load_state_dict_post_hook(lambda o: print("loaded"))
+        >>> opt.load_state_dict(opt.state_dict())
+        loaded
+        """
+        return _register(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
     # ------------------------------------------------------------------ state_dict
     def state_dict(self) -> dict[str, Any]:
         """``{'state': {index: {...}}, 'param_groups': [...]}``, parameters numbered in group
@@ -201,6 +377,8 @@ class Optimizer:
         >>> opt.state_dict()["state"]
         {0: {'momentum_buffer': tensor([1., 1.])}}
         """
+        for pre_hook in self._optimizer_state_dict_pre_hooks.values():
+            pre_hook(self)
         index: dict[int, int] = {}
         groups = []
         for group in self.param_groups:
@@ -212,7 +390,12 @@ class Optimizer:
             packed["params"] = ids
             groups.append(packed)
         state = {index[id(p)]: s for p, s in self.state.items() if id(p) in index and s}
-        return {"state": state, "param_groups": groups}
+        state_dict = {"state": state, "param_groups": groups}
+        for post_hook in self._optimizer_state_dict_post_hooks.values():
+            result = post_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Restore ``state_dict()``'s state and hyperparameters (tensors copied, converted to
@@ -228,6 +411,12 @@ class Optimizer:
         >>> fresh.param_groups[0]["lr"], fresh.state[w]["step"]
         (0.1, tensor(1.))
         """
+        state_dict = dict(state_dict)
+        state_dict["param_groups"] = copy.deepcopy(state_dict["param_groups"])
+        for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
+            result = pre_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
         saved_groups = state_dict["param_groups"]
         if len(saved_groups) != len(self.param_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
@@ -260,6 +449,8 @@ class Optimizer:
                                                  if k != "params"}), params=mine["params"])
                              for mine, saved in zip(self.param_groups, saved_groups,
                                                     strict=True)]
+        for post_hook in self._optimizer_load_state_dict_post_hooks.values():
+            post_hook(self)
 
     def __repr__(self) -> str:
         text = type(self).__name__ + " ("
@@ -273,3 +464,12 @@ class Optimizer:
     def __getstate__(self) -> dict[str, Any]:
         return {"defaults": self.defaults, "state": self.state,
                 "param_groups": self.param_groups}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
+                     "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
+                     "_optimizer_load_state_dict_pre_hooks",
+                     "_optimizer_load_state_dict_post_hooks"):
+            self.__dict__.setdefault(name, OrderedDict())
+        self.__dict__.setdefault("_opt_called", False)

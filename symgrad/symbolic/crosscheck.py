@@ -51,6 +51,7 @@ from symgrad.symbolic.progress import Progress
 from symgrad.tensor import Tensor
 
 DIGITS = 40  # working precision of transcendental values
+_DENOMINATOR = 2 ** local.SHIFT  # the exact values of the node-by-node check are integers of it
 _TOLERANCES = {"float64": (1e-7, 1e-10), "float32": (1e-4, 1e-6)}  # (rtol, atol)
 
 
@@ -208,6 +209,14 @@ def _index(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(int(i) for i in np.unravel_index(flat, shape)) if shape else ()
 
 
+def _indices(flats: list[int], shape: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """:func:`_index` of each of ``flats``, at once."""
+    if not shape:
+        return [()] * len(flats)
+    return list(zip(*(axis.tolist() for axis in np.unravel_index(flats, shape)), strict=True)) \
+        if flats else []
+
+
 def _numeric_power(node: Any, args: list[Any]) -> Any:
     if node.func is sympy.Pow and args[0].is_number and args[1].is_number \
             and not args[1].is_Integer:
@@ -282,10 +291,16 @@ def _tally(report: Any, index: tuple[int, ...], exact_value: Any, numeric: float
             report.at_kinks.append((index, str(_tidy(exact_value)), numeric))
             return True
         return False
-    report.max_abs_error = max(report.max_abs_error, error)
+    _record(report, value, error, atol)
+    return True
+
+
+def _record(report: Any, value: float, error: float, atol: float) -> None:
+    """Count an agreeing element's error (``value`` is sympy's) into ``report``'s maxima."""
+    if error > report.max_abs_error:
+        report.max_abs_error = error
     if abs(value) > atol:  # relative error of values at the noise floor means nothing
         report.max_rel_error = max(report.max_rel_error, error / abs(value))
-    return True
 
 
 def _numeric_gradients(lowered: Lowered, sources: list[Source],
@@ -755,15 +770,12 @@ def _check_by_nodes(output: Tensor, gradient: Tensor | None,
     index = {id(t): s for s, t in enumerate([t for t, _, on in chosen if on])}
     items = [(index[id(t)], k) for (t, _, on), picked in zip(chosen, plan, strict=True)
              if on for k in picked]
-    # the exact gradients first, as one task: its elements share the adjoints above them;
-    # the node checks run beside it
     tasks, rules, kinked = _node_tasks(order, graph)
-    results = scale.run([(scale.leaf_task, (graph, items)), *tasks], executor,
-                        "symbolic.check", progress)
-    nodes, wrong, kinks = _node_checks(graph, rules, results[1:], kinked, rtol, atol)
-    values = dict(zip(items, map(local.exact_value, results[0]), strict=True))
-    exact = [[values[(index[id(t)], k)] for k in picked] if on
-             else [sympy.Integer(0)] * len(picked)
+    exact_values, results = scale.exact_and_nodes(graph, items, tasks, executor,
+                                                  "symbolic.check", progress)
+    nodes, wrong, kinks = _node_checks(graph, rules, results, kinked, rtol, atol)
+    values = dict(zip(items, exact_values, strict=True))  # integers of 2**-SHIFT, nan, inf
+    exact = [[values[(index[id(t)], k)] for k in picked] if on else [0] * len(picked)
              for (t, _, on), picked in zip(chosen, plan, strict=True)]
     try:
         numeric = _numeric_by_nodes(output, order, leaves, chosen, gradient)
@@ -784,12 +796,18 @@ def _check_by_nodes(output: Tensor, gradient: Tensor | None,
         if np.shape(num) != shape:  # a rule's wrongly shaped gradient
             failures.append((name, (), f"of shape {list(np.shape(num))}", f"shape {list(shape)}"))
             break
-        flat = np.asarray(num, dtype=np.float64).reshape(-1)
-        for k, value in zip(picked, values, strict=True):
-            index = _index(k, shape)
-            report.checked.append(index)
-            if not _tally(report, index, value, float(flat[k]), bool(kinks), rtol, atol):
-                failures.append((name, index, float(flat[k]), _as_float(value)))
+        flat = np.asarray(num, dtype=np.float64).reshape(-1)[picked].tolist()
+        report.checked = _indices(picked, shape)
+        for index, numeric_value, raw in zip(report.checked, flat, values, strict=True):
+            if raw.__class__ is int:  # the common case, without making a sympy number
+                value = raw / _DENOMINATOR  # correctly rounded
+                error = abs(numeric_value - value)
+                if error <= atol + rtol * abs(value):
+                    _record(report, value, error, atol)
+                    continue
+            value = local.exact_value(raw)
+            if not _tally(report, index, value, numeric_value, bool(kinks), rtol, atol):
+                failures.append((name, index, numeric_value, _as_float(value)))
         reports.append(report)
     culprit = [f"the VJP rule of {graph.nodes[n].name}"
                + (f" (created at {graph.nodes[n].site})" if graph.nodes[n].site else "")

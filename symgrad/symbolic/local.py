@@ -19,7 +19,9 @@ and friends run unchanged in another process (``check(executor=...)``).
 
 from __future__ import annotations
 
+import hashlib
 import math
+import pickle
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -31,6 +33,10 @@ import sympy
 
 DIGITS = 40  # working precision of the exact reference values
 _CHUNK = 1 << 20  # positions gathered at once (memory bound of the vectorised evaluation)
+# lambdify's namespace for numpy code: the module itself and lambdify's own numpy translations.
+# (``modules="numpy"`` runs ``from numpy import *``, which imports numpy.testing, numpy.f2py
+# and the other lazy submodules: over half a second of the first check.)
+NUMPY: list[Any] = [{"I": 1j, "Heaviside": np.heaviside}, np]
 
 
 def canonical(m: int) -> list[sympy.Symbol]:
@@ -112,9 +118,15 @@ class Template:
     active: tuple[bool, ...] = ()
 
     def __reduce__(self) -> tuple[Any, tuple]:
-        # sent to a worker as its data; there it joins that process's cache, so that its
-        # compiled functions are built once per process, not once per task
-        return _restore, (self.expr, self.inputs, self.active, self.partials, self.switches)
+        # sent to a worker as bytes under their digest: unpickled (sympy rebuilding a long sum
+        # term by term) only the first time a process meets the template; there it joins that
+        # process's cache, so that its compiled functions are built once per process
+        packed = self.__dict__.get("_packed")
+        if packed is None:
+            payload = pickle.dumps((self.expr, self.inputs, self.active, self.partials,
+                                    self.switches), protocol=pickle.HIGHEST_PROTOCOL)
+            packed = self.__dict__["_packed"] = (hashlib.sha256(payload).hexdigest(), payload)
+        return _restore, packed
 
     @property
     def size(self) -> int:
@@ -149,18 +161,18 @@ class Template:
     def numpy_function(self) -> Any:
         if self._numpy is None:
             self._numpy = sympy.lambdify(canonical(self.size), [d for _, d in self.partials],
-                                         modules="numpy")
+                                         modules=NUMPY)
         return self._numpy
 
     def mpmath_function(self) -> Any:
         if self._mpmath is None:
             self._mpmath = sympy.lambdify(canonical(self.size), [d for _, d in self.partials],
-                                          modules="mpmath", cse=True)
+                                          modules=mpmath, cse=True)
         return self._mpmath
 
     def switch_function(self) -> Any:
         if self._switch is None:
-            self._switch = sympy.lambdify(canonical(self.size), self.switches, modules="numpy")
+            self._switch = sympy.lambdify(canonical(self.size), self.switches, modules=NUMPY)
         return self._switch
 
 
@@ -201,15 +213,22 @@ def switches(expr: Any) -> list[Any]:
     return found
 
 
-def _restore(expr: Any, inputs: tuple[int, ...], active: tuple[bool, ...],
-             partials: list[tuple[int, Any]], found_switches: list[Any]) -> Template:
-    """A pickled :class:`Template`: the process's cached one, else this one, cached."""
-    key = (expr, inputs, active)
-    found = _TEMPLATES.get(key)
+def _restore(digest: str, payload: bytes) -> Template:
+    """A pickled :class:`Template`: the one this process has already received or derived,
+    else this one, cached."""
+    found = _RECEIVED.get(digest)
     if found is None:
-        found = _TEMPLATES[key] = Template(expr, inputs, partials, found_switches,
-                                           active=active)
+        expr, inputs, active, partials, found_switches = pickle.loads(payload)  # noqa: S301
+        key = (expr, inputs, active)
+        found = _TEMPLATES.get(key)
+        if found is None:
+            found = _TEMPLATES[key] = Template(expr, inputs, partials, found_switches,
+                                               active=active)
+        _RECEIVED[digest] = found
     return found
+
+
+_RECEIVED: dict[str, Template] = {}
 
 
 # --- which input elements fill each element's template ----------------------------------------
@@ -247,6 +266,13 @@ class Group:
                     users[inp][flat].append((r, p))
             self._users = users
         return self._users.get(i, {}).get(k, [])
+
+    def reached(self, i: int, incoming: np.ndarray) -> np.ndarray:
+        """The elements that read any of the ``incoming`` elements of input ``i``."""
+        columns = [p for p, inp in enumerate(self.template.inputs) if inp == i]
+        if not columns:
+            return self.elements[:0]
+        return self.elements[np.isin(self.flats[:, columns], incoming).any(axis=1)]
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_users": None}
@@ -291,6 +317,42 @@ class MatmulGroup:
             return [(row * self.m + j, kk) for j in range(self.m)]
         kk, col = divmod(flat, self.m)
         return [(r * self.m + col, self.k + kk) for r in range(self.n)]
+
+    def reached(self, i: int, incoming: np.ndarray) -> np.ndarray:
+        """The elements that read any of the ``incoming`` elements of input ``i``: whole rows
+        (``a``) or whole columns (``b``) of the product."""
+        if i == 0:
+            rows = np.unique(np.asarray(incoming) // self.k)
+            return (rows[:, None] * self.m + np.arange(self.m)).reshape(-1)
+        columns = np.unique(np.asarray(incoming) % self.m)
+        return (np.arange(self.n)[:, None] * self.m + columns).reshape(-1)
+
+    def bilinear(self) -> bool:
+        """Whether sympy's partials of the template are those of a row times a column
+        (d/da_p = b_p and d/db_p = a_p for every differentiable position): the adjoints over
+        all elements are then the matrix products :meth:`adjoint` computes."""
+        k = self.k
+        linear = self.template.linear()
+        return bool(linear) and all(q == (p + k if p < k else p - k) for p, q, _ in linear)
+
+    def adjoint_at(self, i: int, wanted: np.ndarray, g: np.ndarray, other: np.ndarray
+                   ) -> np.ndarray:
+        """The ``wanted`` elements (flat) of :meth:`adjoint`, without the others."""
+        g = g.reshape(self.n, self.m)
+        if i == 0:
+            rows, kk = np.divmod(wanted, self.k)
+            return (g[rows] * other.reshape(self.k, self.m)[kk]).sum(axis=1)
+        kk, columns = np.divmod(wanted, self.m)
+        return (g[:, columns] * other.reshape(self.n, self.k)[:, kk]).sum(axis=0)
+
+    def adjoint(self, i: int, g: np.ndarray, other: np.ndarray) -> np.ndarray:
+        """``sum_e g_e d out_e / d input_i`` over all elements, flat, for a :meth:`bilinear`
+        template: ``g @ bᵀ`` (``i == 0``, ``other`` is b) or ``aᵀ @ g`` (``other`` is a). With
+        object arrays of integers the sums are exact."""
+        g = g.reshape(self.n, self.m)
+        if i == 0:
+            return (g @ other.reshape(self.k, self.m).T).reshape(-1)
+        return (other.reshape(self.n, self.k).T @ g).reshape(-1)
 
 
 @dataclass(eq=False)
@@ -381,10 +443,16 @@ def elementwise_structure(expressions: dict[tuple, Any], keys: np.ndarray,
 def matmul_structure(n: int, k: int, m: int, active: Sequence[bool]) -> list[MatmulGroup]:
     """The one group of a 2-d ``(n, k) @ (k, m)`` matmul: its template differentiated by sympy
     like any other."""
-    a, b = canonical(2 * k)[:k], canonical(2 * k)[k:]
-    expr = sympy.Add(*[x * y for x, y in zip(a, b, strict=True)])
-    inputs = (0,) * k + (1,) * k
-    return [MatmulGroup(template(expr, inputs, tuple(active)), n, k, m)]
+    key = (k, tuple(active))
+    found = _ROW_TIMES_COLUMN.get(key)
+    if found is None:  # built once per process: a sum of k products costs sympy k terms' work
+        a, b = canonical(2 * k)[:k], canonical(2 * k)[k:]
+        expr = sympy.Add(*[x * y for x, y in zip(a, b, strict=True)])
+        found = _ROW_TIMES_COLUMN[key] = template(expr, (0,) * k + (1,) * k, tuple(active))
+    return [MatmulGroup(found, n, k, m)]
+
+
+_ROW_TIMES_COLUMN: dict[tuple[int, tuple[bool, ...]], Template] = {}
 
 
 # --- evaluation -------------------------------------------------------------------------------
@@ -423,30 +491,43 @@ def vjp(node: LocalNode, g: np.ndarray) -> list[np.ndarray | None]:
                   if out[t.inputs[p]] is not None]
         if not wanted:
             continue
+        if isinstance(group, MatmulGroup) and group.bilinear():
+            with np.errstate(all="ignore"):
+                for i in {t.inputs[p] for _, p, _, _ in wanted}:
+                    out[i] += group.adjoint(i, g, values[1 - i])
+            continue
         needs_function = any(q is None and c is None for _, _, q, c in wanted)
         size = max(1, _CHUNK // max(1, t.size))
         for start in range(0, len(group), size):
             elements, flats = group.chunk(start, min(len(group), start + size))
-            gathered = np.empty(flats.shape)
-            for i in set(t.inputs):
-                columns = [p for p, inp in enumerate(t.inputs) if inp == i]
-                gathered[:, columns] = values[i][flats[:, columns]]
+            gathered = _gather(t, flats, values)
             evaluated = None
             if needs_function:
                 with np.errstate(all="ignore"):
                     evaluated = t.numpy_function()(*gathered.T)
             gj = g[elements]
-            for n, p, q, c in wanted:
-                if q is not None:
-                    d = gathered[:, q]
-                elif c is not None:
-                    d = float(c)
-                else:
-                    d = np.asarray(evaluated[n], dtype=np.float64)
-                with np.errstate(all="ignore"):
-                    np.add.at(out[t.inputs[p]], flats[:, p], gj * d)
+            for i in {t.inputs[p] for _, p, _, _ in wanted}:
+                mine = [w for w in wanted if t.inputs[w[1]] == i]
+                products = np.empty((len(elements), len(mine)))
+                for column, (n, _, q, c) in enumerate(mine):
+                    d = gathered[:, q] if q is not None else float(c) if c is not None \
+                        else np.asarray(evaluated[n], dtype=np.float64)
+                    with np.errstate(all="ignore"):
+                        products[:, column] = gj * d
+                where = flats[:, [p for _, p, _, _ in mine]]
+                out[i] += np.bincount(where.reshape(-1), weights=products.reshape(-1),
+                                      minlength=out[i].size)
     return [None if o is None else o.reshape(np.shape(v)) for o, v in zip(out, node.values,
                                                                           strict=True)]
+
+
+def _gather(t: Template, flats: np.ndarray, values: list[np.ndarray | None]) -> np.ndarray:
+    """The values filling the template's positions for each row of ``flats``."""
+    gathered = np.empty(flats.shape)
+    for i in set(t.inputs):
+        columns = [p for p, inp in enumerate(t.inputs) if inp == i]
+        gathered[:, columns] = values[i][flats[:, columns]]
+    return gathered
 
 
 def kinks(node: LocalNode) -> list[tuple[Template, int, np.ndarray]]:
@@ -460,10 +541,7 @@ def kinks(node: LocalNode) -> list[tuple[Template, int, np.ndarray]]:
         values = [None if v is None else np.asarray(v, dtype=np.float64).reshape(-1)
                   for v in node.values]
         elements, flats = group.chunk(0, len(group))
-        gathered = np.empty(flats.shape)
-        for i in set(t.inputs):
-            columns = [p for p, inp in enumerate(t.inputs) if inp == i]
-            gathered[:, columns] = values[i][flats[:, columns]]
+        gathered = _gather(t, flats, values)
         with np.errstate(all="ignore"):
             switched = t.switch_function()(*gathered.T)
         at = np.zeros(len(elements), dtype=bool)
@@ -531,12 +609,20 @@ def exact_value(v: int | float) -> Any:
     return sympy.oo if v > 0 else -sympy.oo
 
 
+def partial_rows(t: Template, arguments: np.ndarray) -> list[list[int | float]]:
+    """The template's partials at each row of ``arguments``, to :data:`DIGITS` digits, as
+    :func:`fixed` values (the same numbers in any process)."""
+    with mpmath.workdps(DIGITS):
+        return [[fixed(v) for v in _mp_partials(t, [mpmath.mpf(a) for a in row])]
+                for row in np.asarray(arguments, dtype=np.float64).tolist()]
+
+
 class Reverse:
     """sympy's derivative of ``seed``ᵀ output for chosen leaf elements, exact: a reverse sweep
     that pulls each adjoint only for the elements the chosen ones reach (so a sampled check
-    costs what its elements' cones cost, not the graph), in integers of 2**-SHIFT (sums exact,
-    each product truncated at 2**-SHIFT, so the result does not depend on how the elements are
-    split into tasks).
+    costs what its elements' cones cost, not the graph), in integers of 2**-SHIFT: each adjoint
+    element is the exact sum of its products, truncated once at 2**-SHIFT, so the result does
+    not depend on how the elements are split into tasks nor on pushing or pulling.
 
     Transcendental partials come from the templates' sympy derivatives evaluated by mpmath to
     :data:`DIGITS` digits."""
@@ -576,13 +662,39 @@ class Reverse:
             return self._input(n, t.inputs[q])[group.flat_at(r, q)]
         if c is not None:
             return fixed(c)
+        return self._row(n, gi, r)[index]
+
+    def _row(self, n: int, gi: int, r: int) -> list[Any]:
+        """Row ``r`` of group ``gi`` of node ``n``: its template's partials there (fixed)."""
         key = (n, gi, r)
         found = self._rows.get(key)
         if found is None:
-            args = [mpmath.mpf(float(np.asarray(self.nodes[n].values[i]).reshape(-1)[f]))
-                    for i, f in zip(t.inputs, group.row(r), strict=True)]
-            found = self._rows[key] = [fixed(v) for v in _mp_partials(t, args)]
-        return found[index]
+            group = self.nodes[n].groups[gi]
+            found = self._rows[key] = partial_rows(group.template,
+                                                   self.row_arguments(n, gi, [r]))[0]
+        return found
+
+    def _rows_of(self, n: int, gi: int, rows: list[int]) -> list[list[Any]]:
+        """:meth:`_row` of each of ``rows``, the missing ones evaluated together."""
+        missing = [r for r in rows if (n, gi, r) not in self._rows]
+        if missing:
+            t = self.nodes[n].groups[gi].template
+            for r, found in zip(missing, partial_rows(t, self.row_arguments(n, gi, missing)),
+                                strict=True):
+                self._rows[(n, gi, r)] = found
+        return [self._rows[(n, gi, r)] for r in rows]
+
+    def row_arguments(self, n: int, gi: int, rows: Sequence[int]) -> np.ndarray:
+        """The input values filling the template's positions at ``rows`` of group ``gi`` of
+        node ``n`` (one row of floats per element)."""
+        node = self.nodes[n]
+        group = node.groups[gi]
+        t = group.template
+        flats = group.flats[rows] if isinstance(group, Group) else \
+            np.array([group.row(r) for r in rows], dtype=np.int64).reshape(len(rows), t.size)
+        values = [None if v is None else np.asarray(v, dtype=np.float64).reshape(-1)
+                  for v in node.values]
+        return _gather(t, flats, values)
 
     def _element(self, group: Any, r: int) -> int:
         return int(group.elements[r]) if isinstance(group, Group) else r
@@ -600,45 +712,101 @@ class Reverse:
                 if len(incoming) == node.input_size(i):  # every element: every output
                     reached.update(e for g in node.groups for e in g.elements.tolist())
                     continue
+                flats = np.fromiter(incoming, dtype=np.int64, count=len(incoming))
                 for group in node.groups:
-                    if i not in group.template.inputs:
-                        continue
-                    for k in incoming:
-                        reached.update(self._element(group, r) for r, _ in group.users(i, k))
+                    if i in group.template.inputs:
+                        reached.update(group.reached(i, flats).tolist())
             if reached:
                 needed[("node", n)] = reached
         return needed
 
-    def _push(self, n: int, i: int, out: dict[int, Any], into: dict[int, Any]) -> bool:
-        """Input ``i``'s adjoint from all of node ``n``'s output adjoints at once (object arrays
-        of integers); False, having changed nothing, where an undefined value (a float) is
-        met: the element by element pull handles those."""
+    def _adjoint(self, n: int, i: int, targets: list[int], out: dict[int, Any]
+                 ) -> list[Any] | None:
+        """The ``targets`` elements of input ``i``'s adjoint from node ``n``'s output adjoints,
+        vectorised (object arrays of integers: the same exact sums as :meth:`_pull`); None,
+        having changed nothing, where an undefined value (a float) is met: the element by
+        element pull handles those."""
         node = self.nodes[n]
+        a = np.zeros(node.out_size, dtype=object)
+        for e, v in out.items():
+            a[e] = v
+        wanted = np.asarray(targets, dtype=np.int64)
+        every = len(targets) == node.input_size(i)
         total = np.zeros(node.input_size(i), dtype=object)
         try:
             for gi, group in enumerate(node.groups):
                 t = group.template
-                for p, q, c in t.linear():
+                if i not in t.inputs:
+                    continue
+                if isinstance(group, MatmulGroup):
+                    if not group.bilinear():
+                        return None
+                    other = self._input_array(n, 1 - i)
+                    if every:
+                        total += group.adjoint(i, a, other)
+                    else:
+                        np.add.at(total, wanted, group.adjoint_at(i, wanted, a, other))
+                    continue
+                for index, (p, q, c) in enumerate(t.linear()):
                     if t.inputs[p] != i:
                         continue
-                    size = max(1, _CHUNK // max(1, t.size))
-                    for start in range(0, len(group), size):
-                        elements, flats = group.chunk(start, min(len(group), start + size))
-                        a = np.array([out.get(int(e), 0) for e in elements], dtype=object)
-                        if q is not None:
-                            d = self._input_array(n, t.inputs[q])[flats[:, q]]
-                        elif c is not None:
-                            d = fixed(c)
-                        else:
-                            d = np.array([self._partial(n, gi, r, p)
-                                          for r in range(start, start + len(elements))],
-                                         dtype=object)
-                        np.add.at(total, flats[:, p], (a * d) >> SHIFT)
-        except TypeError:  # a nan or an infinity among the values
-            return False
-        for k, v in enumerate(total.tolist()):
-            into[k] = into.get(k, 0) + v
-        return True
+                    rows = np.arange(len(group)) if every else \
+                        np.flatnonzero(np.isin(group.flats[:, p], wanted))
+                    adjoints = a[group.elements[rows]]
+                    live = np.not_equal(adjoints, 0).astype(bool)
+                    rows, adjoints = rows[live], adjoints[live]
+                    if q is not None:
+                        d: Any = self._input_array(n, t.inputs[q])[group.flats[rows, q]]
+                    elif c is not None:
+                        d = fixed(c)
+                    else:
+                        d = np.empty(len(rows), dtype=object)
+                        d[:] = [found[index] for found in self._rows_of(n, gi, rows.tolist())]
+                    np.add.at(total, group.flats[rows, p], adjoints * d)
+            return [v >> SHIFT for v in total[wanted].tolist()]
+        except (TypeError, OverflowError):  # a nan or an infinity among the values
+            return None
+
+    def _pull(self, n: int, i: int, k: int, out: dict[int, Any]) -> int | float:
+        """Element ``k`` of input ``i``'s adjoint from node ``n``'s output adjoints: the exact
+        sum of the products, truncated once (as :meth:`_push`, so the two agree)."""
+        total: Any = 0
+        for gi, group in enumerate(self.nodes[n].groups):
+            if i not in group.template.inputs:
+                continue
+            for r, p in group.users(i, k):
+                a = out.get(self._element(group, r))
+                if a is None or (a == 0 and a.__class__ is int):
+                    continue
+                d = self._partial(n, gi, r, p)
+                if a.__class__ is int and d.__class__ is int and total.__class__ is int:
+                    total += a * d
+                else:  # an undefined value: the sum is nan or infinite, whatever else
+                    total = (0.0 if total.__class__ is int else total) + _mul(a, d)
+        return total >> SHIFT if total.__class__ is int else total
+
+    def row_plan(self, wanted: dict[int, list[int]]) -> list[tuple[int, int, list[int]]]:
+        """``(node, group, rows)`` whose transcendental partials the sweep for ``wanted`` may
+        read: the rows of the elements the wanted leaf elements reach (evaluate them anywhere
+        with :func:`partial_rows` and :meth:`install` them)."""
+        needed = self._cones(wanted)
+        plan = []
+        for n, node in enumerate(self.nodes):
+            cone = needed.get(("node", n))
+            if not cone:
+                continue
+            elements = np.fromiter(cone, dtype=np.int64, count=len(cone))
+            for gi, group in enumerate(node.groups):
+                if isinstance(group, Group) and any(q is None and c is None
+                                                    for _, q, c in group.template.linear()):
+                    rows = np.flatnonzero(np.isin(group.elements, elements)).tolist()
+                    if rows:
+                        plan.append((n, gi, rows))
+        return plan
+
+    def install(self, n: int, gi: int, rows: list[int], values: list[list[Any]]) -> None:
+        """Rows of :meth:`row_plan` evaluated elsewhere (:func:`partial_rows`)."""
+        self._rows.update(((n, gi, r), v) for r, v in zip(rows, values, strict=True))
 
     def gradients(self, wanted: dict[int, list[int]]) -> dict[tuple[int, int], Any]:
         """``{(leaf, flat index): value}`` for the ``wanted`` elements of each leaf."""
@@ -657,19 +825,12 @@ class Reverse:
                     if not targets:
                         continue
                     into = adjoint.setdefault(parent, {})
-                    if 2 * len(targets) >= node.input_size(i) and self._push(n, i, out, into):
-                        continue
-                    for k in sorted(targets):
-                        total: Any = 0
-                        for gi, group in enumerate(node.groups):
-                            if i not in group.template.inputs:
-                                continue
-                            for r, p in group.users(i, k):
-                                a = out.get(self._element(group, r))
-                                if a is None or (a == 0 and a.__class__ is int):
-                                    continue
-                                total = total + _mul(a, self._partial(n, gi, r, p))
-                        into[k] = into.get(k, 0) + total
+                    ks = sorted(targets)
+                    values = self._adjoint(n, i, ks, out)
+                    if values is None:
+                        values = [self._pull(n, i, k, out) for k in ks]
+                    for k, v in zip(ks, values, strict=True):
+                        into[k] = into.get(k, 0) + v
             return {(s, k): adjoint.get(("leaf", s), {}).get(k, 0)
                     for s, ks in wanted.items() for k in ks}
 

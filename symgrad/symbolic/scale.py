@@ -259,7 +259,8 @@ def _custom_elementwise(node: Node, values: list[np.ndarray | None], floating: l
         probe = np.asarray(symbolic_forward(node.op, [
             np.array(symbols[inputs.index(i)], dtype=object).view(sx.Expressions)
             if floating[i] else v for i, v in enumerate(node.values)], exact_params(node)))
-        function = sympy.lambdify(symbols, probe.reshape(-1)[0], modules="numpy")
+        function = sympy.lambdify(symbols, probe.reshape(-1)[0],
+                                  modules=local.NUMPY)
         rng = np.random.default_rng(0)
         for attempt in range(3):
             points = [np.asarray(values[i]) if attempt == 0 else
@@ -358,11 +359,66 @@ def node_task(node: local.LocalNode, g: np.ndarray) -> list[np.ndarray | None]:
 def leaf_task(graph: Graph, items: list[tuple[int, int]]) -> list[int | float]:
     """sympy's derivative of the output at each ``(leaf, flat index)``, exact (see
     :class:`~symgrad.symbolic.local.Reverse`; the same numbers wherever computed)."""
+    wanted = _wanted(items)
+    values = local.Reverse(graph.nodes, graph.seed, graph.root).gradients(wanted)
+    return [values[item] for item in items]
+
+
+def _wanted(items: list[tuple[int, int]]) -> dict[int, list[int]]:
     wanted: dict[int, list[int]] = {}
     for s, k in items:
         wanted.setdefault(s, []).append(k)
-    values = local.Reverse(graph.nodes, graph.seed, graph.root).gradients(wanted)
-    return [values[item] for item in items]
+    return wanted
+
+
+def exact_and_nodes(graph: Graph, items: list[tuple[int, int]], node_tasks: list,
+                    executor: Executor | None, desc: str, progress: bool | None
+                    ) -> tuple[list[int | float], list[Any]]:
+    """The exact gradients at ``items`` (:func:`leaf_task`) and the results of
+    ``node_tasks``, in their order.
+
+    Serially, one sweep evaluates what it needs as it goes. On an ``executor``, the node tasks
+    and the sweep's transcendental rows (:meth:`~symgrad.symbolic.local.Reverse.row_plan`, in
+    chunks of about equal cost, a few per worker) are spread over the workers, each task
+    shipping one template and the floats it reads; the sweep itself, integer sums, runs here.
+    Every number is computed by the same code from the same inputs either way, so the results
+    are the serial ones, bit for bit.
+    """
+    if executor is None:
+        results = run([(leaf_task, (graph, items)), *node_tasks], None, desc, progress)
+        return results[0], results[1:]
+    reverse = local.Reverse(graph.nodes, graph.seed, graph.root)
+    wanted = _wanted(items)
+    plan = reverse.row_plan(wanted)
+    cost = sum(len(rows) * len(graph.nodes[n].groups[gi].template.partials)
+               for n, gi, rows in plan)
+    per_task = max(256, cost // (3 * workers(executor)) + 1)
+    row_tasks, keys = [], []
+    for n, gi, rows in plan:
+        t = graph.nodes[n].groups[gi].template
+        step = max(1, per_task // max(1, len(t.partials)))
+        for start in range(0, len(rows), step):
+            chunk = rows[start:start + step]
+            row_tasks.append((local.partial_rows, (t, reverse.row_arguments(n, gi, chunk))))
+            keys.append((n, gi, chunk))
+    results = run([*node_tasks, *row_tasks], executor, desc, progress)
+    for (n, gi, chunk), values in zip(keys, results[len(node_tasks):], strict=True):
+        reverse.install(n, gi, chunk, values)
+    values = reverse.gradients(wanted)
+    return [values[item] for item in items], results[:len(node_tasks)]
+
+
+def workers(executor: Executor) -> int:
+    """How many tasks ``executor`` runs at once: a process or thread pool's workers, a Dask
+    client's threads (2 when it does not say)."""
+    found = getattr(executor, "_max_workers", None)
+    if found is None:
+        client = getattr(executor, "_client", None)
+        try:
+            found = sum(client.nthreads().values()) if client is not None else None
+        except Exception:  # noqa: BLE001 - a client that cannot say
+            found = None
+    return max(1, int(found or 2))
 
 
 def run(tasks: Sequence[tuple[Any, tuple]], executor: Executor | None, desc: str,
@@ -382,5 +438,5 @@ def run(tasks: Sequence[tuple[Any, tuple]], executor: Executor | None, desc: str
     return results
 
 
-__all__ = ["Graph", "LOWERING_BUDGET", "build", "leaf_task", "lowering_size", "node_task",
-           "run"]
+__all__ = ["Graph", "LOWERING_BUDGET", "build", "exact_and_nodes", "leaf_task", "lowering_size",
+           "node_task", "run", "workers"]

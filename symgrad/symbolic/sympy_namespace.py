@@ -182,6 +182,7 @@ arctan = _unary(sympy.atan)
 sinh = _unary(sympy.sinh)
 cosh = _unary(sympy.cosh)
 erf = _unary(sympy.erf)
+erfc = _unary(sympy.erfc)
 log1p = _unary(lambda x: sympy.log(1 + x))
 expm1 = _unary(lambda x: sympy.exp(x) - 1)
 log2 = _unary(lambda x: sympy.log(x) / sympy.log(2))
@@ -192,6 +193,11 @@ arcsinh = _unary(sympy.asinh)
 arccosh = _unary(sympy.acosh)
 arctanh = _unary(sympy.atanh)
 pi = sympy.pi
+
+
+def hypot(a: Any, b: Any) -> Any:
+    """``sqrt(a**2 + b**2)``, exact."""
+    return sqrt(a * a + b * b)
 
 
 def power(a: Any, b: Any) -> Any:

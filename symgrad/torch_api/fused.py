@@ -16,6 +16,7 @@ from symgrad.torch_api.declaration import COMPOSITE, torch_api
 from symgrad.torch_api.pointwise import _tensor
 
 _la = ops.linalg
+_sh = ops.shape
 
 
 def _matrix(x: Tensor, name: str, ndim: int = 2) -> None:
@@ -161,12 +162,12 @@ def kron(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     _tensor(input, "kron")
     _tensor(other, "kron", "other", 2)
     ndim = max(input._value.ndim, other._value.ndim)
-    a = input.reshape((1,) * (ndim - input._value.ndim) + tuple(input._value.shape))
-    b = other.reshape((1,) * (ndim - other._value.ndim) + tuple(other._value.shape))
-    # a as (a0, 1, a1, 1, ...) times b as (1, b0, 1, b1, ...), then merged pairwise
-    a_shape = [s for n in a._value.shape for s in (n, 1)]
-    b_shape = [s for n in b._value.shape for s in (1, n)]
-    product = a.reshape(a_shape) * b.reshape(b_shape)
-    shape = tuple(int(np.prod(p)) for p in zip(a._value.shape, b._value.shape, strict=True))
-    return product.reshape(shape)
+    a = (1,) * (ndim - input._value.ndim) + tuple(input._value.shape)
+    b = (1,) * (ndim - other._value.ndim) + tuple(other._value.shape)
+    # a as (a0, 1, a1, 1, ...) times b as (1, b0, 1, b1, ...), then merged pairwise: PyTorch's
+    # three _unsafe_view nodes (UnsafeViewBackward0) around one MulBackward0
+    view = _sh.unsafe_view
+    product = (apply_op(view, input, shape=tuple(s for n in a for s in (n, 1)))
+               * apply_op(view, other, shape=tuple(s for n in b for s in (1, n))))
+    return apply_op(view, product, shape=tuple(int(np.prod(p)) for p in zip(a, b, strict=True)))
 

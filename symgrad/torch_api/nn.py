@@ -11,6 +11,7 @@ The ops are in ``symgrad.ops.nn``. Random masks (dropout) come from symgrad's nu
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,6 +23,7 @@ from symgrad.dispatch import apply_op
 from symgrad.tensor import Tensor, _make
 from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api
 from symgrad.torch_api.pointwise import _floating, _tensor
+from symgrad.torch_api.pointwise import leaky_relu as F_leaky_relu
 
 _nn = ops.nn
 
@@ -137,6 +139,49 @@ def tanhshrink(input: Tensor) -> Tensor:  # noqa: A002
     """
     _tensor(input, "tanhshrink")
     return input - input.tanh()
+
+
+
+@torch_api(COMPOSITE, method=False, inplace=True)
+def selu_(input: Tensor) -> Tensor:  # noqa: A002
+    """In-place :func:`selu`."""
+    return selu(input, inplace=True)
+
+
+@torch_api(COMPOSITE, method=False, inplace=True)
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+    """In-place :func:`celu`."""
+    return celu(input, alpha, inplace=True)
+
+
+@torch_api(COMPOSITE, method=False)
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noqa: A002
+          training: bool = False, inplace: bool = False) -> Tensor:
+    """Randomized leaky relu: in training each negative element is multiplied by its own
+    slope drawn uniformly from ``[lower, upper]`` (numpy's stream, ``symgrad.manual_seed``), the
+    gradient there being that slope; in eval the slope is ``(lower + upper) / 2``, as PyTorch.
+
+    >>> F.rrelu(symgrad.tensor([-2.0, 1.0]), 0.25, 0.25, training=True)
+    tensor([-0.5000,  1.0000])
+    """
+    _tensor(input, "rrelu")
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if not training:
+        _floating(input, "leaky_relu_cpu")
+        return F_leaky_relu(input, (lower + upper) / 2, inplace)
+    _floating(input, "rrelu_with_noise_out_cpu")
+    value = input._value
+    slopes = creation._rng.uniform(lower, upper, value.shape)
+    noise = np.where(value > 0, 1.0, slopes).astype(value.dtype)
+    return _inplace(input, input * _make(noise), inplace)
+
+
+@torch_api(COMPOSITE, method=False, inplace=True)
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noqa: A002
+           training: bool = False) -> Tensor:
+    """In-place :func:`rrelu`."""
+    return rrelu(input, lower, upper, training, inplace=True)
 
 
 # ---------------------------------------------------------------------------- normalization
@@ -413,8 +458,11 @@ def _channel_dropout(name: str, d: int, input: Tensor, p: float, training: bool,
     _tensor(input, name)
     _check_p(p)
     if input.ndim not in (d + 1, d + 2):
-        raise RuntimeError(f"{name}: Expected {d + 1}D or {d + 2}D input, but received input "
-                           f"with shape {_size(input.shape)}")
+        raise RuntimeError(f"{name}: Expected {d + 1}D or {d + 2}D input, but received a "
+                           f"{input.ndim}D input. Note that {name} exists to provide "
+                           f"channel-wise dropout on inputs with {d} spatial dimension, a "
+                           "channel dimension, and an optional batch dimension (i.e. "
+                           f"{d + 1}D or {d + 2}D inputs).")
     if not training or p == 0:
         return input
     lead = input.ndim - d  # (N, C) or (C,)
@@ -433,15 +481,59 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A00
     return _channel_dropout("dropout1d", 1, input, p, training, inplace)
 
 
+def _feature_dropout(name: str, d: int, input: Tensor, p: float, training: bool,  # noqa: A002
+                     inplace: bool) -> Tensor:
+    """PyTorch's dropout2d/3d: one draw per (dim 0, dim 1) pair (dropout3d: per dim 0 when the
+    input is not 5-d, seen as unbatched), warning for an input of unexpected rank."""
+    _tensor(input, name)
+    _check_p(p)
+    expected = (d + 1, d + 2)
+    if input.ndim not in expected:
+        warnings.warn(
+            f"{name}: Received a {input.ndim}-D input to {name}, which is deprecated and will "
+            "result in an error in a future release. To retain the behavior and silence this "
+            f"warning, please use dropout instead. Note that {name} exists to provide "
+            f"channel-wise dropout on inputs with {d} spatial dimensions, a channel dimension, "
+            f"and an optional batch dimension (i.e. {expected[0]}D or {expected[1]}D inputs).",
+            UserWarning, stacklevel=3)
+    if d == 2 and input.ndim == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            UserWarning, stacklevel=3)
+    if not training or p == 0:
+        return input
+    lead = 1 if d == 3 and input.ndim != 5 else 2  # dropout3d unsqueezes an unbatched input
+    if input.ndim + 2 - lead < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    shape = tuple(input.shape[:lead]) + (1,) * (input.ndim - lead)
+    return _inplace(input, _masked(input, p, shape), inplace)
+
+
 @torch_api(COMPOSITE, method=False, function=False)
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
               inplace: bool = False) -> Tensor:
-    """Zero whole channels of a (N, C, H, W) or (C, H, W) input with probability ``p``.
+    """Zero whole channels of a (N, C, H, W) input with probability ``p`` (one draw per sample
+    and channel; PyTorch's warnings for other ranks, a 3-d input read as (N, C, L)).
 
     >>> F.dropout2d(symgrad.ones(1, 2, 3, 3), training=False).shape
     symgrad.Size([1, 2, 3, 3])
     """
-    return _channel_dropout("dropout2d", 2, input, p, training, inplace)
+    return _feature_dropout("dropout2d", 2, input, p, training, inplace)
+
+
+@torch_api(COMPOSITE, method=False, function=False)
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
+              inplace: bool = False) -> Tensor:
+    """Zero whole channels of a (N, C, D, H, W) or (C, D, H, W) input with probability ``p``.
+
+    >>> F.dropout3d(symgrad.ones(1, 2, 1, 3, 3), training=False).shape
+    symgrad.Size([1, 2, 1, 3, 3])
+    """
+    return _feature_dropout("dropout3d", 3, input, p, training, inplace)
 
 
 @torch_api(COMPOSITE, method=False)
@@ -454,6 +546,28 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,  # noqa
     tensor([1., 1.])
     """
     _tensor(input, "alpha_dropout")
+    return _alpha_dropout(input, p, training, inplace, tuple(input.shape))
+
+
+@torch_api(COMPOSITE, method=False)
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,  # noqa: A002
+                          inplace: bool = False) -> Tensor:
+    """:func:`alpha_dropout` of whole channels: one draw per (sample, channel), shared by all
+    positions of the channel.
+
+    >>> F.feature_alpha_dropout(symgrad.ones(1, 2, 2), 0.5, training=False)
+    tensor([[[1., 1.],
+             [1., 1.]]])
+    """
+    _tensor(input, "feature_alpha_dropout")
+    if input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+    return _alpha_dropout(input, p, training, inplace, shape)
+
+
+def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool,  # noqa: A002
+                   shape: tuple[int, ...]) -> Tensor:
     _check_p(p)
     if not training or p == 0:
         return input
@@ -461,7 +575,7 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,  # noqa
         return _inplace(input, input * 0, inplace)
     alpha = -_SELU_ALPHA * _SELU_SCALE
     a = 1 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
-    keep = (creation._rng.random(tuple(input.shape)) >= p).astype(input._value.dtype)
+    keep = (creation._rng.random(shape) >= p).astype(input._value.dtype)
     b = _make(((1 - keep) * (alpha * a) + alpha * a * -p).astype(input._value.dtype))
     return _inplace(input, input * _make(keep * input._value.dtype.type(a)) + b, inplace)
 

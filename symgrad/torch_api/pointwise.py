@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from symgrad import ops
 from symgrad.dispatch import apply_inplace, apply_op
-from symgrad.tensor import Tensor
+from symgrad.numeric.dtypes import float64 as _float64
+from symgrad.tensor import Tensor, _make
+from symgrad.torch_api.arguments import operand as _operand
 from symgrad.torch_api.arguments import scalar as _scalar
 from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api  # noqa: F401
 
@@ -498,3 +502,165 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     _tensor(input, "softplus")
     _floating(input, "softplus_cpu")
     return apply_op(_ew.softplus, input, beta=beta, threshold=threshold)
+
+
+# ---------------------------------------------------------------- special functions and friends
+_pointwise("erfc", _ew.erfc, """Elementwise complementary error function ``1 - erf(x)``,
+    accurate where erf is near 1 (``ErfcBackward0``).
+
+    >>> symgrad.erfc(symgrad.tensor([0.0, 5.0]))
+    tensor([1.0000e+00, 1.5375e-12])
+    """)
+_pointwise("sinc", _ew.sinc, """Elementwise normalized sinc ``sin(pi x) / (pi x)``, 1 at 0
+    (``SincBackward0``).
+
+    >>> symgrad.sinc(symgrad.tensor([0.0, 0.5]))
+    tensor([1.0000, 0.6366])
+    """)
+_pointwise("sgn", _ew.sgn, """Elementwise sign (for real tensors, :func:`sign` recorded as
+    ``SgnBackward0``); its gradient is zero.
+
+    >>> symgrad.sgn(symgrad.tensor([-2.0, 0.0, 3.0]))
+    tensor([-1.,  0.,  1.])
+    """)
+_pointwise("deg2rad", _ew.deg2rad, """Degrees to radians, ``x * pi / 180``
+    (``Deg2RadBackward0``).
+
+    >>> symgrad.deg2rad(symgrad.tensor([180.0, 90.0]))
+    tensor([3.1416, 1.5708])
+    """)
+_pointwise("rad2deg", _ew.rad2deg, """Radians to degrees, ``x * 180 / pi``
+    (``Rad2DegBackward0``).
+
+    >>> symgrad.rad2deg(symgrad.tensor([3.141592653589793]))
+    tensor([180.])
+    """)
+
+
+@torch_api(records="logit", example=lambda x: (x / 5 + 0.5).logit())
+def logit(input: Tensor, eps: float | None = None) -> Tensor:  # noqa: A002
+    """``log(x / (1 - x))``, the inverse of sigmoid; with ``eps``, x is first clamped into
+    ``[eps, 1 - eps]`` and the gradient is 0 beyond (``LogitBackward0``).
+
+    >>> symgrad.logit(symgrad.tensor([0.25, 0.5]))
+    tensor([-1.0986,  0.0000])
+    >>> symgrad.logit(symgrad.tensor([0.0, 0.5]), eps=0.1)
+    tensor([-2.1972,  0.0000])
+    """
+    _tensor(input, "logit")
+    return apply_op(_ew.logit, input, **({} if eps is None else {"eps": _scalar(eps)}))
+
+
+@torch_api(records="logit", inplace=True, example=lambda x: (x.div_(5).add_(0.5)).logit_())
+def logit_(input: Tensor, eps: float | None = None) -> Tensor:  # noqa: A002
+    """In-place :func:`logit`."""
+    _tensor(input, "logit_")
+    return apply_inplace(_ew.logit, input, **({} if eps is None else {"eps": _scalar(eps)}))
+
+
+def _xlogy_operands(input: Any, other: Any, fn: str) -> tuple[Tensor, Tensor]:  # noqa: A002
+    """``xlogy``'s operands as tensors: either may be a Python number, not both."""
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got "
+                        f"({type(input).__name__}, {type(other).__name__}), but expected one "
+                        "of:\n * (Tensor input, Tensor other)\n * (Number self, Tensor other)"
+                        "\n * (Tensor input, Number other)")
+    return _operand(input, strict=True), _operand(other, strict=True)
+
+
+@torch_api(records="xlogy", example=lambda x: x.xlogy(x.abs() + 0.5))
+def xlogy(input: Any, other: Any) -> Tensor:  # noqa: A002
+    """``input * log(other)``, and 0 where ``input == 0`` (unless ``other`` is nan), with
+    broadcasting; either may be a Python number (``XlogyBackward0``).
+
+    >>> symgrad.xlogy(symgrad.tensor([0.0, 2.0]), symgrad.tensor([0.0, 4.0]))
+    tensor([0.0000, 2.7726])
+    """
+    return apply_op(_ew.xlogy, *_xlogy_operands(input, other, "xlogy"))
+
+
+@torch_api(records="xlogy", function=False, inplace=True,
+           example=lambda x: x.xlogy_(x.abs() + 0.5))
+def xlogy_(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    """In-place :func:`xlogy`."""
+    return apply_inplace(_ew.xlogy, *_xlogy_operands(input, other, "xlogy_"))
+
+
+def _hypot_operands(input: Any, other: Any, fn: str) -> tuple[Tensor, Tensor]:  # noqa: A002
+    _tensor(input, fn)
+    _tensor(other, fn, "other", 2)
+    for x in (input, other):
+        if x._value.dtype.kind != "f":
+            raise NotImplementedError(f"\"hypot_cpu\" not implemented for "
+                                      f"'{x.dtype._torch_name}'")
+    return input, other
+
+
+@torch_api(records="hypot", example=lambda x: x.hypot(x + 3))
+def hypot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """``sqrt(input**2 + other**2)`` elementwise, without overflow in the squares
+    (``HypotBackward0``).
+
+    >>> symgrad.hypot(symgrad.tensor([3.0, 5.0]), symgrad.tensor([4.0, 12.0]))
+    tensor([ 5., 13.])
+    """
+    return apply_op(_ew.hypot, *_hypot_operands(input, other, "hypot"))
+
+
+@torch_api(records="hypot", function=False, inplace=True, example=lambda x: x.hypot_(x + 3))
+def hypot_(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """In-place :func:`hypot`."""
+    return apply_inplace(_ew.hypot, *_hypot_operands(input, other, "hypot_"))
+
+
+@torch_api(records=COMPOSITE, example=lambda x: x.float_power(2))
+def float_power(input: Any, exponent: Any) -> Tensor:  # noqa: A002
+    """``input ** exponent`` computed in float64 (``ToCopyBackward0`` then ``PowBackward0``).
+
+    >>> symgrad.float_power(symgrad.tensor([1, 2]), 2)
+    tensor([1., 4.], dtype=symgrad.float64)
+    """
+    if not isinstance(input, Tensor):
+        return _tensor(exponent, "float_power", "exponent", 2).to(_float64).__rpow__(input)
+    exponent = exponent.to(_float64) if isinstance(exponent, Tensor) else exponent
+    return input.to(_float64).pow(exponent)
+
+
+@torch_api(records=COMPOSITE, function=False, inplace=True,
+           example=lambda x: x.float_power_(2))
+def float_power_(input: Tensor, exponent: Any) -> Tensor:  # noqa: A002
+    """In-place :func:`float_power`, for a float64 tensor only (as PyTorch).
+
+    >>> symgrad.tensor([1.0, 2.0], dtype=symgrad.float64).float_power_(2)
+    tensor([1., 4.], dtype=symgrad.float64)
+    """
+    if input._value.dtype != "float64":
+        raise RuntimeError(f"the base given to float_power_ has dtype {input.dtype._torch_name} "
+                           "but the operation's result requires dtype Double")
+    return input.pow_(exponent)
+
+
+@torch_api(records=NO_GRAPH)
+def signbit(input: Tensor) -> Tensor:  # noqa: A002
+    """Whether the sign bit is set (True for -0.0), as a bool tensor; not recorded.
+
+    >>> symgrad.signbit(symgrad.tensor([-0.0, 0.0, -2.0]))
+    tensor([ True, False,  True])
+    """
+    return _make(np.signbit(_tensor(input, "signbit")._value))
+
+
+@torch_api(records=NO_GRAPH, example=lambda x: x.heaviside(x * 0 + 0.5))
+def heaviside(input: Tensor, values: Tensor) -> Tensor:  # noqa: A002
+    """The step function: 0 where input < 0, ``values`` where input == 0, 1 where input > 0
+    (broadcast); not recorded (PyTorch has no derivative for it).
+
+    >>> symgrad.heaviside(symgrad.tensor([-1.0, 0.0, 2.0]), symgrad.tensor(0.5))
+    tensor([0.0000, 0.5000, 1.0000])
+    """
+    _tensor(input, "heaviside")
+    _tensor(values, "heaviside", "values", 2)
+    if input._value.dtype != values._value.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different "
+                           "dtypes.")
+    return _make(np.heaviside(input._value, values._value).astype(input._value.dtype))

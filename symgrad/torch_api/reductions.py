@@ -31,8 +31,13 @@ from symgrad.torch_api.declaration import NO_GRAPH, torch_api
 _REQUIRED: Any = object()  # marks a required argument PyTorch names in its own error
 
 
+# the one base of the (values, indices) results (like PyTorch's structseq): namedtuple() compiles
+# code, too slow to call for each of them at import
+_ValuesIndices = namedtuple("_ValuesIndices", ("values", "indices"))
+
+
 def _return_type(name: str) -> type:
-    base = namedtuple(name, ("values", "indices"))  # like PyTorch's structseq
+    base = _ValuesIndices
 
     def __repr__(self: Any) -> str:
         return (f"symgrad.return_types.{name}(\nvalues={self.values!r},\n"

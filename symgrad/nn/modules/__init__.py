@@ -17,6 +17,7 @@ from symgrad.nn.modules.activation import (
     PReLU,
     ReLU,
     ReLU6,
+    RReLU,
     Sigmoid,
     SiLU,
     Softmax,
@@ -31,7 +32,15 @@ from symgrad.nn.modules.activation import (
 )
 from symgrad.nn.modules.container import ModuleDict, ModuleList, Sequential
 from symgrad.nn.modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
-from symgrad.nn.modules.dropout import Dropout
+from symgrad.nn.modules.distance import CosineSimilarity, PairwiseDistance
+from symgrad.nn.modules.dropout import (
+    AlphaDropout,
+    Dropout,
+    Dropout1d,
+    Dropout2d,
+    Dropout3d,
+    FeatureAlphaDropout,
+)
 from symgrad.nn.modules.flatten import Flatten, Unflatten
 from symgrad.nn.modules.linear import Bilinear, Identity, Linear
 from symgrad.nn.modules.loss import (
@@ -47,12 +56,15 @@ from symgrad.nn.modules.loss import (
     L1Loss,
     MarginRankingLoss,
     MSELoss,
+    MultiLabelMarginLoss,
     MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
     NLLLoss,
     PoissonNLLLoss,
     SmoothL1Loss,
     SoftMarginLoss,
     TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from symgrad.nn.modules.module import Module
 from symgrad.nn.modules.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
@@ -79,17 +91,19 @@ from symgrad.nn.modules.transformer import (
 
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
-    "AvgPool1d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d",
-    "Bilinear", "CELU", "CTCLoss", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
-    "ConvTranspose2d", "CosineEmbeddingLoss", "CrossEntropyLoss", "Dropout", "ELU", "Embedding",
-    "Flatten", "GELU", "GLU", "GRU", "GRUCell", "GaussianNLLLoss", "GroupNorm", "Hardshrink",
-    "Hardsigmoid", "Hardswish", "Hardtanh", "HingeEmbeddingLoss", "HuberLoss", "Identity",
-    "KLDivLoss", "L1Loss", "LSTM", "LSTMCell", "LayerNorm", "LeakyReLU", "Linear", "LogSigmoid",
-    "LogSoftmax", "MSELoss", "MarginRankingLoss", "MaxPool1d", "MaxPool2d", "Mish", "Module",
-    "ModuleDict", "ModuleList", "MultiLabelSoftMarginLoss", "MultiheadAttention", "NLLLoss",
-    "PReLU", "PoissonNLLLoss", "RNN", "RNNBase", "RNNCell", "RNNCellBase", "ReLU", "ReLU6", "SELU",
-    "Sequential", "SiLU", "Sigmoid", "SmoothL1Loss", "SoftMarginLoss", "Softmax", "Softmax2d",
-    "Softmin", "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold",
-    "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
-    "TransformerEncoderLayer", "TripletMarginLoss", "Unflatten",
+    "AlphaDropout", "AvgPool1d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d",
+    "BatchNorm2d", "Bilinear", "CELU", "CTCLoss", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
+    "ConvTranspose2d", "CosineEmbeddingLoss", "CosineSimilarity", "CrossEntropyLoss", "Dropout",
+    "Dropout1d", "Dropout2d", "Dropout3d", "ELU", "Embedding", "FeatureAlphaDropout", "Flatten",
+    "GELU", "GLU", "GRU", "GRUCell", "GaussianNLLLoss", "GroupNorm", "Hardshrink", "Hardsigmoid",
+    "Hardswish", "Hardtanh", "HingeEmbeddingLoss", "HuberLoss", "Identity", "KLDivLoss", "L1Loss",
+    "LSTM", "LSTMCell", "LayerNorm", "LeakyReLU", "Linear", "LogSigmoid", "LogSoftmax", "MSELoss",
+    "MarginRankingLoss", "MaxPool1d", "MaxPool2d", "Mish", "Module", "ModuleDict", "ModuleList",
+    "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiheadAttention",
+    "NLLLoss", "PReLU", "PairwiseDistance", "PoissonNLLLoss", "RNN", "RNNBase", "RNNCell",
+    "RNNCellBase", "RReLU", "ReLU", "ReLU6", "SELU", "Sequential", "SiLU", "Sigmoid",
+    "SmoothL1Loss", "SoftMarginLoss", "Softmax", "Softmax2d", "Softmin", "Softplus", "Softshrink",
+    "Softsign", "Tanh", "Tanhshrink", "Threshold", "Transformer", "TransformerDecoder",
+    "TransformerDecoderLayer", "TransformerEncoder", "TransformerEncoderLayer",
+    "TripletMarginLoss", "TripletMarginWithDistanceLoss", "Unflatten",
 ]

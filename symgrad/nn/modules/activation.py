@@ -87,6 +87,34 @@ class LeakyReLU(_Activation):
         self.inplace = inplace
 
 
+class RReLU(_Activation):
+    """Randomized leaky relu: in training a slope drawn from ``[lower, upper]`` per negative
+    element (numpy's stream), in eval the mean slope ``(lower + upper) / 2``.
+
+    >>> symgrad.nn.RReLU(0.1, 0.3)
+    RReLU(lower=0.1, upper=0.3)
+    >>> symgrad.nn.RReLU(0.1, 0.3).eval()(symgrad.tensor([-1.0, 2.0]))
+    tensor([-0.2000,  2.0000])
+    """
+
+    _shown = ("lower", "upper", "inplace")
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+                 inplace: bool = False) -> None:
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        """``F.rrelu(input, lower, upper, self.training, inplace)``.
+
+        >>> symgrad.nn.RReLU(0.5, 0.5)(symgrad.tensor([-2.0, 1.0]))
+        tensor([-1.,  1.])
+        """
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+
 class ELU(_Activation):
     """``x`` for x > 0, ``alpha·(exp(x) - 1)`` below.
 

@@ -87,7 +87,7 @@ class Linear(Module):
         >>> with symgrad.no_grad():
         ...     _ = lin.weight.fill_(1.0), lin.bias.fill_(0.5)
         >>> lin(symgrad.tensor([1.0, 2.0]))
-        tensor([3.5000], grad_fn=<AddBackward0>)
+        tensor([3.5000], grad_fn=<ViewBackward0>)
         """
         return F.linear(input, self.weight, self.bias)
 

@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from symgrad.nn import functional as F
 from symgrad.nn.losses import _reduction
+from symgrad.nn.modules.distance import PairwiseDistance
 from symgrad.nn.modules.module import Module
 from symgrad.tensor import Tensor
 
@@ -346,3 +349,69 @@ class CTCLoss(_Loss):
         """
         return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
                           self.reduction, self.zero_infinity)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    """Multi-class hinge loss of class-index targets (``p`` 1 or 2, ``margin``, class
+    ``weight`` buffer).
+
+    >>> symgrad.nn.MultiMarginLoss()(symgrad.tensor([[0.1, 0.2, 0.4, 0.8]]), symgrad.tensor([3]))
+    tensor(0.3250)
+    """
+
+    _function, _options = "multi_margin_loss", ("p", "margin", "weight")
+
+    def __init__(self, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
+                 size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
+        if p not in (1, 2):
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.ndim != 1:
+            raise ValueError("MultiMarginLoss: expected weight to be None or 1D tensor, got "
+                             f"{weight.ndim}D instead")
+        super().__init__(weight, size_average, reduce, reduction)
+        self.p = p
+        self.margin = margin
+
+
+class MultiLabelMarginLoss(_Loss):
+    """Multi-label hinge loss; the targets are class indices padded with -1.
+
+    >>> symgrad.nn.MultiLabelMarginLoss()(symgrad.tensor([[0.1, 0.2, 0.4, 0.8]]),
+    ...                                   symgrad.tensor([[3, 0, -1, 1]]))
+    tensor(0.8500)
+    """
+
+    _function = "multilabel_margin_loss"
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """Triplet loss with any distance function (a ``PairwiseDistance`` submodule by default).
+
+    >>> symgrad.nn.TripletMarginWithDistanceLoss()
+    TripletMarginWithDistanceLoss(
+      (distance_function): PairwiseDistance()
+    )
+    """
+
+    def __init__(self, *, distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
+                 margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> None:
+        super().__init__(reduction=reduction)
+        if margin <= 0:
+            raise ValueError("TripletMarginWithDistanceLoss: expected margin to be greater than "
+                             f"0, got {margin} instead")
+        self.distance_function = (distance_function if distance_function is not None
+                                  else PairwiseDistance())
+        self.margin = margin
+        self.swap = swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        """``F.triplet_margin_with_distance_loss(anchor, positive, negative, ...)``.
+
+        >>> symgrad.nn.TripletMarginWithDistanceLoss(margin=0.5)(
+        ...     symgrad.tensor([[0.0]]), symgrad.tensor([[1.0]]), symgrad.tensor([[3.0]]))
+        tensor(0.)
+        """
+        return F.triplet_margin_with_distance_loss(
+            anchor, positive, negative, distance_function=self.distance_function,
+            margin=self.margin, swap=self.swap, reduction=self.reduction)

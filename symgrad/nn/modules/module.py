@@ -3,11 +3,16 @@ order, state_dict, train/eval, hooks and repr."""
 
 from __future__ import annotations
 
+import functools
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from symgrad.autograd.grad_mode import no_grad
+from symgrad.autograd.graph import RemovableHandle
+from symgrad.creation import empty_like
+from symgrad.nn.modules._hooks import BackwardHook
 from symgrad.nn.parameter import Parameter
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, check_device
@@ -42,42 +47,6 @@ class _IncompatibleKeys(NamedTuple):
                 f"unexpected_keys={self.unexpected_keys!r})")
 
     __str__ = __repr__
-
-
-class RemovableHandle:
-    """What ``register_forward_hook`` returns: ``handle.remove()`` unregisters the hook.
-
-    >>> m = symgrad.nn.Identity()
-    >>> handle = m.register_forward_hook(lambda module, args, out: out * 2)
-    >>> m(symgrad.ones(1))
-    tensor([2.])
-    >>> handle.remove()
-    >>> m(symgrad.ones(1))
-    tensor([1.])
-    """
-
-    _next_id = 0
-
-    def __init__(self, hooks: dict) -> None:
-        self._hooks = hooks
-        self.id = RemovableHandle._next_id
-        RemovableHandle._next_id += 1
-
-    def remove(self) -> None:
-        """Unregister the hook (again: nothing happens).
-
-        >>> m = symgrad.nn.Identity()
-        >>> m.register_forward_pre_hook(lambda module, args: None).remove()
-        >>> len(m._forward_pre_hooks)
-        0
-        """
-        self._hooks.pop(self.id, None)
-
-    def __enter__(self) -> RemovableHandle:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.remove()
 
 
 def _check_name(kind: str, name: Any, module: Module, own: dict) -> None:
@@ -130,9 +99,19 @@ class Module:
         setattr_(self, "_parameters", {})
         setattr_(self, "_buffers", {})
         setattr_(self, "_non_persistent_buffers_set", set())
-        setattr_(self, "_modules", {})
+        setattr_(self, "_backward_pre_hooks", OrderedDict())
+        setattr_(self, "_backward_hooks", OrderedDict())
+        setattr_(self, "_is_full_backward_hook", None)
         setattr_(self, "_forward_hooks", OrderedDict())
+        setattr_(self, "_forward_hooks_with_kwargs", OrderedDict())
+        setattr_(self, "_forward_hooks_always_called", OrderedDict())
         setattr_(self, "_forward_pre_hooks", OrderedDict())
+        setattr_(self, "_forward_pre_hooks_with_kwargs", OrderedDict())
+        setattr_(self, "_state_dict_hooks", OrderedDict())
+        setattr_(self, "_state_dict_pre_hooks", OrderedDict())
+        setattr_(self, "_load_state_dict_pre_hooks", OrderedDict())
+        setattr_(self, "_load_state_dict_post_hooks", OrderedDict())
+        setattr_(self, "_modules", {})
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """The computation of the layer; subclasses define it, and calling the module runs it
@@ -147,16 +126,96 @@ class Module:
                                   '"forward" function')
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        for hook in list(self._forward_pre_hooks.values()):
-            changed = hook(self, args)
-            if changed is not None:
-                args = changed if isinstance(changed, tuple) else (changed,)
-        result = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks.values()):
-            changed = hook(self, args, result)
-            if changed is not None:
-                result = changed
-        return result
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self._backward_pre_hooks):
+            return self.forward(*args, **kwargs)
+        return self._call_with_hooks(args, kwargs)
+
+    def _call_with_hooks(self, args: tuple, kwargs: dict) -> Any:
+        """PyTorch's ``Module._call_impl``: forward pre-hooks, the backward hooks' identity on
+        the inputs, forward, forward hooks, the identity on the outputs; forward hooks
+        registered with ``always_call`` also run when forward raises."""
+        full_hooks: list[Callable] = []
+        old_hooks: list[Callable] = []
+        if self._backward_hooks:
+            hooks = list(self._backward_hooks.values())
+            if self._is_full_backward_hook:
+                full_hooks = hooks
+            else:
+                old_hooks = hooks
+        pre_hooks = list(self._backward_pre_hooks.values())
+        called: set[int] = set()
+        result = None
+        try:
+            for hook_id, hook in list(self._forward_pre_hooks.items()):
+                if hook_id in self._forward_pre_hooks_with_kwargs:
+                    changed = hook(self, args, kwargs)
+                    if changed is not None:
+                        if not (isinstance(changed, tuple) and len(changed) == 2):
+                            raise RuntimeError("forward pre-hook must return None or a tuple "
+                                               f"of (new_args, new_kwargs), but got {changed}.")
+                        args, kwargs = changed
+                else:
+                    changed = hook(self, args)
+                    if changed is not None:
+                        args = changed if isinstance(changed, tuple) else (changed,)
+            bw_hook = None
+            if full_hooks or pre_hooks:
+                bw_hook = BackwardHook(self, full_hooks, pre_hooks)
+                args = bw_hook.setup_input_hook(args)
+            result = self.forward(*args, **kwargs)
+            for hook_id, hook in list(self._forward_hooks.items()):
+                if hook_id in self._forward_hooks_always_called:
+                    called.add(hook_id)
+                if hook_id in self._forward_hooks_with_kwargs:
+                    changed = hook(self, args, kwargs, result)
+                else:
+                    changed = hook(self, args, result)
+                if changed is not None:
+                    result = changed
+            if bw_hook is not None:
+                if not isinstance(result, Tensor | tuple):
+                    warnings.warn("For backward hooks to be called, module output should be a "
+                                  "Tensor or a tuple of Tensors but received "
+                                  f"{type(result)}", UserWarning, stacklevel=3)
+                result = bw_hook.setup_output_hook(result)
+            if old_hooks:
+                self._attach_old_backward_hooks(old_hooks, args, result)
+            return result
+        except Exception:
+            for hook_id, hook in list(self._forward_hooks.items()):
+                if hook_id not in self._forward_hooks_always_called or hook_id in called:
+                    continue
+                try:
+                    if hook_id in self._forward_hooks_with_kwargs:
+                        changed = hook(self, args, kwargs, result)
+                    else:
+                        changed = hook(self, args, result)
+                    if changed is not None:
+                        result = changed
+                except Exception as error:  # noqa: BLE001 - PyTorch silences it with a warning
+                    warnings.warn("module forward hook with ``always_call=True`` raised an "
+                                  "exception that was silenced as another error was raised in "
+                                  f"forward: {error}", UserWarning, stacklevel=3)
+            raise
+
+    def _attach_old_backward_hooks(self, hooks: list[Callable], args: tuple,
+                                   result: Any) -> None:
+        """``register_backward_hook``'s deprecated hooks go on the node of the first output
+        tensor, with PyTorch's warnings where that node does not see the whole module."""
+        var = result
+        while not isinstance(var, Tensor):
+            var = (next(v for v in var.values() if isinstance(v, Tensor))
+                   if isinstance(var, dict) else var[0])
+        grad_fn = var.grad_fn
+        if grad_fn is None:
+            return
+        for hook in hooks:
+            grad_fn.register_hook(
+                lambda grad_input, grad_output, hook=hook: hook(self, grad_input, grad_output))
+        message = _non_full_hook_warning(args, result, grad_fn)
+        if message:
+            warnings.warn(message, FutureWarning, stacklevel=4)
 
     # ------------------------------------------------------------------ registration
     def register_parameter(self, name: str, param: Parameter | None) -> None:
@@ -241,6 +300,93 @@ class Module:
             if not isinstance(module, Module):
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return module
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at dotted path ``target``.
+
+        >>> symgrad.nn.Sequential(symgrad.nn.Linear(2, 1)).get_parameter("0.bias").shape
+        symgrad.Size([1])
+        """
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(module._get_name() + " has no attribute `" + name + "`")
+        param = getattr(module, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError("`" + name + "` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at dotted path ``target``.
+
+        >>> symgrad.nn.Sequential(symgrad.nn.BatchNorm1d(2)).get_buffer("0.running_var")
+        tensor([1., 1.])
+        """
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(module._get_name() + " has no attribute `" + name + "`")
+        if name not in module._buffers:
+            raise AttributeError("`" + name + "` is not a buffer")
+        return getattr(module, name)
+
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Put ``module`` at dotted path ``target`` (its parent must exist; ``strict``: so must
+        the name).
+
+        >>> net = symgrad.nn.Sequential(symgrad.nn.ReLU())
+        >>> net.set_submodule("0", symgrad.nn.Tanh()); net
+        Sequential(
+          (0): Tanh()
+        )
+        """
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        atoms = target.split(".")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent = self if len(atoms) == 1 else self.get_submodule(".".join(atoms[:-1]))
+        if strict and not hasattr(parent, atoms[-1]):
+            raise AttributeError(parent._get_name() + " has no attribute `" + atoms[-1] + "`")
+        if hasattr(parent, atoms[-1]) and not isinstance(getattr(parent, atoms[-1]), Module):
+            raise AttributeError("`" + atoms[-1] + "` is not an nn.Module")
+        setattr(parent, atoms[-1], module)
+
+    def get_extra_state(self) -> Any:
+        """A module's state beyond parameters and buffers: a subclass that defines it (with
+        :meth:`set_extra_state`) gets a ``'_extra_state'`` entry in ``state_dict``.
+
+        >>> class Counter(symgrad.nn.Module):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.calls = 0
+        ...     def get_extra_state(self):
+        ...         return {"calls": self.calls}
+        ...     def set_extra_state(self, state):
+        ...         self.calls = state["calls"]
+        >>> c = Counter(); c.calls = 3
+        >>> dict(c.state_dict())
+        {'_extra_state': {'calls': 3}}
+        >>> d = Counter(); _ = d.load_state_dict(c.state_dict()); d.calls
+        3
+        """
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never "
+                           "be called. Please file an issue at "
+                           "https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml"
+                           " to report this bug.")
+
+    def set_extra_state(self, state: Any) -> None:
+        """Restore what :meth:`get_extra_state` returned (called by ``load_state_dict``).
+
+        >>> symgrad.nn.Module().set_extra_state({})
+        Traceback (most recent call last):
+            ...
+        RuntimeError: Reached a code path in Module.set_extra_state() that should never be ...
+        """
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never "
+                           "be called. Please file an issue at "
+                           "https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml"
+                           " to report this bug.")
 
     def __setattr__(self, name: str, value: Any) -> None:
         params = self.__dict__.get("_parameters")
@@ -428,16 +574,28 @@ class Module:
             destination, prefix, keep_vars = (*args, *(destination, prefix, keep_vars)[len(args):])
         if destination is None:
             destination = OrderedDict()
-        for module_prefix, module in self.named_modules(prefix=prefix.rstrip("."),
-                                                        remove_duplicate=False):
-            dotted = module_prefix + "." if module_prefix else ""
-            for name, param in module._parameters.items():
-                if param is not None:
-                    destination[dotted + name] = param if keep_vars else param.detach()
-            for name, buffer in module._buffers.items():
-                if buffer is not None and name not in module._non_persistent_buffers_set:
-                    destination[dotted + name] = buffer if keep_vars else buffer.detach()
+        # depth first without recursion: (module, its prefix, whether its children are done)
+        stack: list[tuple[Module, str, bool]] = [(self, prefix, False)]
+        while stack:
+            module, dotted, done = stack.pop()
+            if done:
+                for hook in list(module._state_dict_hooks.values()):
+                    if hook(module, destination, dotted, {"version": module._version}) is not None:
+                        raise RuntimeError("state_dict post-hook must return None")
+                continue
+            for hook in list(module._state_dict_pre_hooks.values()):
+                hook(module, dotted, keep_vars)
+            module._save_to_state_dict(destination, dotted, keep_vars)
+            stack.append((module, dotted, True))
+            stack.extend((child, dotted + name + ".", False)
+                         for name, child in reversed(module._modules.items()) if child is not None)
         return destination
+
+    def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
+        for name, value in self._local_state().items():
+            destination[prefix + name] = value if keep_vars else value.detach()
+        if _overrides(type(self), "get_extra_state"):
+            destination[prefix + "_extra_state"] = self.get_extra_state()
 
     def _local_state(self) -> dict[str, Tensor]:
         own = {k: v for k, v in self._parameters.items() if v is not None}
@@ -466,35 +624,31 @@ class Module:
         missing: list[str] = []
         unexpected: list[str] = []
         errors: list[str] = []
-        copies: list[tuple[Module, str, Tensor, Tensor]] = []
-        for prefix, module in self.named_modules(remove_duplicate=False):
-            dotted = prefix + "." if prefix else ""
-            local = module._local_state()
-            for name, current in local.items():
-                key = dotted + name
-                if key not in state_dict:
-                    missing.append(key)
-                    continue
-                given = state_dict[key]
-                if not isinstance(given, Tensor):
-                    errors.append(f'While copying the parameter named "{key}", expected '
-                                  "symgrad.Tensor or Tensor-like object from checkpoint but "
-                                  f"received {type(given)}")
-                    continue
-                if given.shape != current.shape:
-                    errors.append(f"size mismatch for {key}: copying a param with shape "
-                                  f"{given.shape} from checkpoint, the shape in current model "
-                                  f"is {current.shape}.")
-                    continue
-                copies.append((module, name, current, given))
-            if strict:
-                for key in state_dict:
-                    if not key.startswith(dotted):
-                        continue
-                    head = key[len(dotted):].split(".", 1)
-                    if len(head) > 1 and head[0] not in module._modules or (
-                            len(head) == 1 and head[0] not in local):
-                        unexpected.append(key)
+        changes: list[Callable[[], None]] = []  # made once nothing failed
+        keys = _IncompatibleKeys(missing, unexpected)
+        # PyTorch's recursion, depth first without recursion: each child sees the entries under
+        # its prefix; the post-hooks run when a module's subtree is done
+        stack: list[tuple[Module, dict, str, bool]] = [(self, OrderedDict(state_dict), "", False)]
+        while stack:
+            module, local, prefix, done = stack.pop()
+            if done:
+                for hook in list(module._load_state_dict_post_hooks.values()):
+                    if hook(module, keys) is not None:
+                        raise AssertionError(
+                            "Hooks registered with ``register_load_state_dict_post_hook`` are "
+                            "not expected to return new values, if incompatible_keys need to be "
+                            "modified, it should be done inplace.")
+                continue
+            module._load_from_state_dict(local, prefix, missing, unexpected, errors, changes,
+                                         assign)
+            stack.append((module, local, prefix, True))
+            children = []
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    children.append((child, {k: v for k, v in local.items()
+                                             if k.startswith(child_prefix)}, child_prefix, False))
+            stack.extend(reversed(children))
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
@@ -506,15 +660,57 @@ class Module:
             raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
                 type(self).__name__, "\n\t".join(errors)))
         with no_grad():
-            for module, name, current, given in copies:
-                if not assign:
-                    current.copy_(given)
-                elif name in module._parameters:
-                    module._parameters[name] = Parameter(given.detach(),
-                                                         current.requires_grad)
-                else:
-                    module._buffers[name] = given
-        return _IncompatibleKeys(missing, unexpected)
+            for change in changes:
+                change()
+        return keys
+
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, missing: list[str],
+                              unexpected: list[str], errors: list[str],
+                              changes: list[Callable[[], None]], assign: bool) -> None:
+        """This module's part of ``load_state_dict``: its pre-hooks, then the checks of its
+        own entries (the copies are queued in ``changes``), as PyTorch's method of that name."""
+        for hook in list(self._load_state_dict_pre_hooks.values()):
+            hook(self, state_dict, prefix, {"version": self._version}, True, missing, unexpected,
+                 errors)
+        local = self._local_state()
+        for name, current in local.items():
+            key = prefix + name
+            if key not in state_dict:
+                missing.append(key)
+                continue
+            given = state_dict[key]
+            if not isinstance(given, Tensor):
+                errors.append(f'While copying the parameter named "{key}", expected '
+                              "symgrad.Tensor or Tensor-like object from checkpoint but "
+                              f"received {type(given)}")
+                continue
+            if given.shape != current.shape:
+                errors.append(f"size mismatch for {key}: copying a param with shape "
+                              f"{given.shape} from checkpoint, the shape in current model "
+                              f"is {current.shape}.")
+                continue
+            changes.append(functools.partial(self._assign_loaded, name, current, given, assign))
+        extra_key = prefix + "_extra_state"
+        if _overrides(type(self), "set_extra_state"):
+            if extra_key in state_dict:
+                changes.append(functools.partial(self.set_extra_state, state_dict[extra_key]))
+            else:
+                missing.append(extra_key)
+        elif extra_key in state_dict:
+            unexpected.append(extra_key)
+        for key in state_dict:
+            if key.startswith(prefix) and key != extra_key:
+                head = key[len(prefix):].split(".", 1)
+                if (head[0] not in self._modules) if len(head) > 1 else (head[0] not in local):
+                    unexpected.append(key)
+
+    def _assign_loaded(self, name: str, current: Tensor, given: Tensor, assign: bool) -> None:
+        if not assign:
+            current.copy_(given)
+        elif name in self._parameters:
+            self._parameters[name] = Parameter(given.detach(), current.requires_grad)
+        else:
+            self._buffers[name] = given
 
     # ------------------------------------------------------------------ modes and grads
     def train(self, mode: bool = True) -> Module:
@@ -581,19 +777,21 @@ class Module:
         return self
 
     # ------------------------------------------------------------------ dtype
-    def _apply_to_floats(self, convert: Callable[[Tensor], Tensor]) -> Module:
+    def _apply_to_floats(self, convert: Callable[[Tensor], Tensor], floats_only: bool = True,
+                         recurse: bool = True) -> Module:
         """Convert every floating-point parameter (in place: the Parameter objects stay, as
-        optimizers hold them), its gradient and every floating-point buffer."""
-        for module in self.modules():
+        optimizers hold them), its gradient and every floating-point buffer (``floats_only``
+        False: every one)."""
+        for module in self.modules() if recurse else [self]:
             for param in module._parameters.values():
-                if param is None or not param.is_floating_point():
+                if param is None or (floats_only and not param.is_floating_point()):
                     continue
                 with no_grad():
                     param.data = convert(param.data)
                     if param.grad is not None:
                         param.grad = None if param.grad is None else convert(param.grad)
             for name, buffer in module._buffers.items():
-                if buffer is not None and buffer.is_floating_point():
+                if buffer is not None and (buffer.is_floating_point() or not floats_only):
                     module._buffers[name] = convert(buffer)
         return self
 
@@ -638,6 +836,56 @@ class Module:
         """
         return self._apply_to_floats(lambda t: t.double())
 
+    def half(self) -> Module:
+        """Refused, nothing changed: symgrad's floating dtypes are float32 and float64.
+
+        >>> symgrad.nn.Linear(2, 1).half()
+        Traceback (most recent call last):
+            ...
+        TypeError: symgrad supports the dtypes float32, float64, int64 and bool; use .float() ...
+        """
+        raise TypeError("symgrad supports the dtypes float32, float64, int64 and bool; use "
+                        ".float() or .double()")
+
+    def bfloat16(self) -> Module:
+        """Refused, nothing changed: symgrad has no bfloat16 dtype.
+
+        >>> symgrad.nn.Linear(2, 1).bfloat16()
+        Traceback (most recent call last):
+            ...
+        TypeError: symgrad supports the dtypes float32, float64, int64 and bool; use .float() ...
+        """
+        return self.half()
+
+    def type(self, dst_type: dtypes.dtype) -> Module:
+        """Every parameter and buffer (floating or not) converted to ``dst_type``; returns
+        self.
+
+        >>> symgrad.nn.Linear(2, 1).type(symgrad.float64).weight.dtype
+        symgrad.float64
+        """
+        target = dtypes.as_dtype(dst_type)
+        return self._apply_to_floats(lambda t: t.type(target), floats_only=False)
+
+    def share_memory(self) -> Module:
+        """Self: one process's tensors need no shared memory here.
+
+        >>> symgrad.nn.ReLU().share_memory()
+        ReLU()
+        """
+        return self
+
+    def to_empty(self, *, device: Any = None, recurse: bool = True) -> Module:
+        """Parameters and buffers replaced by uninitialised tensors of their shapes and
+        dtypes (``recurse=False``: this module's own only); returns self.
+
+        >>> symgrad.nn.Linear(2, 1).to_empty(device="cpu").weight.shape
+        symgrad.Size([1, 2])
+        """
+        check_device(device)
+        return self._apply_to_floats(lambda t: empty_like(t), floats_only=False,
+                                     recurse=recurse)
+
     def cpu(self) -> Module:
         """Self: symgrad's tensors live in host memory.
 
@@ -647,36 +895,168 @@ class Module:
         return self
 
     # ------------------------------------------------------------------ hooks
-    def register_forward_hook(self, hook: Callable[..., Any], *,
-                              prepend: bool = False) -> RemovableHandle:
-        """Call ``hook(module, args, output)`` after every forward; a value it returns replaces
-        the output. Returns a handle whose ``remove()`` unregisters it.
+    def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                              with_kwargs: bool = False,
+                              always_call: bool = False) -> RemovableHandle:
+        """Call ``hook(module, args, output)`` (``with_kwargs``: ``hook(module, args, kwargs,
+        output)``) after every forward; a value it returns replaces the output. ``prepend``
+        runs it before the hooks already registered, ``always_call`` also when forward
+        raises. Returns a handle whose ``remove()`` unregisters it.
 
         >>> m = symgrad.nn.ReLU()
         >>> _ = m.register_forward_hook(lambda mod, args, out: print(type(mod).__name__, out))
         >>> _ = m(symgrad.tensor([-1.0, 2.0]))
         ReLU tensor([0., 2.])
         """
-        handle = RemovableHandle(self._forward_hooks)
+        handle = RemovableHandle(self._forward_hooks, extra_dict=[
+            self._forward_hooks_with_kwargs, self._forward_hooks_always_called])
         self._forward_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[handle.id] = True
+        if always_call:
+            self._forward_hooks_always_called[handle.id] = True
         if prepend:
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
-    def register_forward_pre_hook(self, hook: Callable[..., Any], *,
-                                  prepend: bool = False) -> RemovableHandle:
+    def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
         """Call ``hook(module, args)`` before every forward; a value it returns replaces the
-        positional arguments (a non-tuple is wrapped in one).
+        positional arguments (a non-tuple is wrapped in one). ``with_kwargs``: ``hook(module,
+        args, kwargs)``, returning None or ``(new_args, new_kwargs)``.
 
         >>> m = symgrad.nn.Identity()
         >>> _ = m.register_forward_pre_hook(lambda mod, args: args[0] + 1)
         >>> m(symgrad.zeros(2))
         tensor([1., 1.])
         """
-        handle = RemovableHandle(self._forward_pre_hooks)
+        handle = RemovableHandle(self._forward_pre_hooks,
+                                 extra_dict=self._forward_pre_hooks_with_kwargs)
         self._forward_pre_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[handle.id] = True
         if prepend:
             self._forward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_hook(self, hook: Callable[..., Any],
+                                    prepend: bool = False) -> RemovableHandle:
+        """Call ``hook(module, grad_input, grad_output)`` when the gradients with respect to
+        the module's inputs are computed: tuples with one entry per positional argument and
+        per output (None for non-tensors). A tuple it returns replaces ``grad_input``. The
+        inputs and outputs pass through an identity node (``BackwardHookFunctionBackward``),
+        so they may not be modified in place.
+
+        >>> lin = symgrad.nn.Linear(2, 1)
+        >>> _ = lin.register_full_backward_hook(
+        ...     lambda mod, gin, gout: print([tuple(g.shape) for g in gin + gout]))
+        >>> lin(symgrad.ones(3, 2, requires_grad=True)).sum().backward()
+        [(3, 2), (3, 1)]
+        """
+        if self._is_full_backward_hook is False:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        object.__setattr__(self, "_is_full_backward_hook", True)
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_pre_hook(self, hook: Callable[..., Any],
+                                        prepend: bool = False) -> RemovableHandle:
+        """Call ``hook(module, grad_output)`` when the gradients with respect to the module's
+        outputs are computed, before any flows into the module; a tuple it returns replaces
+        ``grad_output``.
+
+        >>> lin = symgrad.nn.Linear(2, 1)
+        >>> _ = lin.register_full_backward_pre_hook(lambda mod, gout: (gout[0] * 0,))
+        >>> lin(symgrad.ones(1, 2, requires_grad=True)).sum().backward(); lin.bias.grad
+        tensor([0.])
+        """
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_backward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Deprecated (use :meth:`register_full_backward_hook`): ``hook(module, grad_input,
+        grad_output)`` on the node of the module's first output tensor, so ``grad_input`` is
+        that node's, with PyTorch's FutureWarning when it does not cover the whole module.
+
+        >>> tanh = symgrad.nn.Tanh()
+        >>> _ = tanh.register_backward_hook(lambda mod, gin, gout: print(gin, gout))
+        >>> x = symgrad.zeros(2, requires_grad=True) * 1
+        >>> tanh(x).sum().backward()
+        (tensor([1., 1.]),) (tensor([1., 1.]),)
+        """
+        if self._is_full_backward_hook is True:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        object.__setattr__(self, "_is_full_backward_hook", False)
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        return handle
+
+    def register_state_dict_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Call ``hook(module, prefix, keep_vars)`` before this module's entries are put into
+        a ``state_dict``.
+
+        >>> lin = symgrad.nn.Linear(2, 1)
+        >>> _ = lin.register_state_dict_pre_hook(lambda mod, prefix, keep: print(repr(prefix)))
+        >>> _ = symgrad.nn.Sequential(lin).state_dict()
+        '0.'
+        """
+        handle = RemovableHandle(self._state_dict_pre_hooks)
+        self._state_dict_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_state_dict_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Call ``hook(module, state_dict, prefix, local_metadata)`` after this module's (and
+        its submodules') entries are in ``state_dict``; it may change the dict in place and
+        must return None.
+
+        >>> lin = symgrad.nn.Linear(2, 1)
+        >>> _ = lin.register_state_dict_post_hook(lambda m, sd, prefix, meta: sd.pop("bias"))
+        >>> list(lin.state_dict())
+        Traceback (most recent call last):
+            ...
+        RuntimeError: state_dict post-hook must return None
+        """
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    def register_load_state_dict_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Call ``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` before this module's entries are loaded; it may change
+        ``state_dict`` (to rename keys) and the lists in place.
+
+        >>> lin = symgrad.nn.Linear(2, 1)
+        >>> def rename(mod, sd, prefix, *rest):
+        ...     if prefix + "w" in sd:
+        ...         sd[prefix + "weight"] = sd.pop(prefix + "w")
+        >>> _ = lin.register_load_state_dict_pre_hook(rename)
+        >>> lin.load_state_dict({"w": symgrad.zeros(1, 2), "bias": symgrad.zeros(1)})
+        <All keys matched successfully>
+        """
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_load_state_dict_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Call ``hook(module, incompatible_keys)`` after this module and its submodules were
+        loaded (before strict mode's error); it may empty the key lists in place and must
+        return None.
+
+        >>> lin = symgrad.nn.Linear(2, 1)
+        >>> _ = lin.register_load_state_dict_post_hook(lambda m, keys: keys.missing_keys.clear())
+        >>> lin.load_state_dict({"weight": symgrad.zeros(1, 2)})
+        <All keys matched successfully>
+        """
+        handle = RemovableHandle(self._load_state_dict_post_hooks)
+        self._load_state_dict_post_hooks[handle.id] = hook
         return handle
 
     # ------------------------------------------------------------------ repr
@@ -705,6 +1085,45 @@ class Module:
             else:
                 text += "\n  " + "\n  ".join(lines) + "\n"
         return text + ")"
+
+
+def _overrides(cls: type, name: str) -> bool:
+    """Whether ``cls`` defines its own ``name`` (extra state: get/set_extra_state)."""
+    return getattr(cls, name) is not getattr(Module, name)
+
+
+def _non_full_hook_warning(inputs: tuple, result: Any, grad_fn: Any) -> str | None:
+    """PyTorch's FutureWarning for a deprecated backward hook that misses gradients, or None."""
+    if isinstance(result, Tensor):
+        result = (result,)
+    elif not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
+        return ("Using non-full backward hooks on a Module that does not return a single Tensor "
+                "or a tuple of Tensors is deprecated and will be removed in future versions. "
+                "This hook will be missing some of the grad_output. Please use "
+                "register_full_backward_hook to get the documented behavior.")
+    if not all(isinstance(i, Tensor) for i in inputs):
+        return ("Using non-full backward hooks on a Module that does not take as input a single "
+                "Tensor or a tuple of Tensors is deprecated and will be removed in future "
+                "versions. This hook will be missing some of the grad_input. Please use "
+                "register_full_backward_hook to get the documented behavior.")
+    out_fns = {id(r.grad_fn) for r in result if r.grad_fn is not None}
+    if not out_fns or (len(out_fns) == 1 and id(grad_fn) not in out_fns):
+        return ("Using a non-full backward hook when outputs are nested in python data "
+                "structure is deprecated and will be removed in future versions. This hook will "
+                "be missing some grad_output.")
+    if len(out_fns) > 1:
+        return ("Using a non-full backward hook when outputs are generated by different autograd "
+                "Nodes is deprecated and will be removed in future versions. This hook will be "
+                "missing some grad_output. Please use register_full_backward_hook to get the "
+                "documented behavior.")
+    input_fns = {id(i.grad_fn) for i in inputs if i.grad_fn is not None}
+    next_fns = {id(n) for n, _ in grad_fn.next_functions if n is not None}
+    if input_fns != next_fns:
+        return ("Using a non-full backward hook when the forward contains multiple autograd "
+                "Nodes is deprecated and will be removed in future versions. This hook will be "
+                "missing some grad_input. Please use register_full_backward_hook to get the "
+                "documented behavior.")
+    return None
 
 
 def zero_grads(params: Iterable[Tensor], set_to_none: bool = True) -> None:
