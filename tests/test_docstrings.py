@@ -23,7 +23,8 @@ from symgrad.autograd.function import FunctionCtx
 
 # Where users reach public names; ``symgrad.symbolic`` and ``symgrad.viz`` load lazily.
 MODULES = ("symgrad", "symgrad.nn", "symgrad.nn.functional", "symgrad.nn.init",
-           "symgrad.nn.utils", "symgrad.optim", "symgrad.optim.lr_scheduler", "symgrad.linalg",
+           "symgrad.nn.utils", "symgrad.optim", "symgrad.optim.lr_scheduler",
+           "symgrad.optim.swa_utils", "symgrad.linalg",
            "symgrad.autograd", "symgrad.autograd.functional", "symgrad.cuda", "symgrad.symbolic",
            "symgrad.utils.data", "symgrad.viz")
 # Public classes reached without a public name: the ``ctx`` of a custom Function's forward.

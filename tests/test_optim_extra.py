@@ -1,5 +1,5 @@
 """The optimizers beyond SGD/Adam/RMSprop/Adagrad against PyTorch: Adamax, NAdam, RAdam,
-Adadelta, Rprop, ASGD, Adafactor, LBFGS and SparseAdam; and the Optimizer hooks.
+Adadelta, Rprop, ASGD, Adafactor, LBFGS, Muon and SparseAdam; and the Optimizer hooks.
 
 The reference numbers were produced by PyTorch 2.13 (CPU) on the same inputs; PyTorch is not
 needed to run these tests. ``FIXED``: rng = np.random.default_rng(7); w0 (6,), m0 (3, 4), then
@@ -8,7 +8,9 @@ name)([w, m], **kw)``; 20 x (w.grad, m.grad = pair; opt.step()); the final w and
 flattened. ``TRAINING``: as in tests/test_optim.py (Linear(4, 8), Tanh, Linear(8, 3) with the
 weights drawn from default_rng(14), CrossEntropyLoss, 10 steps). ``LBFGS``: the 5-d
 Rosenbrock function from x0 = default_rng(3).standard_normal(5), three ``opt.step(closure)``:
-(final x, the three losses step returned, state func_evals, state n_iter).
+(final x, the three losses step returned, state func_evals, state n_iter). ``MUON``: a
+weight of the given shape from default_rng(9).standard_normal, then 20 gradients of that shape
+drawn after it, one ``opt.step()`` each; the final weight flattened.
 """
 
 from __future__ import annotations
@@ -192,6 +194,29 @@ LBFGS = [({'line_search_fn': 'strong_wolfe', 'history_size': 2, 'max_iter': 7}, 
             -0.3473871648311615],
            [8386.2080078125, 5256.36865234375, 3110.605224609375], 12, 12))]
 
+MUON = [({'lr': 0.02}, (4, 6),
+         [-0.56611567735672, 0.22736842930316925, -1.6853042840957642, 0.5567073822021484,
+          1.119275450706482, -0.3678816258907318, 0.49556833505630493, 0.05679218843579292,
+          -0.37662938237190247, -0.7795055508613586, -1.9853589534759521, 1.2227962017059326,
+          0.09203749150037766, 2.4770877361297607, 0.896113932132721, 0.2514946758747101,
+          -0.6942649483680725, 1.288077712059021, -0.4683217406272888, 1.5456030368804932,
+          -0.4302331209182739, 0.07636739313602448, -1.4427855014801025, 2.2040317058563232]),
+        ({'lr': 0.02, 'nesterov': False, 'weight_decay': 0.0}, (7, 3),
+         [-0.8911171555519104, 0.2696710526943207, -1.6973975896835327, 0.7922003269195557,
+          1.147786259651184, -0.6159324645996094, 0.42658868432044983, -0.013826040551066399,
+          -0.5801611542701721, -1.0458645820617676, -1.8895705938339233, 1.6321758031845093,
+          0.14256256818771362, 2.772944211959839, 0.6128458380699158, 0.24073360860347748,
+          -0.7015488147735596, 1.3813892602920532, -0.1641175001859665, 1.414599061012268,
+          -0.31448352336883545]),
+        ({'adjust_lr_fn': 'match_rms_adamw', 'lr': 0.05, 'momentum': 0.9}, (5, 5),
+         [-0.6541188955307007, 0.20455077290534973, -1.4219878911972046, 0.6892526149749756,
+          1.0718048810958862, -0.3925527334213257, 0.440467894077301, 0.33333131670951843,
+          -0.32028844952583313, -0.8357206583023071, -2.000467300415039, 1.1768649816513062,
+          -0.050238873809576035, 2.227084159851074, 0.7708998322486877, 0.4127597212791443,
+          -0.7795171141624451, 1.2269922494888306, -0.45601487159729004, 1.3613314628601074,
+          -0.3893478214740753, 0.13162800669670105, -1.4930810928344727, 2.2506511211395264,
+          -0.13664589822292328])]
+
 ERRORS = [
     ('Adamax', {'lr': -1.0}, ValueError, 'Invalid learning rate: -1.0'),
     ('Adamax', {'betas': (1.0, 0.9)}, ValueError, 'Invalid beta parameter at index 0: 1.0'),
@@ -210,6 +235,10 @@ ERRORS = [
     ('SparseAdam', {'lr': 0.0}, ValueError, 'Invalid learning rate: 0.0'),
     ('SparseAdam', {'eps': 0.0}, ValueError, 'Invalid epsilon value: 0.0'),
     ('LBFGS', {'lr': -1.0}, ValueError, 'Invalid learning rate: -1.0'),
+    ('Muon', {'lr': -1.0}, ValueError, 'Learning rate should be >= 0 but is: -1.0'),
+    ('Muon', {'momentum': -1}, ValueError, 'momentum should be >= 0 but is: -1'),
+    ('Muon', {'weight_decay': -1}, ValueError, 'weight decay should be >= 0 but is: -1'),
+    ('Muon', {'adjust_lr_fn': 'x'}, ValueError, 'Adjust learning rate function x is not supported'),
     ('NAdam', {'fused': True}, TypeError,
      "NAdam.__init__() got an unexpected keyword argument 'fused'"),
 ]
@@ -379,8 +408,9 @@ def test_sparse_adam_refuses_dense_gradients_as_pytorch():
 @pytest.mark.parametrize("name, kwargs, error, message", ERRORS,
                          ids=[f"{n}-{i}" for i, (n, *_) in enumerate(ERRORS)])
 def test_bad_arguments_raise_pytorchs_errors(name, kwargs, error, message):
+    param = nn.Parameter(symgrad.ones(1, 1) if name == "Muon" else symgrad.ones(1))
     with pytest.raises(error) as info:
-        getattr(optim, name)([nn.Parameter(symgrad.ones(1))], **kwargs)
+        getattr(optim, name)([param], **kwargs)
     assert str(info.value) == message
 
 
@@ -462,3 +492,23 @@ def test_state_dict_hooks():
     assert opt.param_groups[0]["lr"] == 0.25 and opt.param_groups[0]["rho"] == 0.5
     assert seen[-1] == "loaded"
     assert state_dict["param_groups"][0]["lr"] == 0.5  # the caller's dict is left alone
+
+
+@pytest.mark.parametrize("kwargs, shape, expected", MUON, ids=["nesterov", "plain", "adamw-rms"])
+def test_muon_matches_pytorch_bit_for_bit(kwargs, shape, expected):
+    # the Newton-Schulz iteration runs in bfloat16 in PyTorch; symgrad rounds as it rounds
+    rng = np.random.default_rng(9)
+    w = nn.Parameter(symgrad.tensor(rng.standard_normal(shape).astype(np.float32)))
+    grads = [rng.standard_normal(shape).astype(np.float32) for _ in range(20)]
+    opt = optim.Muon([w], **kwargs)
+    for g in grads:
+        w.grad = symgrad.tensor(g)
+        opt.step()
+    np.testing.assert_array_equal(w.detach().numpy().ravel(), np.float32(expected))
+    assert sorted(opt.state_dict()["state"][0]) == ["momentum_buffer"]
+
+
+def test_muon_takes_only_matrices():
+    with pytest.raises(ValueError, match=r"^Muon only supports 2D parameters whereas we found "
+                                         r"a parameter with size: symgrad.Size\(\[2\]\)$"):
+        optim.Muon([nn.Parameter(symgrad.ones(2))])

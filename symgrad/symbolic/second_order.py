@@ -24,7 +24,14 @@ import sympy
 from symgrad import creation
 from symgrad.autograd import api, grad_mode
 from symgrad.autograd.naming import caller_names
-from symgrad.symbolic.calculus import Chain, _inputs, as_gradient, local_partials, seeds
+from symgrad.symbolic.calculus import (
+    Chain,
+    _inputs,
+    add_numbers,
+    as_gradient,
+    seeds,
+    templated_partials,
+)
 from symgrad.symbolic.crosscheck import (
     _TOLERANCES,
     GradientMismatch,
@@ -51,7 +58,7 @@ from symgrad.symbolic.lowering import (
     lower,
     symbolic_forward,
 )
-from symgrad.symbolic.scale import run
+from symgrad.symbolic.scale import Shared, run, workers
 from symgrad.tensor import Tensor
 
 
@@ -161,6 +168,7 @@ class _SecondDerivatives:
     def __init__(self, lowered: Lowered, chain: Chain, point: _Point,
                  root_seeds: dict[Any, Any]) -> None:
         self.active = chain.active
+        self.templates = chain._templates  # (picklable, for an executor: not the chain)
         self.point = point
         self.order = [placeholder for step in lowered.steps
                       for _, placeholder, _ in step.placeholders()]
@@ -189,10 +197,10 @@ class _SecondDerivatives:
             terms = [value * tangent[w] for w, _, value in self.first[placeholder]
                      if w in tangent]
             if terms:
-                tangent[placeholder] = sympy.Add(*terms)
+                tangent[placeholder] = add_numbers(terms)
         dot: dict[Any, list[Any]] = defaultdict(list)
         for placeholder in reversed(self.order):
-            a_dot = sympy.Add(*dot.pop(placeholder, ()))
+            a_dot = add_numbers(dot.pop(placeholder, ()))
             a = self.adjoint.get(placeholder, 0)
             for w, p, value in self.first[placeholder]:
                 if a_dot != 0:
@@ -201,21 +209,42 @@ class _SecondDerivatives:
                     curvature = self._along(placeholder, w, p, tangent)
                     if curvature != 0:
                         dot[w].append(a * curvature)
-        return {w: sympy.Add(*terms) for w, terms in dot.items()}
+        return {w: add_numbers(terms) for w, terms in dot.items()}
 
     def _along(self, placeholder: Any, w: Any, partial: Any, tangent: dict[Any, Any]) -> Any:
-        """The derivative of one local partial along the tangent (second partials cached)."""
+        """The derivative of one local partial along the tangent (second partials cached,
+        derived once per template: :meth:`Chain.partials`)."""
         key = (placeholder, w)
         seconds = self.second.get(key)
         if seconds is None:
-            seconds = self.second[key] = [
-                (z, self.point.value(d)) for z, d in local_partials(partial, self.active)]
-        return sympy.Add(*[value * tangent[z] for z, value in seconds if z in tangent])
+            seconds = self.second[key] = _seconds(self.point, self.active, self.templates,
+                                                  partial)
+        return add_numbers([value * tangent[z] for z, value in seconds if z in tangent])
+
+    def needed(self) -> list[tuple[tuple[Any, Any], Any]]:
+        """``((placeholder, w), partial)`` of every local partial whose second partials the
+        columns read (those under a nonzero adjoint), in sweep order."""
+        return [((placeholder, w), p) for placeholder in reversed(self.order)
+                if self.adjoint.get(placeholder, 0) != 0
+                for w, p, _ in self.first[placeholder]]
 
 
-def _columns(sweeps: _SecondDerivatives, symbols: list[Any]) -> list[dict[Any, Any]]:
+def _seconds(point: _Point, active: Any, templates: Any, partial: Any
+             ) -> list[tuple[Any, Any]]:
+    """One local partial's own partials (derived once per template), at the point."""
+    return [(z, point.value(d)) for z, d in templated_partials(partial, active, templates)]
+
+
+def _seconds_task(shared: Shared, partials: list[Any]) -> list[list[tuple[Any, Any]]]:
+    """:func:`_seconds` of each of ``partials`` (a task: ``shared`` holds the point, the
+    active symbols and the templates)."""
+    point, active, templates = shared.value
+    return [_seconds(point, active, templates, p) for p in partials]
+
+
+def _columns(sweeps: Shared, symbols: list[Any]) -> list[dict[Any, Any]]:
     """The Hessian columns of ``symbols`` (a task: runs in another process just as well)."""
-    return [sweeps.column(u) for u in symbols]
+    return [sweeps.value.column(u) for u in symbols]
 
 
 def _numeric_hessian(lowered: Lowered, sources: list[Source],
@@ -292,8 +321,8 @@ def check_hessian(output: Tensor, inputs: Tensor | Sequence[Tensor] | None = Non
         label = f"(gradient · {name or 'output'})"
 
     numeric = _numeric_hessian(lowered, sources, gradient)
-    point = _Point(lowered)
-    chain = Chain(lowered)
+    point = _Point.of(lowered)
+    chain = Chain.of(lowered)
     kinks, near_kink = _kinks(lowered, point, chain)
     sweeps = _SecondDerivatives(lowered, chain, point, root_seeds)
     symbols = [u for src in sources for u in src.symbols.reshape(-1)]
@@ -322,14 +351,23 @@ def _exact_hessian(sweeps: Any, symbols: list[Any], executor: Executor | None,
                    progress: bool | None) -> np.ndarray:
     """sympy's Hessian at the point, column by column (on ``executor`` when given)."""
     exact = np.empty((len(symbols), len(symbols)), dtype=object)
-    count = 1 if executor is None else max(1, min(len(symbols), 4 * getattr(
-        executor, "_max_workers", 2)))
     if executor is None:  # one task per column: the bar moves
         chunks = [[u] for u in symbols]
-    else:
+    else:  # the second partials first (most of the work), spread too
+        needed = sweeps.needed()
+        count = max(1, min(len(needed), 4 * workers(executor)))
+        point = Shared((sweeps.point, sweeps.active, sweeps.templates))
+        parts = [needed[c::count] for c in range(count)]  # a node's partials cost alike
+        done = run([(_seconds_task, (point, [p for _, p in part])) for part in parts],
+                   executor, "symbolic.check_hessian", progress)
+        for part, seconds in zip(parts, done, strict=True):
+            sweeps.second.update((key, found) for (key, _), found in zip(part, seconds,
+                                                                          strict=True))
+        count = max(1, min(len(symbols), 4 * workers(executor)))
         size = -(-len(symbols) // count)
         chunks = [symbols[c:c + size] for c in range(0, len(symbols), size)]
-    columns = [column for chunk in run([(_columns, (sweeps, chunk)) for chunk in chunks],
+    shared = Shared(sweeps)  # unpickled once per worker, not once per chunk
+    columns = [column for chunk in run([(_columns, (shared, chunk)) for chunk in chunks],
                                        executor, "symbolic.check_hessian", progress)
                for column in chunk]
     for k, column in enumerate(columns):
@@ -415,7 +453,7 @@ def node_hessian_error(step: Step, rtol: float = 1e-6) -> str | None:
     for i, (edge, raw, value) in enumerate(zip(node.next, node.inputs, node.values,
                                                strict=True)):
         if edge is None:
-            call.append(Tensor(np.asarray(value).astype(raw._value.dtype))
+            call.append(creation.tensor(np.asarray(value).astype(raw._value.dtype))
                         if isinstance(raw, Tensor) else value)
             continue
         leaf = creation.tensor(np.asarray(value, dtype=np.float64), requires_grad=True)
