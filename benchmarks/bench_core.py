@@ -377,6 +377,25 @@ def recorded_bytes_per_op(n: int) -> float:
     return (after - before) / n
 
 
+def tracked_objects_per_op(n: int) -> float:
+    """Objects the cyclic GC tracks that recording an ``n``-op chain on float32[10] keeps
+    alive, per op (after a collection, which untracks tuples of untracked objects): what every
+    full collection walks, so what makes a long graph's forward grow faster than linearly."""
+    rng = np.random.default_rng(SEED)
+    x = t.tensor(rng.uniform(-0.5, 0.5, 10).astype(np.float32), requires_grad=True)
+    w = t.tensor(rng.uniform(0.3, 0.7, 10).astype(np.float32), requires_grad=True)
+    ops = (lambda h: h * w, lambda h: h + x, lambda h: h.tanh(), lambda h: h.exp())
+    gc.collect()
+    before = len(gc.get_objects())
+    h = x
+    for i in range(n):
+        h = ops[i & 3](h)
+    gc.collect()
+    after = len(gc.get_objects())
+    del h
+    return (after - before) / n
+
+
 def kept_bytes_per_step(steps: int) -> float:
     """RSS growth per step of a training loop that keeps every loss (a list of losses, as
     users keep them for plotting): what a backward without retain_graph leaves alive."""
@@ -419,7 +438,8 @@ def bench_memory(args: argparse.Namespace) -> None:
     """(d): memory per recorded op, and per kept loss after backward."""
     n = 2_000 if args.quick else 20_000
     print(f"\n(d) memory: a recorded op on float32[10] (chain of {n}, graph only) keeps "
-          f"{recorded_bytes_per_op(n):.0f} bytes (target <= 512)")
+          f"{recorded_bytes_per_op(n):.0f} bytes (target <= 512); objects the GC tracks per "
+          f"recorded op: {tracked_objects_per_op(n):.2f}")
     kept = kept_bytes_per_step(args.kept_steps)
     print(f"    a step (16x32 -> 64 -> 8 MLP) whose loss is kept after backward keeps "
           f"{kept / 1024:.2f} KiB (RSS over {args.kept_steps} steps; its saved values are "

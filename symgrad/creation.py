@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -69,6 +68,8 @@ def get_rng_state() -> dict:
     >>> symgrad.equal(a, symgrad.rand(2))
     True
     """
+    import copy  # (here: the module costs import symgrad more than this rare call)
+
     return copy.deepcopy(_rng.bit_generator.state)
 
 
@@ -83,6 +84,8 @@ def set_rng_state(new_state: dict) -> None:
     if not isinstance(new_state, dict) or "bit_generator" not in new_state:
         raise TypeError("set_rng_state(): argument 'new_state' must be a state returned by "
                         f"symgrad.get_rng_state(), not {type(new_state).__name__}")
+    import copy
+
     _rng.bit_generator.state = copy.deepcopy(new_state)
 
 

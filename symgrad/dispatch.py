@@ -25,8 +25,8 @@ from symgrad.numeric import dtypes
 from symgrad.numeric import numpy_namespace as xp
 from symgrad.tensor import Tensor, _make, _torch_size, counter_of
 
-_F64 = np.dtype(np.float64)
-_DROPPED, _ONE_DROPPED = _graph.DROPPED, _graph.ONE_DROPPED
+_F64, _F32 = np.dtype(np.float64), np.dtype(np.float32)
+_DROPPED, _AT_EDGE = _graph.DROPPED, _graph.AT_EDGE
 _new = object.__new__
 _getframe = sys._getframe
 
@@ -138,7 +138,7 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
     if dtype is _F64 and op.promotes:
         out, values = _promoted(op, inputs, params, out, values, need)
         dtype = out.dtype
-    if need and _mode.enabled and dtype.kind == "f":
+    if need and _mode.enabled and (dtype is _F32 or dtype.kind == "f"):
         # the node, its slots filled here rather than by Node.__init__ (this runs for every
         # recorded op)
         cls = op.node_class
@@ -165,8 +165,10 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
         node.ans = out
         node.special = op.joint_vjp is not None  # (such nodes run the engine's careful way)
         node.freed = False
-        # where each input's gradient goes; an input computed by another node whose value
-        # the rules do not read is not kept (graph.DROPPED): long chains keep no tensor per op
+        # where each input's gradient goes (next), and the inputs the node keeps: not an input
+        # computed by another node whose value the rules do not read (graph.DROPPED), nor a
+        # second reference to a leaf its edge holds (graph.AT_EDGE), so that a long chain keeps
+        # no tensor and, mostly, no tuple of inputs per op (see Node.inputs)
         node._inputs = inputs
         if n == 1:
             x = inputs[0]
@@ -174,10 +176,12 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
                 edge = x.grad_fn
                 if edge is None:
                     node.next = (x,)
+                    if values[0] is x._value:
+                        node._inputs = _graph.ONE_AT_EDGE
                 else:
                     node.next = (edge,)
                     if not saved and values[0] is x._value and x._name is None:
-                        node._inputs = _ONE_DROPPED
+                        node._inputs = _graph.ONE_DROPPED
             else:
                 node.next = (_edge(x),)
         elif n == 2:
@@ -188,6 +192,8 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
                     ea = a.grad_fn
                     if ea is None:
                         ea = a
+                        if values[0] is a._value:
+                            a = _AT_EDGE
                     elif 0 not in saved and values[0] is a._value and a._name is None:
                         a = _DROPPED
                 else:
@@ -197,12 +203,19 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
                     eb = b.grad_fn
                     if eb is None:
                         eb = b
+                        if values[1] is b._value:
+                            b = _AT_EDGE
                     elif 1 not in saved and values[1] is b._value and b._name is None:
                         b = _DROPPED
                 else:
                     eb = _edge(b)
             node.next = (ea, eb)
-            if a is _DROPPED or b is _DROPPED:
+            if a is _DROPPED or a is _AT_EDGE:
+                if b is _DROPPED or b is _AT_EDGE:
+                    node._inputs = _graph.TWO[(a is _AT_EDGE) * 2 + (b is _AT_EDGE)]
+                else:
+                    node._inputs = (a, b)
+            elif b is _DROPPED or b is _AT_EDGE:
                 node._inputs = (a, b)
         else:
             node.next = _edges(inputs)

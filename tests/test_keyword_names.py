@@ -25,6 +25,16 @@ NUMPY_ALIASES = {"axis": "dim", "keepdims": "keepdim"}  # PyTorch's parser takes
 KNOWN = {
     "torch.mm": "out_dtype (a CUDA-only option) not implemented",
     "torch.addmm": "out_dtype (a CUDA-only option) not implemented",
+    "torch.bmm": "out_dtype (a CUDA-only option) not implemented",
+    "Tensor.uniform_": "from is a Python keyword: a def cannot name it, so it is positional only",
+    "Tensor.random_": "from is a Python keyword: a def cannot name it, so it is positional only",
+    "Tensor.hsplit": "the method shares torch.hsplit's indices_or_sections (PyTorch's method "
+                     "names it split_size_or_sections)",
+    "Tensor.vsplit": "the method shares torch.vsplit's indices_or_sections",
+    "Tensor.dsplit": "the method shares torch.dsplit's indices_or_sections",
+    "torch.rrelu": "torch.rrelu shares F.rrelu's inplace",
+    "torch.feature_alpha_dropout": "shares F.feature_alpha_dropout's (training, inplace), "
+                                   "torch's is train",
     "torch.baddbmm": "out_dtype (a CUDA-only option) not implemented",
     "Tensor.cuda": "takes device= and non_blocking= and raises PyTorch's no-CUDA error",
     "Tensor.tensor_split": "sections= and indices= are PyTorch's (its docs list only one name)",

@@ -280,3 +280,17 @@ def test_lazy_linear_materialises_the_same_parameters():
     assert float(lazy.weight.detach().abs().max()) <= 0.5  # PyTorch's U(±1/sqrt(in_features))
     y.sum().backward()
     assert held[1].grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_embedding_bag_max_norm_renormalises_as_pytorch():
+    w = t.tensor(EMBED_W, requires_grad=True)
+    y = F.embedding_bag(t.tensor([0, 2, 4, 1, 1]), w, t.tensor([0, 3]), max_norm=1.0)
+    (y * t.arange(6.0).reshape(2, 3)).sum().backward()
+    # recorded from PyTorch: rows 2 and 4 (norms above 1) renormalised in place
+    np.testing.assert_allclose(y.detach().numpy().ravel(),
+                               [-0.00364, 0.10791, -0.07702, 0.105, -0.536, 0.362], atol=1e-5)
+    np.testing.assert_allclose(w.detach().numpy()[[2, 4]].ravel(),
+                               [0.74148, 0.53848, -0.40031, -0.87838, -0.08274, -0.47074],
+                               atol=1e-5)
+    np.testing.assert_allclose(w.grad.numpy()[1], [3.0, 4.0, 5.0])
+

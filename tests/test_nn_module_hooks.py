@@ -205,6 +205,13 @@ def test_deprecated_backward_hook():
     with pytest.warns(FutureWarning, match="Using a non-full backward hook when the forward "
                                            "contains multiple autograd Nodes is deprecated"):
         tanh(t.zeros(2, requires_grad=True)).sum().backward()
+    shapes = []
+    lin = nn.Linear(2, 1)
+    lin.register_backward_hook(lambda mod, gi, go: shapes.append(
+        ([None if g is None else tuple(g.shape) for g in gi], [tuple(g.shape) for g in go])))
+    with pytest.warns(FutureWarning):
+        lin(t.ones(1, 2, requires_grad=True)).sum().backward()
+    assert shapes == [([(1,), (1, 2), (2, 1)], [(1, 1)])]  # AddmmBackward0's, as PyTorch
 
     class Dict(nn.Module):
         def forward(self, x):

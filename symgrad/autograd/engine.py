@@ -79,7 +79,7 @@ def _holds_saved_values(node: Node) -> bool:
 
 def _check_saved(node: Node) -> None:
     """Raise PyTorch's error when a value this node's backward reads changed in place."""
-    inputs, versions = node._inputs, node.versions
+    inputs, versions = node.inputs, node.versions
     for k, i in enumerate(node.saved):
         expected = versions[k] if versions.__class__ is tuple else 0
         counter = getattr(inputs[i], "_counter", None)
@@ -93,13 +93,16 @@ def _check_saved(node: Node) -> None:
         raise _modified_error(out, counter.value, node.out_version_value, node)
 
 
-def _collect(roots: Sequence[Any]) -> tuple[dict[Any, int], list[Any]]:
-    """Count the edges into every target reachable from ``roots``; also list the nodes."""
+def _collect(roots: Sequence[Any], list_nodes: bool = True) -> tuple[dict[Any, int], list[Any]]:
+    """Count the edges into every target reachable from ``roots``; also list the nodes (only
+    the roots unless ``list_nodes``)."""
     dependencies: dict[Any, int] = {}
     nodes = [r for r in dict.fromkeys(roots) if isinstance(r, Node)]
-    root_set = set(nodes)
+    # a root reached from another root is not walked twice (one root: no node reaches it)
+    root_set = set(nodes) if len(nodes) > 1 else ()
     stack = list(nodes)
-    get, pop, push, found = dependencies.get, stack.pop, stack.append, nodes.append
+    get, pop, push = dependencies.get, stack.pop, stack.append
+    found = nodes.append if list_nodes else None
     while stack:
         for target in pop().next:
             if target is not None:
@@ -108,7 +111,8 @@ def _collect(roots: Sequence[Any]) -> tuple[dict[Any, int], list[Any]]:
                     dependencies[target] = 1
                     if not isinstance(target, Tensor) and target not in root_set:
                         push(target)
-                        found(target)
+                        if found is not None:
+                            found(target)
                 else:
                     dependencies[target] = count + 1
     return dependencies, nodes
@@ -359,7 +363,7 @@ def execute(
     """
     p = _Pass(capture, accumulate_into, create_graph)
     targets = [_edge(r) for r in roots]
-    p.dependencies, nodes = _collect(targets)
+    p.dependencies, nodes = _collect(targets, p.wanted is not None)
     p.useful = _useful(nodes, p.dependencies, p.wanted) if p.wanted is not None else None
     del nodes
     grads = p.grads
@@ -393,13 +397,23 @@ def _run(p: _Pass) -> None:
     processed = p.processed.append
     xp = numeric_xp
     pop, push, take, get = ready.pop, ready.append, grads.pop, grads.get
-    while ready:
-        target = pop()
-        g = take(target, None)
+    # ``target``: the next to run, when it is known without the ready stack (the last target a
+    # node made ready, with its only gradient ``g_next``: what the stack would give next)
+    target = g_next = None
+    while True:
+        if target is None:
+            if not ready:
+                break
+            target = pop()
+            g = take(target, None)
+        else:
+            g = g_next
         if isinstance(target, Tensor):  # a leaf (g None: its gradient is undefined)
             _reach_leaf(p, target, g)
+            target = None
             continue
         node = target
+        target = None
         # carefully: hooked, retaining or freed nodes and those of ops whose input gradients
         # come from one joint call (special), in anomaly mode or with create_graph, and when no
         # gradient reached it (undefined: it still runs)
@@ -431,11 +445,21 @@ def _run(p: _Pass) -> None:
             if gi.dtype is not value.dtype and gi.dtype != value.dtype:
                 gi = gi.astype(value.dtype)
             earlier = get(nxt)
-            grads[nxt] = gi if earlier is None else earlier + gi
             left = dependencies[nxt] - 1
             dependencies[nxt] = left
-            if not left:
-                push(nxt)
+            if target is not None and not left:
+                grads[target] = g_next  # a later one is ready too: the stack's order
+                push(target)
+                target = None
+            if earlier is None:
+                if not left:
+                    target, g_next = nxt, gi
+                else:
+                    grads[nxt] = gi
+            else:
+                grads[nxt] = earlier + gi
+                if not left:
+                    push(nxt)
 
 
 def _check_versions(node: Node) -> None:
@@ -444,7 +468,7 @@ def _check_versions(node: Node) -> None:
     if node.versions.__class__ is tuple:
         _check_saved(node)
         return
-    inputs = node._inputs
+    inputs = node.inputs
     for i in node.saved:
         counter = getattr(inputs[i], "_counter", None)
         if counter is not None and counter.value:
@@ -599,7 +623,7 @@ def _release(node: Node) -> None:
         else:
             values[i] = array = _placeholder(value)
             inputs[i] = stand_in = _make(array, edge, True)
-            if isinstance(raw, Tensor):  # (not a dropped input: see Node.inputs)
+            if isinstance(raw, Tensor):  # (not DROPPED: see Node.inputs; never AT_EDGE here)
                 stand_in.__dict__["_stands_for"] = weakref.ref(raw)
                 if raw._name is not None:
                     stand_in._name = raw._name

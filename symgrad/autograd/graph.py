@@ -110,7 +110,12 @@ _record_forward: Callable[[Node, int], None] | None = None
 
 DROPPED: Any = type("Dropped", (), {"__repr__": lambda self: "<dropped input>"})()
 """In a node's recorded inputs: a tensor computed by another node, not kept (see Node.inputs)."""
-ONE_DROPPED = (DROPPED,)  # the recorded inputs of a one-input op that keeps none
+AT_EDGE: Any = type("AtEdge", (), {"__repr__": lambda self: "<the edge's leaf>"})()
+"""In a node's recorded inputs: the leaf its edge holds (``node.next[i]``), not stored twice."""
+# recorded inputs without a tuple of their own: one input, and two (index: 2 * (the first is
+# AT_EDGE) + (the second is))
+ONE_DROPPED, ONE_AT_EDGE = (DROPPED,), (AT_EDGE,)
+TWO = ((DROPPED, DROPPED), (DROPPED, AT_EDGE), (AT_EDGE, DROPPED), (AT_EDGE, AT_EDGE))
 # ``_make(value, grad_fn, True)`` (installed by symgrad.tensor, the layer above): the tensor that
 # stands for a dropped input
 _stand_in: Callable[[Any, Any], Any] = None  # type: ignore[assignment]
@@ -241,8 +246,8 @@ class Node:
         """
         raw = self._inputs
         for r in raw:
-            if r is DROPPED:
-                return tuple([_stand_in(v, e) if r is DROPPED else r
+            if r is DROPPED or r is AT_EDGE:
+                return tuple([e if r is AT_EDGE else _stand_in(v, e) if r is DROPPED else r
                               for r, v, e in zip(raw, self.values, self.next, strict=True)])
         return raw
 

@@ -76,6 +76,7 @@ from symgrad.torch_api.conv import (  # noqa: F401 - convolution and pooling
 )
 from symgrad.torch_api.fused import addmm as _addmm
 from symgrad.torch_api.nn import (  # noqa: F401 - activations, normalization, dropout, ...
+    affine_grid,
     alpha_dropout,
     batch_norm,
     celu,
@@ -89,6 +90,7 @@ from symgrad.torch_api.nn import (  # noqa: F401 - activations, normalization, d
     embedding,
     embedding_bag,
     feature_alpha_dropout,
+    grid_sample,
     group_norm,
     gumbel_softmax,
     hardsigmoid,

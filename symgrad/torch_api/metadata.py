@@ -154,14 +154,14 @@ def positive(self) -> Tensor:
 
 
 @torch_api(COMPOSITE, function=False, example=lambda x: x.sum_to_size(1, 3))
-def sum_to_size(self, *size: Any) -> Tensor:
+def sum_to_size(self, *args: Any, size: Any = None) -> Tensor:
     """The sum of the elements that broadcasting ``size`` to this shape would repeat: the
     gradient of an expand (``SumBackward1``, then ``ViewBackward0`` when dims go).
 
     >>> symgrad.ones(2, 3).sum_to_size(1, 3)
     tensor([[2., 2., 2.]])
     """
-    target = parser.size_arg("sum_to_size", size)
+    target = parser.size_arg("sum_to_size", parser.varargs("sum_to_size", "size", args, size))
     shape = self._value.shape
     lead = len(shape) - len(target)
     if lead < 0 or any(t not in (1, s) for t, s in zip(target, shape[lead:], strict=True)):
@@ -176,8 +176,8 @@ def sum_to_size(self, *size: Any) -> Tensor:
 
 
 @torch_api(NO_GRAPH, method=False)
-def result_type(tensor: Any, other: Any) -> dtypes.dtype:
-    """The dtype an arithmetic op on ``tensor`` and ``other`` (tensors or Python numbers)
+def result_type(tensor1: Any, tensor2: Any) -> dtypes.dtype:
+    """The dtype an arithmetic op on ``tensor1`` and ``tensor2`` (tensors or Python numbers)
     returns, by PyTorch's promotion rules (dimensioned tensors first, then 0-d tensors, then
     numbers, each only when of a higher kind).
 
@@ -187,14 +187,14 @@ def result_type(tensor: Any, other: Any) -> dtypes.dtype:
     symgrad.float32
     """
     tensors, scalars = [], []
-    for value in (tensor, other):
+    for value in (tensor1, tensor2):
         if isinstance(value, Tensor):
             tensors.append((value.dtype, value._value.ndim))
         elif isinstance(value, bool | int | float | np.generic):
             scalars.append(value)
         else:
             raise TypeError("result_type() received an invalid combination of arguments - got "
-                            f"({parser.type_name(tensor)}, {parser.type_name(other)})")
+                            f"({parser.type_name(tensor1)}, {parser.type_name(tensor2)})")
     return dtypes.promote(tensors, scalars)
 
 

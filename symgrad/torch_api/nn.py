@@ -936,8 +936,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         raise ValueError("max mode does not support scaling the gradient by the frequency")
     if mode == "max" and sparse:
         raise ValueError("max mode does not support sparse weights")
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError("symgrad's embedding_bag supports neither max_norm, "
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("symgrad's embedding_bag supports neither "
                                   "scale_grad_by_freq nor sparse")
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(
@@ -950,7 +950,9 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
             raise AssertionError("padding_idx must be within the number of embeddings")
         padding_idx %= rows
     keep = np.ones(index.shape, bool) if padding_idx is None else index != padding_idx
-    vectors = embedding(_make(index.astype(np.int64)), weight)
+    # max_norm: the looked-up rows of weight renormalised in place first, as PyTorch
+    vectors = embedding(_make(index.astype(np.int64)), weight, max_norm=max_norm,
+                        norm_type=norm_type)
     if per_sample_weights is not None:
         vectors = vectors * per_sample_weights.unsqueeze(1)
     if mode == "max":
@@ -967,3 +969,133 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
     if mode == "mean":
         member /= np.maximum(member.sum(1, keepdims=True), 1)
     return _make(member).matmul(vectors)
+
+
+# ---------------------------------------------------------------------------- spatial transformers
+_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to "
+                  "align_corners=False since 1.3.0. Please specify align_corners=True if the old "
+                  "behavior is desired. See the documentation of grid_sample for details.")
+
+
+def _base_coordinates(steps: int, align_corners: bool, dtype: np.dtype) -> np.ndarray:
+    """PyTorch's ``linspace_from_neg_one``: the normalised pixel coordinates of one axis."""
+    if steps <= 1:
+        return np.zeros(1, dtype)
+    grid = np.linspace(-1, 1, steps, dtype=dtype)
+    return grid if align_corners else grid * dtype.type((steps - 1) / steps)
+
+
+@torch_api(COMPOSITE, method=False, function=False)
+def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None = None) -> Tensor:
+    """The sampling grid of a batch of affine maps ``theta`` (N, 2, 3) for an output of
+    ``size`` (N, C, H, W) (or (N, 3, 4) for (N, C, D, H, W)): each output pixel's normalised
+    coordinates mapped by theta, (N, H, W, 2), for :func:`grid_sample`.
+
+    >>> F.affine_grid(symgrad.tensor([[[1.0, 0, 0], [0, 1, 0]]]), (1, 1, 2, 2),
+    ...               align_corners=True)
+    tensor([[[[-1., -1.],
+              [ 1., -1.]],
+    <BLANKLINE>
+             [[-1.,  1.],
+              [ 1.,  1.]]]])
+    """
+    _tensor(theta, "affine_grid", "theta")
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, UserWarning, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = tuple(size)
+    if len(size) == 4:
+        if theta.ndim != 3 or tuple(theta.shape[-2:]) != (2, 3):
+            raise ValueError("Expected a batch of 2D affine matrices of shape Nx2x3 for size "
+                             f"{size}. Got {theta.shape!r}.")
+        spatial = size[-2:]
+    elif len(size) == 5:
+        if theta.ndim != 3 or tuple(theta.shape[-2:]) != (3, 4):
+            raise ValueError("Expected a batch of 3D affine matrices of shape Nx3x4 for size "
+                             f"{size}. Got {theta.shape!r}.")
+        spatial = size[-3:]
+    else:
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D "
+                                  f"affine transforms, respectively. Got size {size}.")
+    if align_corners and min(spatial) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
+                      "grids when align_corners=True. This is not an intended use case of "
+                      "affine_grid. See the documentation of affine_grid for details.",
+                      UserWarning, stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    dtype = theta._value.dtype
+    axes = [_base_coordinates(n, align_corners, dtype) for n in reversed(spatial)]  # x, y, (z)
+    mesh = np.meshgrid(*reversed(axes), indexing="ij")  # (z,) y, x over (D,) H, W
+    base = np.stack([*reversed(mesh), np.ones(spatial, dtype)], -1)  # x, y, (z), 1
+    rows = base.reshape(1, -1, len(spatial) + 1)
+    grid = _make(rows).matmul(theta.transpose(1, 2))
+    return grid.view(size[0], *spatial, len(spatial))
+
+
+def _unnormalize(coord: Tensor, size: int, align_corners: bool) -> Tensor:
+    if align_corners:
+        return (coord + 1) / 2 * (size - 1)
+    return ((coord + 1) * size - 1) / 2
+
+
+@torch_api(COMPOSITE, method=False, function=False)
+def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",  # noqa: A002
+                padding_mode: str = "zeros", align_corners: bool | None = None) -> Tensor:
+    """Sample a (N, C, H, W) ``input`` at the normalised (x, y) locations of ``grid`` (N, Ho,
+    Wo, 2), -1 and 1 being the edges (pixel centres with ``align_corners``): bilinear or
+    nearest, and 0 (``'zeros'``) or the edge value (``'border'``) outside. Differentiable in
+    both ``input`` and (bilinear) ``grid``, PyTorch's composite arithmetic.
+
+    >>> image = symgrad.arange(4.0).reshape(1, 1, 2, 2)
+    >>> F.grid_sample(image, symgrad.zeros(1, 1, 1, 2), align_corners=False)
+    tensor([[[[1.5000]]]])
+    """
+    _tensor(input, "grid_sample")
+    _tensor(grid, "grid_sample", "grid", 2)
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', "
+                         f"'nearest' or 'bicubic', but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         f"'border', or 'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, UserWarning, stacklevel=2)
+        align_corners = False
+    if mode == "bicubic" or padding_mode == "reflection" or input.ndim != 4:
+        raise NotImplementedError("symgrad's grid_sample supports 4-D input with modes "
+                                  "'bilinear' and 'nearest' and padding 'zeros' and 'border'")
+    if grid.ndim != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
+        raise RuntimeError("grid_sampler(): expected grid to have size 2 in last dimension and "
+                           f"the same batch size as input, but got input with sizes "
+                           f"{_size(input.shape)} and grid with sizes {_size(grid.shape)}")
+    n, _, height, width = input.shape
+    ix = _unnormalize(grid[..., 0], width, align_corners)
+    iy = _unnormalize(grid[..., 1], height, align_corners)
+    if padding_mode == "border":  # clipped, the gradient 0 at and beyond the edges
+        ix = ix.where((ix > 0) & (ix < width - 1), ix.detach().clamp(0, width - 1))
+        iy = iy.where((iy > 0) & (iy < height - 1), iy.detach().clamp(0, height - 1))
+    pixels = input.permute(0, 2, 3, 1)  # (N, H, W, C)
+    batch = np.arange(n).reshape(-1, 1, 1)
+    if mode == "nearest":
+        xs = np.rint(ix._value).astype(np.int64)
+        ys = np.rint(iy._value).astype(np.int64)
+        corners = [(xs, ys, None)]
+    else:
+        x0 = np.floor(ix._value)
+        y0 = np.floor(iy._value)
+        tx, ty = ix - _make(x0), iy - _make(y0)
+        x0, y0 = x0.astype(np.int64), y0.astype(np.int64)
+        corners = [(x0, y0, (1 - tx) * (1 - ty)), (x0 + 1, y0, tx * (1 - ty)),
+                   (x0, y0 + 1, (1 - tx) * ty), (x0 + 1, y0 + 1, tx * ty)]
+    out = None
+    for xs, ys, weight in corners:
+        inside = (xs >= 0) & (xs < width) & (ys >= 0) & (ys < height)
+        key = (_make(np.broadcast_to(batch, xs.shape).copy()),
+               _make(np.clip(ys, 0, height - 1)), _make(np.clip(xs, 0, width - 1)))
+        values = pixels[key] * _make(inside[..., None].astype(input._value.dtype))
+        term = values if weight is None else values * weight.unsqueeze(-1)
+        out = term if out is None else out + term
+    return out.permute(0, 3, 1, 2)

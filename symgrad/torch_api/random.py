@@ -37,7 +37,7 @@ def _fill(x: Tensor, op: ops.Op, values: np.ndarray) -> Tensor:
 
 @torch_api(_ew.uniform_fill.name, function=False, inplace=True,
            example=lambda x: x.uniform_(-1, 1))
-def uniform_(self, from_: float = 0, to: float = 1, *, generator: Any = None) -> Tensor:
+def uniform_(self, from_: float = 0, /, to: float = 1, *, generator: Any = None) -> Tensor:
     """Fill with values drawn uniformly from ``[from_, to)`` (``UniformBackward0``).
 
     >>> _ = symgrad.manual_seed(0)
@@ -115,7 +115,8 @@ def exponential_(self, lambd: float = 1, *, generator: Any = None) -> Tensor:
 
 @torch_api(_ew.random_fill.name, function=False, inplace=True,
            example=lambda x: x.random_(0, 10))
-def random_(self, from_: int = 0, to: int | None = None, *, generator: Any = None) -> Tensor:
+def random_(self, from_: int = 0, /, to: int | None = None, *,
+            generator: Any = None) -> Tensor:
     """Fill with integers drawn uniformly from ``[from_, to)``; ``random_(to)`` draws from
     ``[0, to)``, ``random_()`` from 0 to the largest integer the dtype holds exactly
     (``RandomBackward0``).
