@@ -112,6 +112,7 @@ def _with_step_hooks(step: Callable[..., Any]) -> Callable[..., Any]:
             out = step(*args, **kwargs)
         finally:
             self._in_step = False
+        self._opt_called = True  # what the schedulers' order warning reads
         for post_hook in chain(self._optimizer_step_post_hooks.values(),
                                _global_step_post_hooks.values()):
             post_hook(self, args, kwargs)
