@@ -5,7 +5,10 @@ Write ``import symgrad as t`` and use it as you would use PyTorch's autograd.
 
 from __future__ import annotations
 
+import builtins
 import importlib
+import math
+import os
 import warnings
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +31,8 @@ from symgrad.creation import (
     from_numpy,
     full,
     full_like,
+    get_rng_state,
+    initial_seed,
     linspace,
     manual_seed,
     multinomial,
@@ -40,6 +45,8 @@ from symgrad.creation import (
     randn,
     randn_like,
     randperm,
+    seed,
+    set_rng_state,
     tensor,
     zeros,
     zeros_like,
@@ -47,10 +54,13 @@ from symgrad.creation import (
 from symgrad.numeric.dtypes import bool_ as bool  # noqa: A001 - PyTorch's name
 from symgrad.numeric.dtypes import (
     dtype,
+    finfo,
     float32,
     float64,
     get_default_dtype,
+    iinfo,
     int64,
+    promote_types,
     set_default_dtype,
 )
 from symgrad.numeric.printing import set_printoptions
@@ -69,6 +79,39 @@ double = float64
 long = int64
 
 __version__ = "0.1.0"
+
+e = math.e
+pi = math.pi
+inf = math.inf
+nan = math.nan
+_threads = os.cpu_count() or 1
+
+
+def get_num_threads() -> int:
+    """The number of threads PyTorch would use for intra-op work (symgrad computes through
+    numpy, whose BLAS threads are its own): the CPU count, or what :func:`set_num_threads` set.
+
+    >>> symgrad.get_num_threads() >= 1
+    True
+    """
+    return _threads
+
+
+def set_num_threads(int: int) -> None:  # noqa: A002 - PyTorch's name
+    """Record a thread count for :func:`get_num_threads` (numpy's BLAS is not changed).
+
+    >>> n = symgrad.get_num_threads()
+    >>> symgrad.set_num_threads(1); symgrad.get_num_threads()
+    1
+    >>> symgrad.set_num_threads(n)
+    """
+    global _threads
+    if isinstance(int, builtins.bool) or not isinstance(int, builtins.int):
+        raise TypeError(f"set_num_threads(): argument 'int' (position 1) must be int, not "
+                        f"{type(int).__name__}")
+    if int <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    _threads = int
 
 
 def is_tensor(obj: Any) -> bool:
@@ -109,7 +152,8 @@ if TYPE_CHECKING:  # the functions just installed, as a generated stub
 # more than ``import numpy``: the name -> (module, attribute or None for the module itself).
 _LAZY = {"linalg": ("symgrad.linalg", None), "nn": ("symgrad.nn", None),
          "optim": ("symgrad.optim", None), "testing": ("symgrad.testing", None),
-         "utils": ("symgrad.utils", None), "viz": ("symgrad.viz", None), "load": ("symgrad.serialization", "load"),
+         "utils": ("symgrad.utils", None),
+         "viz": ("symgrad.viz", None), "load": ("symgrad.serialization", "load"),
          "save": ("symgrad.serialization", "save")}
 
 
@@ -128,7 +172,8 @@ def __getattr__(name: str) -> Any:
 # (creation, dispatch, numeric, ops, tensor, torch_api ...) stay importable by their full names.
 _PUBLIC_MODULES = frozenset({"autograd", "cuda", "linalg", "nn", "optim", "symbolic", "testing",
                              "utils", "viz"})
-_NOT_PUBLIC = frozenset({"TYPE_CHECKING", "Any", "annotations"})
+_NOT_PUBLIC = frozenset({"TYPE_CHECKING", "Any", "annotations", "builtins", "importlib", "math",
+                         "os"})
 __all__ = sorted([
     *(name for name, value in globals().items()
       if not name.startswith("_") and name not in _NOT_PUBLIC

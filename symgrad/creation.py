@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -21,11 +22,68 @@ class _FirstUse:
     def __getattr__(self, name: str) -> Any:
         global _rng
         if isinstance(_rng, _FirstUse):
-            _rng = np.random.default_rng()
+            _rng = np.random.default_rng(initial_seed())
         return getattr(_rng, name)
 
 
 _rng: Any = _FirstUse()
+_seed: int | None = None  # the seed of _rng (drawn from the OS on first use unless set)
+
+
+def initial_seed() -> int:
+    """The seed of the generator behind the random factories: the last ``manual_seed`` or
+    ``seed``, else one drawn from the operating system on first use.
+
+    >>> _ = symgrad.manual_seed(7)
+    >>> symgrad.initial_seed()
+    7
+    """
+    global _seed
+    if _seed is None:
+        _seed = int(np.random.SeedSequence().entropy) % 2**63
+    return _seed
+
+
+def seed() -> int:
+    """Seed the generator with a fresh non-deterministic seed, and return it.
+
+    >>> s = symgrad.seed()
+    >>> s == symgrad.initial_seed()
+    True
+    """
+    global _seed
+    _seed = None
+    value = initial_seed()
+    manual_seed(value)
+    return value
+
+
+def get_rng_state() -> dict:
+    """The generator's state, for :func:`set_rng_state` (numpy's PCG64 state as a dict, where
+    PyTorch gives a ByteTensor of its own generator's).
+
+    >>> _ = symgrad.manual_seed(0)
+    >>> state = symgrad.get_rng_state()
+    >>> a = symgrad.rand(2)
+    >>> symgrad.set_rng_state(state)
+    >>> symgrad.equal(a, symgrad.rand(2))
+    True
+    """
+    return copy.deepcopy(_rng.bit_generator.state)
+
+
+def set_rng_state(new_state: dict) -> None:
+    """Restore a state that :func:`get_rng_state` returned.
+
+    >>> state = symgrad.get_rng_state()
+    >>> symgrad.set_rng_state(state)
+    >>> symgrad.get_rng_state() == state
+    True
+    """
+    if not isinstance(new_state, dict) or "bit_generator" not in new_state:
+        raise TypeError("set_rng_state(): argument 'new_state' must be a state returned by "
+                        f"symgrad.get_rng_state(), not {type(new_state).__name__}")
+    _rng.bit_generator.state = copy.deepcopy(new_state)
 
 
 def manual_seed(seed: int) -> np.random.Generator:
@@ -38,8 +96,9 @@ def manual_seed(seed: int) -> np.random.Generator:
     >>> symgrad.equal(a, symgrad.rand(2))
     True
     """
-    global _rng
-    _rng = np.random.default_rng(int(seed))
+    global _rng, _seed
+    _seed = int(seed)
+    _rng = np.random.default_rng(_seed)
     return _rng
 
 

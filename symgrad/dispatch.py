@@ -26,6 +26,7 @@ from symgrad.numeric import numpy_namespace as xp
 from symgrad.tensor import Tensor, _make, _torch_size, counter_of
 
 _F64 = np.dtype(np.float64)
+_DROPPED, _ONE_DROPPED = _graph.DROPPED, _graph.ONE_DROPPED
 _new = object.__new__
 _getframe = sys._getframe
 
@@ -133,10 +134,82 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
         out = _forward_quietly(op, values, params)
     if out.__class__ is not np.ndarray:
         out = np.asarray(out)
-    if out.dtype is _F64 and op.promotes:
+    dtype = out.dtype
+    if dtype is _F64 and op.promotes:
         out, values = _promoted(op, inputs, params, out, values, need)
-    if need and _mode.enabled and out.dtype.kind == "f":
-        result = _record(op, inputs, values, params, out, need)
+        dtype = out.dtype
+    if need and _mode.enabled and dtype.kind == "f":
+        # the node, its slots filled here rather than by Node.__init__ (this runs for every
+        # recorded op)
+        cls = op.node_class
+        if cls is None:
+            cls = _node_class(op, params, values)
+        node = _new(cls)
+        try:  # where the op was called: the caller of apply_op's caller (symgrad code)
+            frame = _getframe(2)
+            code = frame.f_code
+            if code is _graph._user_code:
+                node.code = code
+                node.lasti = frame.f_lasti
+            else:
+                node.code, node.lasti = _graph.locate(frame)
+        except ValueError:  # a shallow stack
+            node.code, node.lasti = None, 0
+        if _graph._anomaly_threads:
+            _graph._record_forward(node, 2)
+        saved = node.saved = op.saved_by_need[need]
+        node.versions = _graph.saved_versions(inputs, saved) if saved else _graph._epoch
+        node.op = op
+        node.params = params or None
+        node.values = values
+        node.ans = out
+        node.special = op.joint_vjp is not None  # (such nodes run the engine's careful way)
+        node.freed = False
+        # where each input's gradient goes; an input computed by another node whose value
+        # the rules do not read is not kept (graph.DROPPED): long chains keep no tensor per op
+        node._inputs = inputs
+        if n == 1:
+            x = inputs[0]
+            if x._base is None:
+                edge = x.grad_fn
+                if edge is None:
+                    node.next = (x,)
+                else:
+                    node.next = (edge,)
+                    if not saved and values[0] is x._value and x._name is None:
+                        node._inputs = _ONE_DROPPED
+            else:
+                node.next = (_edge(x),)
+        elif n == 2:
+            a, b = inputs
+            ea = eb = None
+            if need & 1:
+                if a._base is None:
+                    ea = a.grad_fn
+                    if ea is None:
+                        ea = a
+                    elif 0 not in saved and values[0] is a._value and a._name is None:
+                        a = _DROPPED
+                else:
+                    ea = _edge(a)
+            if need & 2:
+                if b._base is None:
+                    eb = b.grad_fn
+                    if eb is None:
+                        eb = b
+                    elif 1 not in saved and values[1] is b._value and b._name is None:
+                        b = _DROPPED
+                else:
+                    eb = _edge(b)
+            node.next = (ea, eb)
+            if a is _DROPPED or b is _DROPPED:
+                node._inputs = (a, b)
+        else:
+            node.next = _edges(inputs)
+        result = _new(Tensor)
+        result._value = out
+        result._requires_grad = True
+        result.grad_fn = node
     else:
         result = _make(out)
     base = out.base
@@ -144,53 +217,6 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
         source = inputs[0]
         if base is source._value or base is source._value.base:
             _mark_view(result, source, op, params)
-    return result
-
-
-def _record(op: ops.Op, inputs: tuple, values: tuple, params: dict, out: np.ndarray,
-            need: int) -> Tensor:
-    """The result of ``op`` as a Tensor whose grad_fn is a new node (its slots filled here
-    rather than by ``Node.__init__``: this runs for every recorded op)."""
-    cls = op.node_class
-    if cls is None or op.node_name_of is not None:
-        cls = _node_class(op, params, values)
-    node = _new(cls)
-    try:  # where the op was called: the caller of apply_op's caller (symgrad code)
-        frame = _getframe(3)
-        code = frame.f_code
-        if code is _graph._user_code:
-            node.code, node.lasti = code, frame.f_lasti
-        else:
-            node.code, node.lasti = _graph.locate(frame)
-    except ValueError:  # a shallow stack
-        node.code, node.lasti = None, 0
-    if _graph._anomaly_threads:
-        _graph._record_forward(node, 3)
-    node.op = op
-    node.params = params or None
-    node.inputs = inputs
-    node.values = values
-    node.ans = out
-    if len(inputs) == 1:
-        x = inputs[0]
-        node.next = ((x.grad_fn or x) if x._base is None else _edge(x),)
-    elif len(inputs) == 2:
-        a, b = inputs
-        node.next = (((a.grad_fn or a) if a._base is None else _edge(a)) if need & 1 else None,
-                     ((b.grad_fn or b) if b._base is None else _edge(b)) if need & 2 else None)
-    else:
-        node.next = _edges(inputs)
-    node.out_version = None  # set when the output first gets a counter (counter_of)
-    node.special = op.joint_vjp is not None  # (such nodes run the engine's careful way)
-    node.freed = False
-    saved = node.saved = op.saved_by_need[need]
-    node.versions = _graph.saved_versions(inputs, saved) if saved else _graph._epoch
-    result = _new(Tensor)
-    result._value = out
-    result._requires_grad = True
-    result._grad = None
-    result.grad_fn = node
-    result._counter = None
     return result
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from symgrad.autograd import graph as _graph
 from symgrad.autograd.grad_mode import is_grad_enabled
 from symgrad.autograd.graph import Node, RemovableHandle, Version, leaf_hooks
 from symgrad.numeric import dtypes
@@ -147,10 +148,15 @@ def _make(value: np.ndarray, grad_fn: Node | None = None, requires_grad: bool = 
     t = _new(Tensor)
     t._value = value
     t._requires_grad = requires_grad
-    t._grad = None
     t.grad_fn = grad_fn
-    t._counter = None  # created on first need (see counter_of): most tensors never need one
     return t
+
+
+def _stand_in(value: np.ndarray, grad_fn: Node) -> Tensor:
+    return _make(value, grad_fn, True)
+
+
+_graph._stand_in = _stand_in
 
 
 def counter_of(t: Tensor) -> Version:
@@ -218,8 +224,11 @@ class Tensor(_InstalledMethods):
 
     # The hot attributes live in slots; the rarely set ones are class-level defaults that an
     # instance overrides in its __dict__, which Python only allocates when first written to.
-    __slots__ = ("_value", "_requires_grad", "_grad", "grad_fn", "_counter", "__dict__",
-                 "__weakref__")
+    # (``_grad`` and ``_counter`` too: most tensors never get either, and a recorded op's output
+    # tensor is one object of four slots)
+    __slots__ = ("_value", "_requires_grad", "grad_fn", "__dict__", "__weakref__")
+    _grad: Tensor | None = None  # see the ``grad`` property
+    _counter: Version | None = None  # the version counter, created on first need (counter_of)
     _name: str | None = None
     _retains_grad: bool = False
     _hooks: dict | None = None
@@ -251,9 +260,7 @@ class Tensor(_InstalledMethods):
             value = np.array(args[0] if args else (), dtype=default)
         self._value = value
         self._requires_grad = False
-        self._grad = None
         self.grad_fn = None
-        self._counter = None
 
     # ------------------------------------------------------------------ attributes
     @property

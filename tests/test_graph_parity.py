@@ -45,6 +45,13 @@ CASES = {  # id: call(L, F), L the library (symgrad here, torch when recording)
     "linear_2d_no_bias": lambda L, F: F.linear(leaf(L, 2, 3), leaf(L, 4, 3)),
     "kron": lambda L, F: L.kron(leaf(L, 2, 3), leaf(L, 2, 2)),
     "kron_ranks": lambda L, F: L.kron(leaf(L, 3), leaf(L, 2, 2)),
+    "bmm": lambda L, F: L.bmm(leaf(L, 2, 2, 3), leaf(L, 2, 3, 4)),
+    "addcmul": lambda L, F: L.addcmul(leaf(L, 3), leaf(L, 3), leaf(L, 2, 1), value=0.5),
+    "addcdiv": lambda L, F: L.addcdiv(leaf(L, 3), leaf(L, 3), leaf(L, 3) + 3),
+    "tensordot": lambda L, F: L.tensordot(leaf(L, 2, 3), leaf(L, 3, 4), dims=1),
+    "logit_eps": lambda L, F: L.logit(leaf(L, 3) / 4 + 0.5, eps=0.1),
+    "xlogy": lambda L, F: L.xlogy(leaf(L, 3), leaf(L, 3) + 2),
+    "float_power": lambda L, F: L.float_power(leaf(L, 3), 2),
 }
 
 # recorded with torch 2.13 (the module's CASES run with torch and torch.nn.functional)
@@ -66,6 +73,16 @@ RECORDED = {
     "kron_ranks": (
         "UnsafeViewBackward0(MulBackward0(UnsafeViewBackward0(AccumulateGrad), "
         "UnsafeViewBackward0(AccumulateGrad)))"),
+    "bmm": "BmmBackward0(AccumulateGrad, AccumulateGrad)",
+    "addcmul": "AddcmulBackward0(AccumulateGrad, AccumulateGrad, AccumulateGrad)",
+    "addcdiv": (
+        "AddcdivBackward0(AccumulateGrad, AccumulateGrad, AddBackward0(AccumulateGrad, None))"),
+    "tensordot": (
+        "ViewBackward0(MmBackward0(ViewBackward0(PermuteBackward0(...)), "
+        "ViewBackward0(PermuteBackward0(...))))"),
+    "logit_eps": "LogitBackward0(AddBackward0(DivBackward0(AccumulateGrad, None), None))",
+    "xlogy": "XlogyBackward0(AccumulateGrad, AddBackward0(AccumulateGrad, None))",
+    "float_power": "PowBackward0(AccumulateGrad)",
 }
 # --- end ---
 

@@ -79,7 +79,7 @@ def _holds_saved_values(node: Node) -> bool:
 
 def _check_saved(node: Node) -> None:
     """Raise PyTorch's error when a value this node's backward reads changed in place."""
-    inputs, versions = node.inputs, node.versions
+    inputs, versions = node._inputs, node.versions
     for k, i in enumerate(node.saved):
         expected = versions[k] if versions.__class__ is tuple else 0
         counter = getattr(inputs[i], "_counter", None)
@@ -220,7 +220,8 @@ def _input_grads(node: Node, g: Any, xp: Any, create_graph: bool, needs: list[bo
     the same steps). ``g`` may be None (undefined) only when it runs a custom backward."""
     op, params = node.op, node.params or {}
     if create_graph:
-        values, ans = node.inputs, _make(node.ans, node, True)
+        inputs = values = node.inputs
+        ans = _make(node.ans, node, True)
     else:
         values, ans = node.values, node.ans
     joint = op.joint_vjp
@@ -243,7 +244,7 @@ def _input_grads(node: Node, g: Any, xp: Any, create_graph: bool, needs: list[bo
         if _shape_of(gi) != _shape_of(values[i]):
             gi = _fit(node, i, gi, values[i])
         if create_graph:
-            gi = _reduce_to(gi, node.inputs[i])
+            gi = _reduce_to(gi, inputs[i])
         elif gi.dtype != values[i].dtype:
             gi = gi.astype(values[i].dtype)
         results.append(gi)
@@ -443,7 +444,7 @@ def _check_versions(node: Node) -> None:
     if node.versions.__class__ is tuple:
         _check_saved(node)
         return
-    inputs = node.inputs
+    inputs = node._inputs
     for i in node.saved:
         counter = getattr(inputs[i], "_counter", None)
         if counter is not None and counter.value:
@@ -587,15 +588,15 @@ def _release(node: Node) -> None:
 
 def _stand_in(node: Node, i: int, edge: Node) -> None:
     """Replace the node's ``i``-th input, computed by ``edge``, by a placeholder."""
-    raw = node.inputs[i]
+    raw = node._inputs[i]
     array = _placeholder(node.values[i])
     stand_in = _make(array, edge, True)
-    if isinstance(raw, Tensor):
+    if isinstance(raw, Tensor):  # (not a dropped input: see Node.inputs)
         stand_in.__dict__["_stands_for"] = weakref.ref(raw)
         if raw._name is not None:
             stand_in._name = raw._name
     node.values = (*node.values[:i], array, *node.values[i + 1:])
-    node.inputs = (*node.inputs[:i], stand_in, *node.inputs[i + 1:])
+    node.inputs = (*node._inputs[:i], stand_in, *node._inputs[i + 1:])
 
 
 _warned_create_graph = False

@@ -108,6 +108,14 @@ _anomaly_threads = 0
 _record_forward: Callable[[Node, int], None] | None = None
 
 
+DROPPED: Any = type("Dropped", (), {"__repr__": lambda self: "<dropped input>"})()
+"""In a node's recorded inputs: a tensor computed by another node, not kept (see Node.inputs)."""
+ONE_DROPPED = (DROPPED,)  # the recorded inputs of a one-input op that keeps none
+# ``_make(value, grad_fn, True)`` (installed by symgrad.tensor, the layer above): the tensor that
+# stands for a dropped input
+_stand_in: Callable[[Any, Any], Any] = None  # type: ignore[assignment]
+
+
 def user_frame(skip: int = 1) -> Any:
     """The first frame outside the symgrad package, starting ``skip`` frames above the caller
     (None if there is none)."""
@@ -172,8 +180,12 @@ class Node:
     # ``special``: hooked, retaining or freed (whoever sets one of the rarely set attributes
     # below sets it too), which the engine checks first so that plain nodes cost one read;
     # ``freed``: set by a backward pass that did not retain the graph
-    __slots__ = ("op", "params", "inputs", "values", "ans", "next", "saved", "versions",
-                 "out_version", "code", "lasti", "special", "freed", "__dict__", "__weakref__")
+    # ``_inputs``: the inputs as recorded (see :attr:`inputs`), DROPPED where the node does not
+    # keep the tensor
+    __slots__ = ("op", "params", "_inputs", "values", "ans", "next", "saved", "versions",
+                 "code", "lasti", "special", "freed", "__dict__", "__weakref__")
+    # the output's counter, set when the output first gets one, for ops whose VJP reads it
+    out_version: Version | None = None
     out_version_value: int = 0  # the output's version when saved (not 0 after an in-place op)
     custom_backward: bool = False  # a custom Function's node (function.BackwardCFunction)
     # Calling a node (``y.grad_fn(g)``) runs the engine: ``Node.__call__`` is installed by
@@ -203,17 +215,40 @@ class Node:
             _record_forward(self, skip)
         self.op = op
         self.params = params
-        self.inputs = inputs  # the input Tensors (or Python numbers)
+        self._inputs = inputs  # the input Tensors (or Python numbers)
         self.values = tuple(values)  # their arrays, as the forward saw them
         self.ans = ans
         self.next = tuple(next_)
-        self.out_version = None  # the output's counter, for ops whose VJP reads the output
         self.special = op.joint_vjp is not None  # (such nodes run the engine's careful way)
         self.freed = False
         # the inputs whose values backward will read (the op's saved_by_need), and their
         # versions now (see saved_versions)
         self.saved = saved
         self.versions = saved_versions(inputs, saved)
+
+    @property
+    def inputs(self) -> tuple:
+        """The op's inputs: Tensors (or Python numbers) as the op was called with them.
+
+        An input computed by another node whose value this node's rules do not read is not
+        kept alive by the node (so that a long chain keeps no tensor per op): it is given back
+        as a tensor with the recorded value and producer, not the original object.
+
+        >>> x = symgrad.ones(2, requires_grad=True)
+        >>> y = (x * 2).exp()
+        >>> y.grad_fn.inputs[0].grad_fn is y.grad_fn.next[0]
+        True
+        """
+        raw = self._inputs
+        for r in raw:
+            if r is DROPPED:
+                return tuple([_stand_in(v, e) if r is DROPPED else r
+                              for r, v, e in zip(raw, self.values, self.next, strict=True)])
+        return raw
+
+    @inputs.setter
+    def inputs(self, value: tuple) -> None:
+        self._inputs = value
 
     def name(self) -> str:
         """PyTorch's name of this node, e.g. ``'MulBackward0'``.

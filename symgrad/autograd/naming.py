@@ -87,7 +87,8 @@ def mask_producers(node: Node) -> list[Node]:
 
 
 def caller_names() -> dict[int, str]:
-    """Variable names of the tensors in the first calling frame outside symgrad: id -> name.
+    """Variable names of the tensors in the first calling frame outside symgrad: id -> name
+    (also the id of a tensor's grad_fn -> its name).
 
     >>> w = symgrad.ones(2)
     >>> symgrad.autograd.naming.caller_names()[id(w)]
@@ -102,6 +103,8 @@ def caller_names() -> dict[int, str]:
             for name, value in scope.items():
                 if isinstance(value, Tensor) and not name.startswith("_"):
                     names[id(value)] = name
+                    if value.grad_fn is not None:  # also by its node: a node's inputs may
+                        names[id(value.grad_fn)] = name  # give back a stand-in (Node.inputs)
         return names
     finally:
         del frame
@@ -130,6 +133,8 @@ class TensorNames:
         'w'
         """
         name = tensor.name or fixed_name(tensor) or self.names.get(id(tensor))
+        if name is None and tensor.grad_fn is not None:
+            name = self.names.get(id(tensor.grad_fn))
         if name is None and "_stands_for" in getattr(tensor, "__dict__", ()):
             held = tensor._stands_for()  # a stand-in for a value a backward freed
             name = None if held is None else self.known(held)

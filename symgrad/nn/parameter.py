@@ -34,9 +34,7 @@ class Parameter(Tensor):
         self = object.__new__(cls)
         self._value = data._value
         self._requires_grad = bool(requires_grad)
-        self._grad = None
         self.grad_fn = None
-        self._counter = None
         return self
 
     def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:

@@ -148,3 +148,76 @@ def _widest(dtypes: list[dtype]) -> dtype | None:
 def can_cast(source: dtype, target: dtype) -> bool:
     """Whether an in-place op may write a ``source`` result into a ``target`` tensor."""
     return source._category <= target._category
+
+
+def _dtype_arg(fn: str, value: object) -> dtype:
+    if not isinstance(value, dtype):
+        raise TypeError(f"{fn}(): argument 'type' (position 1) must be symgrad.dtype, not "
+                        f"{type(value).__name__}")
+    return value
+
+
+class finfo:  # noqa: N801 - named like torch.finfo
+    """The limits of a floating-point dtype (the default one if none is given), as
+    ``torch.finfo``: ``bits``, ``eps``, ``max``, ``min``, ``tiny`` (= ``smallest_normal``),
+    ``resolution`` and ``dtype`` (its name).
+
+    >>> symgrad.finfo(symgrad.float32).eps
+    1.1920928955078125e-07
+    >>> symgrad.finfo(symgrad.float64)
+    finfo(resolution=1e-15, min=-1.79769e+308, max=1.79769e+308, eps=2.22045e-16, smallest_normal=2.22507e-308, tiny=2.22507e-308, dtype=float64)
+    """  # noqa: E501 - PyTorch's repr
+
+    def __init__(self, type: dtype | None = None) -> None:  # noqa: A002 - PyTorch's name
+        d = _default_float if type is None else _dtype_arg("finfo", type)
+        if not d.is_floating_point:
+            raise TypeError("symgrad.finfo() requires a floating point input type. Use "
+                            "symgrad.iinfo to handle 'symgrad.finfo'")
+        info = np.finfo(d.np_dtype)
+        self.bits = int(info.bits)
+        self.eps = float(info.eps)
+        self.max = float(info.max)
+        self.min = float(info.min)
+        self.tiny = self.smallest_normal = float(info.tiny)
+        self.resolution = float(info.resolution)
+        self.dtype = d.name
+
+    def __repr__(self) -> str:
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
+                f"tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:  # noqa: N801 - named like torch.iinfo
+    """The limits of an integer dtype, as ``torch.iinfo``: ``bits``, ``max``, ``min`` and
+    ``dtype`` (its name).
+
+    >>> symgrad.iinfo(symgrad.int64).max
+    9223372036854775807
+    """
+
+    def __init__(self, type: dtype) -> None:  # noqa: A002 - PyTorch's name
+        d = _dtype_arg("iinfo", type)
+        if d is bool_:
+            raise TypeError("symgrad.bool is not supported by symgrad.iinfo")
+        if d._category != 1:
+            raise TypeError("symgrad.iinfo() requires an integer input type. Use "
+                            "symgrad.finfo to handle 'symgrad.iinfo'")
+        info = np.iinfo(d.np_dtype)
+        self.bits, self.max, self.min, self.dtype = int(info.bits), int(info.max), \
+            int(info.min), d.name
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={float(self.min):g}, max={float(self.max):g}, dtype={self.dtype})"
+
+
+def promote_types(type1: dtype, type2: dtype) -> dtype:
+    """The smallest dtype both promote to (PyTorch's rule: bool < integer < floating point,
+    the wider within a kind).
+
+    >>> symgrad.promote_types(symgrad.int64, symgrad.float32)
+    symgrad.float32
+    """
+    result = _widest([_dtype_arg("promote_types", type1), _dtype_arg("promote_types", type2)])
+    assert result is not None
+    return result

@@ -9,6 +9,8 @@ at ties; rounding ops have zero gradient).
 
 from __future__ import annotations
 
+import dataclasses
+
 from symgrad.ops.record import Op, Sample, Singularity, register
 
 # ---------------------------------------------------------------- singular points
@@ -1202,4 +1204,32 @@ rad2deg = register(Op(
     vjp=(lambda xp, g, ans, a: g * (180 / xp.pi),),
     float_only=True,
     samples=UNARY,
+))
+
+
+# ---------------------------------------------------------------- addcmul, addcdiv
+def _scaled_by(g, value):
+    return g if value == 1 else g * value
+
+
+addcmul = register(Op(
+    "addcmul", "AddcmulBackward0",
+    forward=lambda xp, a, b, c, value=1: a + _scaled_by(b * c, value),
+    vjp=(lambda xp, g, ans, a, b, c, value=1: g,
+         lambda xp, g, ans, a, b, c, value=1: _scaled_by(g, value) * c,
+         lambda xp, g, ans, a, b, c, value=1: _scaled_by(g, value) * b),
+    saved={1: (2,), 2: (1,)},
+    samples=(Sample(((3,), (3,), (3,))), Sample(((2, 3), (3,), (2, 1)), {"value": 0.5})),
+))
+
+addcdiv = register(Op(
+    "addcdiv", "AddcdivBackward0",
+    singular=(dataclasses.replace(_DIVISION_BY_ZERO, hits=_at_zero(2), shows=2),),
+    forward=lambda xp, a, b, c, value=1: a + _scaled_by(b / c, value),
+    vjp=(lambda xp, g, ans, a, b, c, value=1: g,
+         lambda xp, g, ans, a, b, c, value=1: _scaled_by(g, value) / c,
+         lambda xp, g, ans, a, b, c, value=1: -_scaled_by(g, value) * b / (c * c)),
+    saved={1: (2,), 2: (1, 2)},
+    samples=(Sample(((3,), (3,), (3,)), **POSITIVE),
+             Sample(((2, 3), (3,), (2, 1)), {"value": -2.0}, **POSITIVE)),
 ))

@@ -163,3 +163,12 @@ baddbmm = register(Op(
     samples=(Sample(((2, 2, 4), (2, 2, 3), (2, 3, 4))),
              Sample(((2, 4), (2, 2, 3), (2, 3, 4)), {"beta": 0.5, "alpha": 3.0})),
 ))
+
+# bmm: matmul of two batches of matrices of the same batch size, under PyTorch's name
+bmm = register(Op(
+    "bmm", "BmmBackward0",
+    forward=matmul.forward,
+    vjp=matmul.vjp,
+    saved=matmul.saved,
+    samples=(Sample(((2, 2, 3), (2, 3, 4))), Sample(((1, 3, 2), (1, 2, 2)))),
+))

@@ -72,7 +72,7 @@ def add(input: Any, other: Any, *, alpha: float = 1) -> Tensor:  # noqa: A002 - 
     return apply_op(_ew.add, input, other)
 
 
-@torch_api("sub", function_aliases=("subtract",), example=lambda x: x.sub(1.0))
+@torch_api("sub", aliases=("subtract",), example=lambda x: x.sub(1.0))
 def sub(input: Any, other: Any, *, alpha: float = 1) -> Tensor:  # noqa: A002
     """``input - alpha * other`` with broadcasting (``SubBackward0``); either may be a Python
     number. Alias ``subtract``.
@@ -95,7 +95,7 @@ def sub(input: Any, other: Any, *, alpha: float = 1) -> Tensor:  # noqa: A002
     return apply_op(_ew.sub, input, other)
 
 
-@torch_api("mul", function_aliases=("multiply",), example=lambda x: x.mul(x))
+@torch_api("mul", aliases=("multiply",), example=lambda x: x.mul(x))
 def mul(input: Any, other: Any) -> Tensor:  # noqa: A002
     """Elementwise product with broadcasting (``MulBackward0``); either may be a Python number.
     Alias ``multiply``.
@@ -251,7 +251,7 @@ def relu(self) -> Tensor:
     return apply_op(_ew.relu, self)
 
 
-@torch_api("abs")
+@torch_api("abs", aliases=("absolute",))
 def abs(self) -> Tensor:
     """Elementwise absolute value; the gradient at 0 is 0, as in PyTorch (``AbsBackward0``).
 
@@ -344,7 +344,8 @@ def add_(self, other: Any, *, alpha: float = 1) -> Tensor:
     return apply_inplace(_ew.add, self, other)
 
 
-@torch_api("sub", function=False, inplace=True, example=lambda x: x.sub_(1.0))
+@torch_api("sub", function=False, inplace=True, aliases=("subtract_",),
+           example=lambda x: x.sub_(1.0))
 def sub_(self, other: Any, *, alpha: float = 1) -> Tensor:
     """In-place ``self -= alpha * other``."""
     check_not_bool_sub(self, other)
@@ -354,7 +355,8 @@ def sub_(self, other: Any, *, alpha: float = 1) -> Tensor:
     return apply_inplace(_ew.sub, self, other)
 
 
-@torch_api("mul", function=False, inplace=True, example=lambda x: x.mul_(2.0))
+@torch_api("mul", function=False, inplace=True, aliases=("multiply_",),
+           example=lambda x: x.mul_(2.0))
 def mul_(self, other: Any) -> Tensor:
     """In-place ``self *= other``."""
     return apply_inplace(_ew.mul, self, operand(other, strict=True))
@@ -408,7 +410,7 @@ def copy_(self, src: Tensor) -> Tensor:
     return apply_inplace(_ew.copy, self, src)
 
 
-@torch_api("neg", function=False, inplace=True)
+@torch_api("neg", function=False, inplace=True, aliases=("negative_",))
 def neg_(self) -> Tensor:
     """In-place ``-self``."""
     return apply_inplace(_ew.neg, self)
@@ -462,7 +464,7 @@ def relu_(self) -> Tensor:
     return apply_inplace(_ew.relu, self)
 
 
-@torch_api("abs", function=False, inplace=True)
+@torch_api("abs", function=False, inplace=True, aliases=("absolute_",))
 def abs_(self) -> Tensor:
     """In-place absolute value."""
     return apply_inplace(_ew.abs, self)
@@ -536,3 +538,67 @@ def _where_method(self, condition: Tensor, other: Any) -> Tensor:
     tensor([0., 2.])
     """
     return where(condition, self, other)
+
+
+# ---------------------------------------------------------------- addcmul, addcdiv
+def _addc(run: Any, op: ops.Op, fn: str, input: Tensor, tensor1: Tensor,  # noqa: A002
+          tensor2: Tensor, value: Any) -> Tensor:
+    for i, (x, arg) in enumerate(((input, "input"), (tensor1, "tensor1"), (tensor2, "tensor2"))):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{fn}(): argument '{arg}' (position {i + 1}) must be Tensor, not "
+                            f"{type(x).__name__}")
+    if op is _ew.addcdiv and all(x._value.dtype.kind in "iub" for x in (tensor1, tensor2)):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))"
+            ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) "
+            "for float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes.")
+    value = scalar(value)
+    if all(x._value.dtype.kind in "iub" for x in (input, tensor1, tensor2)):
+        value = int(value)  # PyTorch casts value to the integer result type
+    if value == 1:
+        return run(op, input, tensor1, tensor2)
+    return run(op, input, tensor1, tensor2, value=value)
+
+
+@torch_api("addcmul", example=lambda x: x.addcmul(x, x.exp(), value=0.5))
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *,  # noqa: A002
+            value: float = 1) -> Tensor:
+    """``input + value * tensor1 * tensor2`` with broadcasting (``AddcmulBackward0``).
+
+    >>> symgrad.addcmul(symgrad.ones(2), symgrad.tensor([1.0, 2.0]), symgrad.tensor([3.0, 4.0]),
+    ...                 value=0.5)
+    tensor([2.5000, 5.0000])
+    """
+    return _addc(apply_op, _ew.addcmul, "addcmul", input, tensor1, tensor2, value)
+
+
+@torch_api("addcmul", inplace=True, function=False,
+           example=lambda x: x.addcmul_(x, x.exp(), value=0.5))
+def addcmul_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *,  # noqa: A002
+             value: float = 1) -> Tensor:
+    """In-place :func:`addcmul`."""
+    return _addc(apply_inplace, _ew.addcmul, "addcmul_", input, tensor1, tensor2, value)
+
+
+@torch_api("addcdiv", example=lambda x: x.addcdiv(x, x.exp(), value=0.5))
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *,  # noqa: A002
+            value: float = 1) -> Tensor:
+    """``input + value * tensor1 / tensor2`` with broadcasting (``AddcdivBackward0``); refused
+    when both tensor1 and tensor2 are integer tensors, as in PyTorch.
+
+    >>> symgrad.addcdiv(symgrad.ones(2), symgrad.tensor([1.0, 2.0]), symgrad.tensor([4.0, 4.0]),
+    ...                 value=2)
+    tensor([1.5000, 2.0000])
+    """
+    return _addc(apply_op, _ew.addcdiv, "addcdiv", input, tensor1, tensor2, value)
+
+
+@torch_api("addcdiv", inplace=True, function=False,
+           example=lambda x: x.addcdiv_(x, x.exp(), value=0.5))
+def addcdiv_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *,  # noqa: A002
+             value: float = 1) -> Tensor:
+    """In-place :func:`addcdiv`."""
+    return _addc(apply_inplace, _ew.addcdiv, "addcdiv_", input, tensor1, tensor2, value)

@@ -57,7 +57,7 @@ def eq(self, other: Any) -> Tensor:  # type: ignore[override]
     return _compare(self, other, np.equal)
 
 
-@torch_api(NO_GRAPH, method_aliases=("__ne__",))
+@torch_api(NO_GRAPH, aliases=("not_equal",), method_aliases=("__ne__",))
 def ne(self, other: Any) -> Tensor:  # type: ignore[override]
     """Elementwise ``self != other`` with broadcasting, as a bool tensor (``Tensor.ne``); not
     recorded for autograd.
@@ -68,7 +68,7 @@ def ne(self, other: Any) -> Tensor:  # type: ignore[override]
     return _compare(self, other, np.not_equal)
 
 
-@torch_api(NO_GRAPH, method_aliases=("__lt__",))
+@torch_api(NO_GRAPH, aliases=("less",), method_aliases=("__lt__",))
 def lt(self, other: Any) -> Tensor:
     """Elementwise ``self < other`` with broadcasting, as a bool tensor (``Tensor.lt``); not
     recorded for autograd.
@@ -79,7 +79,7 @@ def lt(self, other: Any) -> Tensor:
     return _compare(self, other, np.less)
 
 
-@torch_api(NO_GRAPH, method_aliases=("__le__",))
+@torch_api(NO_GRAPH, aliases=("less_equal",), method_aliases=("__le__",))
 def le(self, other: Any) -> Tensor:
     """Elementwise ``self <= other`` with broadcasting, as a bool tensor (``Tensor.le``); not
     recorded for autograd.
@@ -90,7 +90,7 @@ def le(self, other: Any) -> Tensor:
     return _compare(self, other, np.less_equal)
 
 
-@torch_api(NO_GRAPH, method_aliases=("__gt__",))
+@torch_api(NO_GRAPH, aliases=("greater",), method_aliases=("__gt__",))
 def gt(self, other: Any) -> Tensor:
     """Elementwise ``self > other`` with broadcasting, as a bool tensor (``Tensor.gt``); not
     recorded for autograd.
@@ -101,7 +101,7 @@ def gt(self, other: Any) -> Tensor:
     return _compare(self, other, np.greater)
 
 
-@torch_api(NO_GRAPH, method_aliases=("__ge__",))
+@torch_api(NO_GRAPH, aliases=("greater_equal",), method_aliases=("__ge__",))
 def ge(self, other: Any) -> Tensor:
     """Elementwise ``self >= other`` with broadcasting, as a bool tensor (``Tensor.ge``); not
     recorded for autograd.

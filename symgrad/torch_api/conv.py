@@ -578,12 +578,14 @@ def pad_by_mode(input: Tensor, pad: Sequence[int], mode: str,  # noqa: A002
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     sizes = tuple(input.shape[input.ndim - k:])
     pairs = tuple((int(pad[2 * (k - 1 - i)]), int(pad[2 * (k - 1 - i) + 1])) for i in range(k))
-    for i, (n, (before, after)) in enumerate(zip(sizes, pairs, strict=True)):
+    # PyTorch checks the last dimension first, naming it argument #4 (#6, #8 the ones before)
+    for i, (n, (before, after)) in reversed(list(enumerate(zip(sizes, pairs, strict=True)))):
         dim = input.ndim - k + i
         if mode == "reflect" and (before >= n or after >= n):
-            raise RuntimeError(f"Argument #{2 * k}: Padding size should be less than the "
-                               f"corresponding input dimension, but got: padding ({before}, "
-                               f"{after}) at dimension {dim} of input {_size(input.shape)}")
+            raise RuntimeError(f"Argument #{4 + 2 * (k - 1 - i)}: Padding size should be less "
+                               "than the corresponding input dimension, but got: padding "
+                               f"({before}, {after}) at dimension {dim} of input "
+                               f"{_size(input.shape)}")
         if mode == "circular" and (before > n or after > n):
             raise RuntimeError("Padding value causes wrapping around more than once.")
         if mode == "replicate" and n == 0:

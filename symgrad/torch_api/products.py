@@ -6,12 +6,15 @@ is in ``symgrad.ops.linalg``.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
+
+import numpy as np
 
 from symgrad import ops, parser
 from symgrad.dispatch import apply_op
 from symgrad.tensor import Tensor
-from symgrad.torch_api.declaration import torch_api
+from symgrad.torch_api.declaration import COMPOSITE, torch_api
 
 
 @torch_api("matmul", example=lambda x: x.matmul(x.T))
@@ -98,3 +101,140 @@ def __rmatmul__(self, other: Any) -> Tensor:
     if not isinstance(other, Tensor):
         return NotImplemented
     return other.matmul(self)
+
+
+@torch_api("bmm", example=lambda x: x.unsqueeze(0).bmm(x.T.unsqueeze(0)))
+def bmm(self, mat2: Tensor) -> Tensor:
+    """Batched matrix product of two 3-D tensors with the same batch size: ``(b, n, k) @
+    (b, k, m)`` (``BmmBackward0``).
+
+    >>> symgrad.bmm(symgrad.ones(2, 1, 3), symgrad.ones(2, 3, 2)).shape
+    symgrad.Size([2, 1, 2])
+    """
+    parser.tensor_arg("bmm", "mat2", mat2)
+    for name, x in (("batch1", self), ("batch2", mat2)):
+        if x.dim() != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    (b, _, k), got = self._value.shape, mat2._value.shape
+    if got[:2] != (b, k):
+        raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{b}, {k}] but got: [{got[0]}, {got[1]}].")
+    if self._value.dtype != mat2._value.dtype:
+        raise RuntimeError(f"expected scalar type {self.dtype._torch_name} but found "
+                           f"{mat2.dtype._torch_name}")
+    return apply_op(ops.linalg.bmm, self, mat2)
+
+
+@torch_api(COMPOSITE, example=lambda x: x.inner(x))
+def inner(self, other: Tensor) -> Tensor:
+    """Sum over the last dimension of both: ``out[i..., j...] = sum_k self[i..., k] *
+    other[j..., k]``; a 0-d operand multiplies.
+
+    >>> symgrad.inner(symgrad.tensor([1.0, 2.0]), symgrad.tensor([[3.0, 4.0], [1.0, 0.0]]))
+    tensor([11.,  1.])
+    """
+    parser.tensor_arg("inner", "other", other)
+    if self.dim() == 0 or other.dim() == 0:
+        return self * other
+    a, b = self._value.shape, other._value.shape
+    if a[-1] != b[-1]:
+        raise RuntimeError("inner() the last dimension must match on both input tensors but "
+                           f"got shapes {list(a)} and {list(b)}")
+    return tensordot(self, other, ([self.dim() - 1], [other.dim() - 1]))
+
+
+@torch_api(COMPOSITE, example=lambda x: x[0].vdot(x[1]))
+def vdot(self, other: Tensor) -> Tensor:
+    """The dot product of two 1-D tensors (for real tensors, :func:`dot`).
+
+    >>> symgrad.vdot(symgrad.tensor([1.0, 2.0]), symgrad.tensor([3.0, 4.0]))
+    tensor(11.)
+    """
+    parser.tensor_arg("vdot", "other", other)
+    if self.dim() != 1 or other.dim() != 1:
+        raise RuntimeError("1D tensors expected, but got "
+                           f"{self.dim()}D and {other.dim()}D tensors")
+    if self._value.shape != other._value.shape:
+        n, m = self._value.shape[0], other._value.shape[0]
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to "
+                           f"have the same number of elements, but got {n} and {m} elements "
+                           "respectively")
+    return self.matmul(other)
+
+
+def _contracted(dims: Any, na: int, nb: int) -> tuple[list[int], list[int]]:
+    """tensordot's ``dims`` as the contracted dimensions of each operand."""
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > na or dims > nb:
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        return list(range(na - dims, na)), list(range(dims))
+    first, second = ([d] if isinstance(d, int) else list(d) for d in dims)
+    if len(first) != len(second):
+        raise RuntimeError("both dimension lists should have same length")
+    return [d % na for d in first], [d % nb for d in second]
+
+
+@torch_api(COMPOSITE, method=False, example=lambda x: tensordot(x, x, ([1], [1])))
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
+    """Sum of products over the dimensions ``dims`` names: an int ``d`` (the last ``d`` of
+    ``a`` with the first ``d`` of ``b``) or two lists of dimensions; the result has ``a``'s
+    free dimensions, then ``b``'s. Computed as PyTorch does: permute, reshape, ``mm``, view.
+
+    >>> symgrad.tensordot(symgrad.ones(2, 3), symgrad.ones(3, 4), dims=1)
+    tensor([[3., 3., 3., 3.],
+            [3., 3., 3., 3.]])
+    """
+    parser.tensor_arg("tensordot", "a", a)
+    parser.tensor_arg("tensordot", "b", b)
+    if out is not None:
+        raise TypeError("symgrad's tensordot does not take out=")
+    ca, cb = _contracted(dims, a.dim(), b.dim())
+    sa, sb = a._value.shape, b._value.shape
+    for i, j in zip(ca, cb, strict=True):
+        if sa[i] != sb[j]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size "
+                               f"{sa[i]} in dim {i} and second has size {sb[j]} in dim {j}")
+    fa = [d for d in range(a.dim()) if d not in ca]
+    fb = [d for d in range(b.dim()) if d not in cb]
+    size = int(np.prod([sa[d] for d in ca]))
+    left = a.permute(*fa, *ca).reshape(-1, size)
+    right = b.permute(*cb, *fb).reshape(size, -1)
+    return left.mm(right).view(tuple(sa[d] for d in fa) + tuple(sb[d] for d in fb))
+
+
+@torch_api(COMPOSITE, method=False, example=lambda x: chain_matmul(x, x.T, x))
+def chain_matmul(*matrices: Tensor, out: Any = None) -> Tensor:
+    """The product of 2-D matrices, left to right (deprecated in PyTorch for
+    ``linalg.multi_dot``, and warns so).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True):
+    ...     symgrad.chain_matmul(symgrad.eye(2), symgrad.ones(2, 3)).shape
+    symgrad.Size([2, 3])
+    """
+    warnings.warn("symgrad.chain_matmul is deprecated and will be removed in a future release "
+                  "(as torch.chain_matmul in PyTorch). Multiply with @ instead.", UserWarning,
+                  stacklevel=2)
+    if out is not None:
+        raise TypeError("symgrad's chain_matmul does not take out=")
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    for i, m in enumerate(matrices):
+        parser.tensor_arg("chain_matmul", "matrices", m)
+        if m.dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {m.dim()}, expected 2 instead.")
+        if i and matrices[i - 1]._value.shape[1] != m._value.shape[0]:
+            p, q = matrices[i - 1]._value.shape, m._value.shape
+            raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes {list(p)} and "
+                               f"{list(q)} cannot be multiplied")
+    if len(matrices) == 1:
+        return matrices[0].clone()
+    result = matrices[0]
+    for m in matrices[1:]:
+        result = result.mm(m)
+    return result
+

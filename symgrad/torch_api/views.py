@@ -370,7 +370,8 @@ def _reshape_(self, op: ops.Op, node_name: str, **params: Any) -> Tensor:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
     before = _make(self._value, self.grad_fn, self._requires_grad)
-    before._counter = self._counter
+    if self._counter is not None:
+        before._counter = self._counter
     result = apply_op(op, before, **params)
     self._value = result._value
     counter_of(self).value += 1

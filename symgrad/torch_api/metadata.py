@@ -1,0 +1,214 @@
+"""PyTorch spellings about a tensor's layout and kind (see ``symgrad.torch_api``): ``stride``,
+``storage_offset``, ``nbytes``, ``itemsize``, ``is_signed``, ``is_nonzero``, ``is_same_size``,
+and the small conveniences ``type_as``, ``ravel``, ``positive``, ``sum_to_size``.
+
+Strides and offsets are numpy's, in elements: the same as PyTorch's for the views both make
+(transposes, slices, expands); where symgrad copies and PyTorch would view, or numpy views
+backwards (a flip), the tensor is reported contiguous.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from symgrad import parser
+from symgrad.numeric import dtypes
+from symgrad.tensor import Tensor, _dim
+from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api
+
+
+def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+@torch_api(NO_GRAPH, function=False)
+def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
+    """The step in elements between neighbours along each dimension (or along ``dim``).
+
+    >>> x = symgrad.ones(2, 3)
+    >>> x.stride(), x.t().stride(), x.stride(-1)
+    ((3, 1), (1, 3), 1)
+    """
+    value = self._value
+    if value.size == 0 or any(s < 0 for s in value.strides):
+        strides = _contiguous_strides(value.shape)
+    else:
+        strides = tuple(s // value.itemsize for s in value.strides)
+    if dim is None:
+        return strides
+    if not parser._is_int(dim):
+        raise parser.wrong_type("stride", "dim", "int", dim)
+    return strides[_dim(int(dim), value.ndim)]
+
+
+def _root(array: np.ndarray) -> np.ndarray:
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
+
+
+@torch_api(NO_GRAPH, function=False)
+def storage_offset(self) -> int:
+    """The index of the first element in the storage the tensor views (0 for a fresh one).
+
+    >>> x = symgrad.ones(2, 3)
+    >>> x[1].storage_offset(), x[:, 1:].storage_offset()
+    (3, 1)
+    """
+    value = self._value
+    root = _root(value)
+    if root is value or any(s < 0 for s in value.strides) or value.size == 0:
+        return 0
+    start = value.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return start // value.itemsize
+
+
+@torch_api(NO_GRAPH, function=False, attribute=True)
+def nbytes(self) -> int:
+    """Bytes held by the elements: ``numel() * element_size()``.
+
+    >>> symgrad.ones(2, 3).nbytes
+    24
+    """
+    return self._value.size * self._value.itemsize
+
+
+@torch_api(NO_GRAPH, function=False, attribute=True)
+def itemsize(self) -> int:
+    """Bytes per element (``element_size()``).
+
+    >>> symgrad.ones(2, dtype=symgrad.float64).itemsize
+    8
+    """
+    return self._value.itemsize
+
+
+@torch_api(NO_GRAPH, function=False)
+def is_signed(self) -> bool:
+    """Whether the dtype holds negative values (every dtype but bool).
+
+    >>> symgrad.ones(1).is_signed(), symgrad.tensor([True]).is_signed()
+    (True, False)
+    """
+    return self._value.dtype.kind != "b"
+
+
+@torch_api(NO_GRAPH)
+def is_nonzero(self) -> bool:
+    """Whether the single element is nonzero; PyTorch's error for none or several.
+
+    >>> symgrad.tensor([0.0]).is_nonzero(), symgrad.tensor(2).is_nonzero()
+    (False, True)
+    """
+    return bool(self)
+
+
+@torch_api(NO_GRAPH)
+def is_same_size(self, other: Tensor) -> bool:
+    """Whether both have the same shape.
+
+    >>> symgrad.ones(2, 3).is_same_size(symgrad.zeros(2, 3))
+    True
+    """
+    parser.tensor_arg("is_same_size", "other", other)
+    return self._value.shape == other._value.shape
+
+
+@torch_api(COMPOSITE, function=False, example=lambda x: x.type_as(x.float()))
+def type_as(self, other: Tensor) -> Tensor:
+    """This tensor in ``other``'s dtype (itself when already so; ``ToCopyBackward0``).
+
+    >>> symgrad.tensor([1, 2]).type_as(symgrad.ones(1))
+    tensor([1., 2.])
+    """
+    parser.tensor_arg("type_as", "other", other)
+    return self.to(other.dtype)
+
+
+@torch_api(COMPOSITE, example=lambda x: x.ravel())
+def ravel(self) -> Tensor:
+    """The elements as a 1-D tensor: ``reshape(-1)`` (a view when the layout allows).
+
+    >>> symgrad.ravel(symgrad.tensor([[1, 2], [3, 4]]))
+    tensor([1, 2, 3, 4])
+    """
+    return self.reshape(-1)
+
+
+@torch_api(NO_GRAPH)
+def positive(self) -> Tensor:
+    """The tensor itself (``+x``); refused for bool tensors, as PyTorch.
+
+    >>> symgrad.positive(symgrad.tensor([-1.0, 2.0]))
+    tensor([-1.,  2.])
+    """
+    if self._value.dtype.kind == "b":
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return self
+
+
+@torch_api(COMPOSITE, function=False, example=lambda x: x.sum_to_size(1, 3))
+def sum_to_size(self, *size: Any) -> Tensor:
+    """The sum of the elements that broadcasting ``size`` to this shape would repeat: the
+    gradient of an expand (``SumBackward1``, then ``ViewBackward0`` when dims go).
+
+    >>> symgrad.ones(2, 3).sum_to_size(1, 3)
+    tensor([[2., 2., 2.]])
+    """
+    target = parser.size_arg("sum_to_size", size)
+    shape = self._value.shape
+    lead = len(shape) - len(target)
+    if lead < 0 or any(t not in (1, s) for t, s in zip(target, shape[lead:], strict=True)):
+        raise RuntimeError(f"size {{{list(target)}}} is not expandable to size "
+                           f"{{{list(shape)}}}.")
+    dims = [*range(lead), *(lead + i for i, t in enumerate(target) if t == 1
+                            and shape[lead + i] != 1)]
+    if not dims:
+        return self
+    out = self.sum(dims, keepdim=True)
+    return out.view(target) if lead else out
+
+
+@torch_api(NO_GRAPH, method=False)
+def result_type(tensor: Any, other: Any) -> dtypes.dtype:
+    """The dtype an arithmetic op on ``tensor`` and ``other`` (tensors or Python numbers)
+    returns, by PyTorch's promotion rules (dimensioned tensors first, then 0-d tensors, then
+    numbers, each only when of a higher kind).
+
+    >>> symgrad.result_type(symgrad.tensor([1]), 1.0)
+    symgrad.float32
+    >>> symgrad.result_type(symgrad.tensor([1.0]), symgrad.tensor(1.0, dtype=symgrad.float64))
+    symgrad.float32
+    """
+    tensors, scalars = [], []
+    for value in (tensor, other):
+        if isinstance(value, Tensor):
+            tensors.append((value.dtype, value._value.ndim))
+        elif isinstance(value, bool | int | float | np.generic):
+            scalars.append(value)
+        else:
+            raise TypeError("result_type() received an invalid combination of arguments - got "
+                            f"({parser.type_name(tensor)}, {parser.type_name(other)})")
+    return dtypes.promote(tensors, scalars)
+
+
+@torch_api(NO_GRAPH, method=False)
+def can_cast(from_: dtypes.dtype, to: dtypes.dtype) -> bool:
+    """Whether PyTorch's casting rules allow an in-place op to write a ``from_`` result into a
+    ``to`` tensor (not from floating point to integer or bool, nor from integer to bool).
+
+    >>> symgrad.can_cast(symgrad.float64, symgrad.float32), symgrad.can_cast(symgrad.float32,
+    ...                                                                      symgrad.int64)
+    (True, False)
+    """
+    for name, value in (("from_", from_), ("to", to)):
+        if not isinstance(value, dtypes.dtype):
+            raise TypeError(f"can_cast(): argument '{name}' must be symgrad.dtype, not "
+                            f"{type(value).__name__}")
+    return dtypes.can_cast(from_, to)
