@@ -52,6 +52,19 @@ CASES = {  # id: call(L, F), L the library (symgrad here, torch when recording)
     "logit_eps": lambda L, F: L.logit(leaf(L, 3) / 4 + 0.5, eps=0.1),
     "xlogy": lambda L, F: L.xlogy(leaf(L, 3), leaf(L, 3) + 2),
     "float_power": lambda L, F: L.float_power(leaf(L, 3), 2),
+    "sort": lambda L, F: leaf(L, 2, 3).sort(1).values,
+    "sort_stable": lambda L, F: leaf(L, 2, 3).sort(dim=1, stable=True).values,
+    "sort_stable_none": lambda L, F: L.sort(leaf(L, 2, 3), stable=None).values,
+    "asinh_": lambda L, F: (leaf(L, 3) * 1).asinh_(),
+    "acosh_": lambda L, F: (leaf(L, 3) + 3).acosh_(),
+    "atanh_": lambda L, F: (leaf(L, 3) / 3).atanh_(),
+    "interpolate_bicubic": lambda L, F: F.interpolate(leaf(L, 1, 1, 3, 3), scale_factor=2,
+                                                      mode="bicubic"),
+    "interpolate_area": lambda L, F: F.interpolate(leaf(L, 1, 1, 4, 4), size=2, mode="area"),
+    "interpolate_area_3d": lambda L, F: F.interpolate(leaf(L, 1, 1, 4, 4, 2), size=2,
+                                                      mode="area"),
+    "embedding_max_norm": lambda L, F: F.embedding(L.tensor([0, 2]), leaf(L, 3, 2),
+                                                   max_norm=1.0),
 }
 
 # recorded with torch 2.13 (the module's CASES run with torch and torch.nn.functional)
@@ -83,6 +96,16 @@ RECORDED = {
     "logit_eps": "LogitBackward0(AddBackward0(DivBackward0(AccumulateGrad, None), None))",
     "xlogy": "XlogyBackward0(AccumulateGrad, AddBackward0(AccumulateGrad, None))",
     "float_power": "PowBackward0(AccumulateGrad)",
+    "sort": "SortBackward0(AccumulateGrad)",
+    "sort_stable": "SortBackward1(AccumulateGrad)",
+    "sort_stable_none": "SortBackward1(AccumulateGrad)",
+    "asinh_": "AsinhBackward1(MulBackward0(AccumulateGrad, None))",
+    "acosh_": "AcoshBackward1(AddBackward0(AccumulateGrad, None))",
+    "atanh_": "AtanhBackward1(DivBackward0(AccumulateGrad, None))",
+    "interpolate_bicubic": "UpsampleBicubic2DBackward0(AccumulateGrad)",
+    "interpolate_area": "AdaptiveAvgPool2DBackward0(AccumulateGrad)",
+    "interpolate_area_3d": "AdaptiveAvgPool3DBackward0(AccumulateGrad)",
+    "embedding_max_norm": "EmbeddingBackward0(AccumulateGrad)",
 }
 # --- end ---
 

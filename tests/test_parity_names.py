@@ -265,3 +265,257 @@ def test_generator_state_seed_and_threads():
         assert t.get_num_threads() == 2  # refused before any change
     finally:
         t.set_num_threads(n)
+
+
+def test_sort_signatures_as_pytorch():
+    x = t.tensor([[3.0, 1.0, 2.0]], requires_grad=True)
+    assert x.sort(1).values.grad_fn.name() == "SortBackward0"
+    assert x.sort(dim=1, stable=True).values.grad_fn.name() == "SortBackward1"
+    assert x.argsort(stable=True, dim=1).tolist() == [[1, 2, 0]]
+    assert t.argsort(x, 1, True).tolist() == [[0, 2, 1]]
+    for call, fn in ((lambda: x.sort(1, stable=True), "sort"),
+                     (lambda: t.sort(x, 1, True, stable=False), "sort"),
+                     (lambda: x.argsort(1, stable=True), "argsort")):
+        with pytest.raises(TypeError, match=f"^{fn}\\(\\) received an invalid combination of "
+                                            "arguments"):
+            call()
+    with pytest.raises(TypeError, match="got multiple values for argument 'dim'"):
+        x.sort(1, dim=1)
+
+
+X23 = [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+COMPOSITES = [  # (call, torch 2.13's values)
+    (lambda: t.diff(t.tensor(X23)), [[1.0, 1.0], [1.0, 1.0]]),
+    (lambda: t.diff(t.tensor([1.0, 4, 9, 16]), n=2), [2.0, 2.0]),
+    (lambda: t.diff(t.tensor([1.0, 4]), prepend=t.tensor([0.0]), append=t.tensor([20.0])),
+     [1.0, 3.0, 16.0]),
+    (lambda: t.diff(t.tensor(X23), dim=0), [[3.0, 3.0, 3.0]]),
+    (lambda: t.diff(t.tensor([True, True, False])), [False, True]),
+    (lambda: t.cross(t.ones(2, 3), t.tensor(X23), dim=1), [[1.0, -2.0, 1.0], [1.0, -2.0, 1.0]]),
+    (lambda: t.block_diag(t.ones(2, 2), t.tensor([3.0]), t.tensor(5.0)),
+     [[1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 3.0, 0.0], [0.0, 0.0, 0.0, 5.0]]),
+    (lambda: t.diagflat(t.tensor([1.0, 2]), 1), [[0.0, 1.0, 0.0], [0.0, 0.0, 2.0],
+                                                 [0.0, 0.0, 0.0]]),
+    (lambda: t.count_nonzero(t.tensor([[0, 1], [2, 0]]), dim=0), [1, 1]),
+    (lambda: t.count_nonzero(t.tensor([[0, 1], [2, 3]]), dim=(0, 1)), 3),
+    (lambda: t.nansum(t.tensor([1.0, NAN, 2.0])), 3.0),
+    (lambda: t.nanmean(t.tensor([1.0, NAN, 2.0])), 1.5),
+    (lambda: t.nanmean(t.tensor([NAN])), NAN),
+    (lambda: t.logspace(0, 2, 3), [1.0, 10.0, 100.0]),
+    (lambda: t.logspace(0, 2, 3, base=2), [1.0, 2.0, 4.0]),
+    (lambda: t.logspace(0, 2, 3, dtype=t.int64), [1, 10, 100]),
+    (lambda: t.scalar_tensor(True), 1.0),
+    (lambda: t.tril_indices(3, 3), [[0, 1, 1, 2, 2, 2], [0, 0, 1, 0, 1, 2]]),
+    (lambda: t.triu_indices(3, 4, 1), [[0, 0, 0, 1, 1, 2], [1, 2, 3, 2, 3, 3]]),
+    (lambda: t.tril_indices(2, 3, -1), [[1], [0]]),
+    (lambda: t.combinations(t.tensor([1, 2, 3])), [[1, 2], [1, 3], [2, 3]]),
+    (lambda: t.combinations(t.tensor([1, 2]), with_replacement=True), [[1, 1], [1, 2], [2, 2]]),
+    (lambda: t.take(t.tensor(X23), t.tensor([[0, 5]])), [[0.0, 5.0]]),
+    (lambda: t.isin(t.tensor([1, 2, 3]), t.tensor([2, 5])), [False, True, False]),
+    (lambda: t.isin(t.tensor([1, 2, 3]), 2), [False, True, False]),
+    (lambda: t.isin(t.tensor([1, 2, 3]), t.tensor([2]), invert=True), [True, False, True]),
+    (lambda: t.cdist(t.tensor([[0.0, 0]]), t.tensor([[3.0, 4], [0, 1]])), [[5.0, 1.0]]),
+    (lambda: t.dist(t.tensor([0.0, 0]), t.tensor([3.0, 4])), 5.0),
+    (lambda: t.trapezoid(t.tensor([1.0, 2, 3])), 4.0),
+    (lambda: t.trapz(t.tensor([1.0, 2, 3]), t.tensor([0.0, 1, 3])), 6.5),
+    (lambda: t.trapezoid(t.tensor(X23), dx=2.0, dim=0), [3.0, 5.0, 7.0]),
+    (lambda: t.broadcast_shapes((2, 1), (3,)), [2, 3]),
+    (lambda: t.aminmax(t.tensor(X23), dim=1).max, [2.0, 5.0]),
+]
+
+
+@pytest.mark.parametrize(("call", "expected"), COMPOSITES)
+def test_composites_match_pytorch(call, expected):
+    out = call()
+    _close(out.tolist() if hasattr(out, "tolist") else list(out), expected)
+
+
+def test_composite_shapes_and_kinds_match_pytorch():
+    x = t.ones(2, 3, requires_grad=True)
+    a, b = t.broadcast_tensors(x, t.ones(3))
+    assert a is x and b.shape == (2, 3)
+    assert t.atleast_1d(t.tensor(1.0)).shape == (1,)
+    assert isinstance(t.atleast_1d([t.tensor(1.0)]), tuple)
+    assert t.atleast_2d(t.ones(3)).shape == (1, 3)
+    assert t.atleast_3d(t.ones(3)).shape == (1, 3, 1)
+    assert t.atleast_3d(t.tensor(1.0)).shape == (1, 1, 1)
+    assert t.atleast_3d(x).grad_fn.name() == "UnsqueezeBackward0"
+    assert [p.shape for p in t.hsplit(t.ones(2, 4), 2)] == [(2, 2), (2, 2)]
+    assert [p.shape for p in t.vsplit(t.ones(4, 2), [1, 3])] == [(1, 2), (2, 2), (1, 2)]
+    assert [p.shape for p in t.dsplit(t.ones(1, 2, 4), 2)] == [(1, 2, 2), (1, 2, 2)]
+    assert [p.shape for p in t.hsplit(t.ones(4), 2)] == [(2,), (2,)]
+    assert [p.shape for p in t.split_with_sizes(t.ones(5, 2), [2, 3])] == [(2, 2), (3, 2)]
+    assert t.cross(t.ones(3, 2), t.ones(3, 2), dim=0).shape == (3, 2)
+    assert t.scalar_tensor(2).dtype is t.float32 and t.scalar_tensor(2, dtype=t.int64).dtype \
+        is t.int64
+    assert t.nanmean(x).grad_fn.name() == "DivBackward0"
+    y = t.tensor([1.0, NAN, 2.0], requires_grad=True)
+    t.nansum(y).backward()
+    assert y.grad.tolist() == [1.0, 0.0, 1.0]
+
+
+COMPOSITE_ERRORS = [  # (call, exception type, first line of torch 2.13's message)
+    (lambda: t.broadcast_shapes((2,), (3,)), RuntimeError,
+     "Attempting to broadcast a dimension of length 3 at -1! Mismatching argument at index 1 "
+     "had (3,); but expected shape should be broadcastable to [2]"),
+    (lambda: t.broadcast_tensors(t.ones(2), t.ones(3)), RuntimeError,
+     "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension "
+     "0"),
+    (lambda: t.cross(t.ones(2, 2), t.ones(2, 2)), RuntimeError, "no dimension of size 3 in "
+     "input"),
+    (lambda: t.hsplit(t.ones(2, 3), 2), RuntimeError,
+     "symgrad.hsplit attempted to split along dimension 1, but the size of the dimension 3 is "
+     "not divisible by the split_size 2!"),
+    (lambda: t.vsplit(t.ones(3), 1), RuntimeError,
+     "symgrad.vsplit requires a tensor with at least 2 dimension, but got a tensor with 1 "
+     "dimensions!"),
+    (lambda: t.split_with_sizes(t.ones(5), [2, 2]), RuntimeError,
+     "split_with_sizes expects split_sizes to sum exactly to 5 (input tensor's size at "
+     "dimension 0), but got split_sizes=[2, 2]"),
+    (lambda: t.nanmean(t.tensor([1, 2])), RuntimeError,
+     "nanmean(): expected input to have floating point or complex dtype but got Long"),
+    (lambda: t.take(t.ones(2, 3), t.tensor([6])), IndexError,
+     "out of range: tried to access index 6 on a tensor of 6 elements."),
+]
+
+
+@pytest.mark.parametrize(("call", "kind", "message"), COMPOSITE_ERRORS)
+def test_composite_errors_match_pytorch(call, kind, message):
+    with pytest.raises(kind) as caught, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # cross without dim
+        call()
+    assert type(caught.value) is kind
+    assert str(caught.value).splitlines()[0] == message
+
+
+@pytest.mark.parametrize("fn", [
+    lambda a, b: t.cross(a, b, dim=1),
+    lambda a, b: t.cdist(a, b),
+    lambda a, b: t.trapezoid(a, dx=0.5),
+    lambda a, b: t.diff(a, n=2, append=b),
+    lambda a, b: t.block_diag(a, b),
+    lambda a, b: t.tensordot(a, b, ([1], [1])),
+    lambda a, b: t.inner(a, b),
+    lambda a, b: t.addcdiv(a, a, b.abs() + 1, value=0.5),
+    lambda a, b: t.nanmean(a * b, 1),
+    lambda a, b: t.aminmax(a - b).max,
+])
+def test_composites_pass_gradcheck(fn):
+    rng = np.random.default_rng(0)
+    a = t.tensor(rng.uniform(-1, 1, (2, 3)), dtype=t.float64, requires_grad=True)
+    b = t.tensor(rng.uniform(-1, 1, (2, 3)), dtype=t.float64, requires_grad=True)
+    assert t.autograd.gradcheck(fn, (a, b))
+
+
+def test_random_fills_record_zero_gradient_nodes():
+    x = t.ones(2, 3, requires_grad=True)
+    names = []
+    for fill in (lambda y: y.uniform_(-1, 1), lambda y: y.normal_(0, 2),
+                 lambda y: y.bernoulli_(0.5), lambda y: y.exponential_(),
+                 lambda y: y.random_(0, 5), lambda y: y.fill_diagonal_(5.0)):
+        y = x * 1
+        fill(y)
+        names.append(y.grad_fn.name())
+        y.sum().backward()
+    # torch 2.13's nodes; every fill overwrites, so no gradient reaches x but the diagonal's
+    assert names == ["UniformBackward0", "NormalBackward0", "BernoulliBackward2",
+                     "ExponentialBackward0", "RandomBackward0", "CopySlices"]
+    assert x.grad.tolist() == [[0.0, 1.0, 1.0], [1.0, 0.0, 1.0]]
+
+
+def test_random_fill_values_and_errors():
+    t.manual_seed(0)
+    u = t.empty(2000).uniform_(-2, 2)
+    assert bool((u >= -2).all() and (u < 2).all())
+    n = t.empty(20000, dtype=t.float64).normal_(3.0, 0.5)
+    assert abs(n.mean().item() - 3.0) < 0.02 and abs(n.std().item() - 0.5) < 0.02
+    r = t.zeros(300, dtype=t.int64).random_(3)
+    assert sorted(set(r.tolist())) == [0, 1, 2]
+    assert t.zeros(4).bernoulli_(t.tensor([0.0, 1.0, 0.0, 1.0])).tolist() == [0, 1, 0, 1]
+    assert t.bernoulli(t.tensor([0.0, 1.0])).tolist() == [0.0, 1.0]
+    assert t.poisson(t.tensor([0.0, 2.0])).dtype is t.float32
+    assert t.normal(t.zeros(2), 1.0).shape == (2,) and t.normal(0.0, 1.0, size=(2,)).shape == (2,)
+    assert t.ones(7, 3).fill_diagonal_(5, wrap=True).tolist()[4] == [5.0, 1.0, 1.0]
+    assert t.ones(7, 3).fill_diagonal_(5).tolist()[4] == [1.0, 1.0, 1.0]
+    x = t.ones(3)
+    for call, kind, message in (
+            (lambda: t.ones(2).normal_(0, -1), RuntimeError,
+             "normal expects std >= 0.0, but found std -1"),
+            (lambda: t.ones(2).uniform_(2, 1), RuntimeError,
+             "uniform_ expects to return a [from, to) range, but found from=2 > to=1"),
+            (lambda: x.fill_diagonal_(1), RuntimeError, "dimensions must larger than 1"),
+            (lambda: t.ones(2).bernoulli_(2.0), RuntimeError,
+             "bernoulli_ expects p to be in [0, 1], but got p=2"),
+            (lambda: t.ones(2).exponential_(-1), RuntimeError,
+             "exponential_ expects lambda > 0.0, but found lambda=-1"),
+            (lambda: t.ones(2, dtype=t.int64).normal_(), NotImplementedError,
+             "\"normal_kernel_cpu\" not implemented for 'Long'"),
+            (lambda: t.ones(2, requires_grad=True).uniform_(), RuntimeError,
+             "a leaf Variable that requires grad is being used in an in-place operation.")):
+        with pytest.raises(kind) as caught:
+            call()
+        assert str(caught.value).splitlines()[0] == message
+    assert x.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_embedding_max_norm_scale_grad_by_freq_and_sparse():
+    import symgrad.nn.functional as F
+
+    idx = t.tensor([0, 0, 2, 1])
+    w = t.tensor([[3.0, 4.0], [0.3, 0.4], [6.0, 8.0]], requires_grad=True)
+    y = F.embedding(idx, w, max_norm=1.0)
+    # torch 2.13: the looked-up rows above the norm are scaled in place by 1 / (norm + 1e-7)
+    _close(w.detach().tolist(), [[0.6, 0.8], [0.3, 0.4], [0.6, 0.8]], rtol=1e-6)
+    assert w._version == 1 and y.grad_fn.name() == "EmbeddingBackward0"
+    _close(y.tolist(), [[0.6, 0.8], [0.6, 0.8], [0.6, 0.8], [0.3, 0.4]], rtol=1e-6)
+    y.sum().backward()
+    assert w.grad.tolist() == [[2.0, 2.0], [1.0, 1.0], [1.0, 1.0]]
+    w3 = t.tensor([[3.0, 4.0], [0.3, 0.4], [6.0, 8.0]])
+    F.embedding(t.tensor([[0, 2]]), w3, max_norm=2.0, norm_type=1.0)
+    _close(w3.tolist(), [[0.857142865657806, 1.1428571939468384], [0.3, 0.4],
+                         [0.857142865657806, 1.1428571939468384]], rtol=1e-6)
+    w2 = t.tensor([[3.0, 4.0], [0.3, 0.4], [6.0, 8.0]], requires_grad=True)
+    F.embedding(idx, w2, scale_grad_by_freq=True).sum().backward()
+    assert w2.grad.tolist() == [[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]]
+    w4 = t.tensor([[3.0, 4.0], [0.3, 0.4], [6.0, 8.0]], requires_grad=True)
+    F.embedding(idx, w4, padding_idx=0, scale_grad_by_freq=True).sum().backward()
+    assert w4.grad.tolist() == [[0.0, 0.0], [1.0, 1.0], [1.0, 1.0]]
+    assert F.embedding(idx, w4, sparse=False).shape == (4, 2)
+    with pytest.raises(NotImplementedError, match="symgrad has no sparse tensors"):
+        F.embedding(idx, w4, sparse=True)
+
+
+@pytest.mark.parametrize(("kwargs", "expected"), [  # torch 2.13's values
+    ({"size": (2, 5), "mode": "bicubic"},
+     [[1.2100417122950857, 2.105731642757208, 3.722987617736381, 5.904237914283138,
+       7.745056592624066], [19.340761416136534, 22.11921316114952, 25.942896949845704,
+                            29.99855110718384, 33.16573347531765]]),
+    ({"size": (4, 3), "mode": "bicubic", "align_corners": True},
+     [[0.0, 1.7859893156893039, 5.196152422706632],
+      [3.8562129261515334, 7.565503381316725, 12.329787030611072],
+      [13.493816462323743, 19.269817762016295, 25.655612331308557],
+      [22.627416997969522, 29.265683948636102, 36.4828726939094]]),
+    ({"size": (2, 3), "mode": "area"},
+     [[5.045084971874737, 7.426426367236052, 10.310444295401005],
+      [17.20193922136712, 21.125013736470454, 25.3307117324361]]),
+])
+def test_interpolate_bicubic_and_area_match_pytorch(kwargs, expected):
+    import symgrad.nn.functional as F
+
+    x = t.arange(12.0, dtype=t.float64).reshape(1, 1, 3, 4) ** 1.5
+    # source positions are computed in float32 arithmetic, as PyTorch's float32 kernels
+    _close(F.interpolate(x, **kwargs)[0, 0].tolist(), expected, rtol=1e-6)
+    assert t.autograd.gradcheck(lambda v: F.interpolate(v, **kwargs), (x.requires_grad_(),))
+
+
+def test_interpolate_refusals():
+    import symgrad.nn.functional as F
+
+    with pytest.raises(NotImplementedError, match="^Got 3D input, but bicubic mode needs 4D "
+                                                  "input$"):
+        F.interpolate(t.ones(1, 1, 3), size=4, mode="bicubic")
+    with pytest.raises(ValueError, match="^Anti-alias option is restricted to bilinear and "
+                                         "bicubic modes"):
+        F.interpolate(t.ones(1, 1, 3, 3), size=4, mode="nearest", antialias=True)
+    with pytest.raises(NotImplementedError, match="antialias=True"):
+        F.interpolate(t.ones(1, 1, 3, 3), size=4, mode="bilinear", antialias=True)

@@ -443,3 +443,36 @@ def test_an_array_gradient_keeps_the_outputs_dtype():
     a = t.tensor([1.0, 2.0, 3.0], dtype=t.float64, requires_grad=True)
     (g,) = symbolic.grad(a * 2.0, a, gradient=np.array([0.123456789012345, -1.3, 2.0]))
     assert list(g) == [sympy.Rational("0.24691357802469"), sympy.Rational(-13, 5), 4]
+
+
+# --------------------------------------------------------------------------- shared lowering
+def test_lower_gives_a_graphs_lowering_again_until_something_it_read_changes():
+    w = t.tensor([0.5, -1.0], dtype=t.float64, requires_grad=True)
+    y = (w.sin() * 3).sum()
+    first = symbolic.lower(y)
+    assert symbolic.lower(y) is first  # check, grad, explain ... share one lowering
+    assert symbolic.lower(y, constants="symbols") is not first
+    with t.no_grad():
+        w.mul_(2)  # the forward saw w's array: its values changed in place
+    again = symbolic.lower(y)
+    assert again is not first
+    assert again.values[symbolic.lower(y).source_of(w).symbols[0]] == 1
+    w.name = "weights"
+    renamed = symbolic.lower(y)
+    assert renamed is not again and renamed.source_of(w).name == "weights"
+    other = y * 1  # another output: its own lowering
+    assert symbolic.lower(other).output is other
+
+
+def test_number_node_agrees_with_sympys_constructors():
+    from symgrad.symbolic.calculus import add_numbers, number_node
+
+    values = [sympy.Float("0.3", 40), sympy.Float("-2.5", 40), sympy.Rational(9, 10)]
+    for func in (sympy.sin, sympy.cos, sympy.exp, sympy.tanh, sympy.atan, sympy.erf):
+        for v in values:
+            assert number_node(func, [v]) == func(v)
+    assert number_node(sympy.Add, values) == sympy.Add(*values)
+    assert number_node(sympy.Mul, values) == sympy.Mul(*values)
+    assert number_node(sympy.sin, [sympy.Float(0)]) == sympy.sin(sympy.Float(0))
+    assert add_numbers([sympy.oo, sympy.Float(1)]) is sympy.oo
+    assert add_numbers([sympy.Rational(1, 3), sympy.Rational(2, 3)]) == 1

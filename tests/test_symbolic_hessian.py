@@ -278,6 +278,20 @@ def test_works_after_backward_freed_the_graph():
     np.testing.assert_allclose(np.diag(report.numeric), np.exp([0.5, 1.5]) * [2.5, 3.5])
 
 
+def test_replay_after_backward_keeps_float64_constants():
+    # the replay of a freed graph once rebuilt constant inputs with Tensor(array), which is
+    # float32: x @ W then differed by ~1e-8 and check_hessian reported a false mismatch
+    rng = np.random.default_rng(0)
+    x = t.tensor(rng.standard_normal((4, 3)), dtype=t.float64)
+    W = t.tensor(rng.standard_normal((3, 5)), dtype=t.float64, requires_grad=True)
+    y = ((x @ W).tanh() ** 2).sum()
+    fresh = symbolic.check_hessian(y)
+    y.backward()
+    replayed = symbolic.check_hessian(y)
+    np.testing.assert_array_equal(replayed.numeric, fresh.numeric)
+    assert replayed.blocks[0].max_abs_error <= 1e-12
+
+
 def test_custom_function_after_backward_freed_the_graph():
     x = t.tensor([0.5, 1.5], dtype=t.float64, requires_grad=True)
     y = Sine.apply(x).sum()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import threading
-import traceback
 import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -135,6 +134,8 @@ def _record_forward(node: graph.Node, skip: int) -> None:
         return  # on in another thread only
     frame = graph.user_frame(skip + 1)
     if frame is not None:
+        import traceback  # (here: anomaly mode is rare, and the module costs import symgrad)
+
         stack = traceback.StackSummary.extract(traceback.walk_stack(frame), lookup_lines=False)
         stack.reverse()
         node.forward_stack = stack

@@ -454,6 +454,11 @@ def _check_versions(node: Node) -> None:
 def _fit(node: Node, i: int, gi: Any, value: Any) -> Any:
     """Input ``i``'s gradient summed from the broadcast shape to the input's; a shape the
     input does not broadcast to is refused with PyTorch's message for an invalid gradient."""
+    if gi.__class__ is np.ndarray and value.__class__ is np.ndarray:  # (the common case)
+        shape, wanted = gi.shape, value.shape
+        lead = len(shape) - len(wanted)
+        if lead >= 0 and all(s == t or s == 1 for s, t in zip(wanted, shape[lead:], strict=True)):
+            return numeric_xp.sum_to_shape(gi, wanted)
     shape, wanted = _shape_of(gi), _shape_of(value)
     if not _expandable(wanted, shape):
         raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - "
@@ -574,29 +579,32 @@ def _placeholder(value: np.ndarray) -> np.ndarray:
 def _release(node: Node) -> None:
     """Free what a backward without ``retain_graph`` frees in PyTorch (the caller drops the
     node's output): the intermediate values it saved. An input computed by another node keeps
-    its shape, dtype and producer, and a weak reference to its tensor for naming. What
-    lowering's replay reads stays: the graph, the leaves, the constants."""
-    values = node.values
+    its shape, dtype and producer, and a weak reference to its tensor for naming (a stand-in;
+    one per tensor, when the node reads it twice as in ``x * x``). What lowering's replay reads
+    stays: the graph, the leaves, the constants."""
+    values = inputs = None
     for i, edge in enumerate(node.next):
         if edge is None or isinstance(edge, Tensor):
             continue
-        value = values[i]
-        if value.__class__ is np.ndarray and value.nbytes >= _KEEP_BELOW:
-            _stand_in(node, i, edge)
-            values = node.values
-
-
-def _stand_in(node: Node, i: int, edge: Node) -> None:
-    """Replace the node's ``i``-th input, computed by ``edge``, by a placeholder."""
-    raw = node._inputs[i]
-    array = _placeholder(node.values[i])
-    stand_in = _make(array, edge, True)
-    if isinstance(raw, Tensor):  # (not a dropped input: see Node.inputs)
-        stand_in.__dict__["_stands_for"] = weakref.ref(raw)
-        if raw._name is not None:
-            stand_in._name = raw._name
-    node.values = (*node.values[:i], array, *node.values[i + 1:])
-    node.inputs = (*node._inputs[:i], stand_in, *node._inputs[i + 1:])
+        value = node.values[i]
+        if value.__class__ is not np.ndarray or value.nbytes < _KEEP_BELOW:
+            continue
+        if values is None:
+            values, inputs = list(node.values), list(node._inputs)
+        raw = node._inputs[i]
+        for j in range(i):  # the same tensor at an earlier position (x * x): its stand-in
+            if isinstance(raw, Tensor) and node._inputs[j] is raw and inputs[j] is not raw:
+                values[i], inputs[i] = values[j], inputs[j]
+                break
+        else:
+            values[i] = array = _placeholder(value)
+            inputs[i] = stand_in = _make(array, edge, True)
+            if isinstance(raw, Tensor):  # (not a dropped input: see Node.inputs)
+                stand_in.__dict__["_stands_for"] = weakref.ref(raw)
+                if raw._name is not None:
+                    stand_in._name = raw._name
+    if values is not None:
+        node.values, node.inputs = tuple(values), tuple(inputs)
 
 
 _warned_create_graph = False

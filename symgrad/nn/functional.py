@@ -38,11 +38,17 @@ from symgrad.tensor import Tensor as _Tensor
 from symgrad.torch_api.conv import (  # noqa: F401 - convolution and pooling
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
     adaptive_max_pool1d,
+    adaptive_max_pool1d_with_indices,
     adaptive_max_pool2d,
+    adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d,
+    adaptive_max_pool3d_with_indices,
     avg_pool1d,
     avg_pool2d,
     avg_pool3d,
+    channel_shuffle,
     conv1d,
     conv2d,
     conv3d,
@@ -51,9 +57,16 @@ from symgrad.torch_api.conv import (  # noqa: F401 - convolution and pooling
     conv_transpose3d,
     fold,
     interpolate,
+    lp_pool1d,
+    lp_pool2d,
     max_pool1d,
+    max_pool1d_with_indices,
     max_pool2d,
+    max_pool2d_with_indices,
     max_pool3d,
+    max_pool3d_with_indices,
+    max_unpool1d,
+    max_unpool2d,
     pixel_shuffle,
     pixel_unshuffle,
     unfold,
@@ -73,16 +86,23 @@ from symgrad.torch_api.nn import (  # noqa: F401 - activations, normalization, d
     dropout2d,
     dropout3d,
     embedding,
+    embedding_bag,
     feature_alpha_dropout,
     group_norm,
+    gumbel_softmax,
     hardsigmoid,
     hardswish,
+    instance_norm,
     layer_norm,
+    local_response_norm,
     logsigmoid,
     mish,
     normalize,
     one_hot,
     pairwise_distance,
+    pdist,
+    prelu,
+    rms_norm,
     rrelu,
     rrelu_,
     scaled_dot_product_attention,
@@ -205,6 +225,15 @@ def threshold(input: _Tensor, threshold: float, value: float,  # noqa: A002
     """
     out = input.where(input > threshold, value)
     return input.copy_(out) if inplace else out
+
+
+def threshold_(input: _Tensor, threshold: float, value: float) -> _Tensor:  # noqa: A002
+    """In-place :func:`threshold`.
+
+    >>> x = symgrad.tensor([-1.0, 2.0]); _ = F.threshold_(x, 0.0, 5.0); x
+    tensor([5., 2.])
+    """
+    return globals()["threshold"](input, threshold, value, inplace=True)
 
 
 def hardshrink(input: _Tensor, lambd: float = 0.5) -> _Tensor:  # noqa: A002

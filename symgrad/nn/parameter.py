@@ -58,3 +58,31 @@ class Parameter(Tensor):
 
 def _rebuild_parameter(value: Any, requires_grad: bool) -> Parameter:
     return Parameter(from_numpy(value), requires_grad)
+
+
+class _BufferMeta(type):
+    """``isinstance(t, Buffer)``: a tensor made by ``Buffer(...)`` (PyTorch's metaclass)."""
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        return isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False)
+
+
+class Buffer(metaclass=_BufferMeta):
+    """Marks a tensor as a buffer: assigned to a Module attribute, it is registered with
+    ``register_buffer`` (``persistent``: part of ``state_dict``). ``Buffer(t)`` is ``t``
+    detached (a plain Tensor), as in PyTorch.
+
+    >>> m = symgrad.nn.Module()
+    >>> m.steps = symgrad.nn.Buffer(symgrad.zeros(1))
+    >>> m.scratch = symgrad.nn.Buffer(symgrad.zeros(1), persistent=False)
+    >>> list(m.state_dict()), [name for name, _ in m.named_buffers()]
+    (['steps'], ['steps', 'scratch'])
+    """
+
+    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Tensor:  # type: ignore[misc]
+        if data is None:
+            data = empty(0)
+        tensor = data.detach().requires_grad_(data.requires_grad)
+        tensor.persistent = persistent
+        tensor._is_buffer = True
+        return tensor

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -26,15 +25,18 @@ _LAYOUT_DTYPE_MODULE = "torch"
 _ALWAYS_HIDDEN_DTYPES = ("int64", "bool")
 
 
-@dataclass
 class _PrintOptions:
-    """Mutable print settings shared by every call to ``format_tensor``."""
+    """Mutable print settings shared by every call to ``format_tensor`` (a plain class: a
+    dataclass would cost ``import symgrad`` the compilation of its generated methods)."""
 
-    precision: int = 4
-    threshold: float = 1000
-    edgeitems: int = 3
-    linewidth: int = 80
-    sci_mode: bool | None = None
+    __slots__ = ("precision", "threshold", "edgeitems", "linewidth", "sci_mode")
+
+    def __init__(self) -> None:
+        self.precision: int = 4
+        self.threshold: float = 1000
+        self.edgeitems: int = 3
+        self.linewidth: int = 80
+        self.sci_mode: bool | None = None
 
 
 _PROFILES: dict[str, dict[str, Any]] = {
@@ -83,7 +85,7 @@ def set_printoptions(
 
 def get_printoptions() -> dict[str, Any]:
     """Return the current print options as a dict."""
-    return asdict(_OPTS)
+    return {name: getattr(_OPTS, name) for name in _PrintOptions.__slots__}
 
 
 class _ElementFormatter:

@@ -489,10 +489,13 @@ adaptive_avg_pool = register(Op(
     "adaptive_avg_pool", "AdaptiveAvgPool2DBackward0",
     forward=lambda xp, a, matrices: _along(xp, a, matrices),
     vjp=(_along_grad,),
+    node_name_of=lambda params, a: f"AdaptiveAvgPool{len(params['matrices'])}DBackward0",
     float_only=True,
     samples=(
         Sample(((1, 2, 4, 4),), {"matrices": (adaptive_matrix(4, 2), adaptive_matrix(4, 2))}),
         Sample(((2, 1, 5, 3),), {"matrices": (adaptive_matrix(5, 3), adaptive_matrix(3, 2))}),
+        Sample(((1, 1, 3, 4, 2),), {"matrices": (adaptive_matrix(3, 2), adaptive_matrix(4, 3),
+                                                 adaptive_matrix(2, 1))}),
     ),
 ))
 
@@ -552,37 +555,73 @@ pad_gather = register(Op(
 
 
 def resample_matrix(size: int, out: int, mode: str, scale: float | None,
-                    align_corners: bool) -> np.ndarray:
+                    align_corners: bool, dtype: type = np.float32) -> np.ndarray:
     """(out, size): PyTorch's nearest ('nearest', 'nearest-exact') or linear interpolation
     weights along one dim; ``scale`` is the input/output ratio PyTorch uses (1 / the given
-    scale_factor, or None for size / out)."""
+    scale_factor, or None for size / out). Nearest source positions are computed in float32,
+    linear ones in the input's ``dtype``, as PyTorch's CPU kernels do."""
     m = np.zeros((out, size))
     rows = np.arange(out)
-    f32 = np.float32  # source positions in float arithmetic, as PyTorch's CPU kernels
-    at = rows.astype(f32)
     if mode in ("nearest", "nearest-exact"):
+        f32 = np.float32
+        at = rows.astype(f32)
         ratio = f32(size / out if scale is None else scale)
         if mode == "nearest-exact":
             at = at + f32(0.5)
         src = np.minimum(np.floor(at * ratio).astype(np.int64), size - 1)
         m[rows, src] = 1.0
         return m
+    if mode == "area":  # adaptive average pooling: the mean of each output's input window
+        starts = (rows * size) // out
+        stops = -((-(rows + 1) * size) // out)
+        for i, (a, b) in enumerate(zip(starts, stops, strict=True)):
+            m[i, a:b] = 1.0 / (b - a)
+        return m
+    real = dtype
+    at = rows.astype(real)
     if align_corners:
-        src = at * f32((size - 1) / (out - 1) if out > 1 else 0.0)
+        src = at * real((size - 1) / (out - 1) if out > 1 else 0.0)
     else:
-        ratio = f32(size / out if scale is None else scale)
-        src = np.maximum((at + f32(0.5)) * ratio - f32(0.5), f32(0.0))
+        ratio = real(size / out if scale is None else scale)
+        src = (at + real(0.5)) * ratio - real(0.5)
+        if mode != "bicubic":  # the cubic kernel reads the clamped neighbours instead
+            src = np.maximum(src, real(0.0))
+    if mode == "bicubic":
+        return _bicubic_matrix(m, rows, src, size, real)
     low = np.minimum(np.floor(src).astype(np.int64), size - 1)
     high = np.minimum(low + 1, size - 1)
-    frac = src - low.astype(f32)
-    np.add.at(m, (rows, low), f32(1.0) - frac)
+    frac = src - low.astype(real)
+    np.add.at(m, (rows, low), real(1.0) - frac)
     np.add.at(m, (rows, high), frac)
+    return m
+
+
+def _bicubic_matrix(m: np.ndarray, rows: np.ndarray, src: np.ndarray, size: int,
+                    real: type) -> np.ndarray:
+    """PyTorch's bicubic weights (cubic convolution, A = -0.75) of the four neighbours
+    ``floor(src) - 1 .. floor(src) + 2``, clamped to the border, in the input's float type."""
+    f32 = real
+    a = f32(-0.75)
+    low = np.floor(src)
+    t = (src - low).astype(f32)
+
+    def near(x: np.ndarray) -> np.ndarray:  # |x| <= 1
+        return ((a + f32(2)) * x - (a + f32(3))) * x * x + f32(1)
+
+    def far(x: np.ndarray) -> np.ndarray:  # 1 < |x| < 2
+        return ((a * x - f32(5) * a) * x + f32(8) * a) * x - f32(4) * a
+
+    weights = (far(t + f32(1)), near(t), near(f32(1) - t), far(f32(2) - t))
+    for k, w in enumerate(weights):
+        np.add.at(m, (rows, np.clip(low.astype(np.int64) - 1 + k, 0, size - 1)), w)
     return m
 
 
 def _upsample_name(params, a):
     d = len(params["matrices"])
-    kind = {"nearest": "Nearest", "nearest-exact": "NearestExact"}.get(
+    if params["mode"] == "area":
+        return f"AdaptiveAvgPool{d}DBackward0"
+    kind = {"nearest": "Nearest", "nearest-exact": "NearestExact", "bicubic": "Bicubic"}.get(
         params["mode"], {1: "Linear", 2: "Bilinear", 3: "Trilinear"}[d])
     return f"Upsample{kind}{d}DBackward0"
 
@@ -602,6 +641,11 @@ upsample = register(Op(
             resample_matrix(2, 4, "bilinear", None, True))}),
         Sample(((2, 1, 3),), {"mode": "linear", "matrices": (
             resample_matrix(3, 4, "linear", 0.5, False),)}),
+        Sample(((1, 1, 3, 4),), {"mode": "bicubic", "matrices": (
+            resample_matrix(3, 5, "bicubic", None, False),
+            resample_matrix(4, 6, "bicubic", None, True))}),
+        Sample(((1, 2, 5),), {"mode": "area", "matrices": (
+            resample_matrix(5, 3, "area", None, False),)}),
     ),
 ))
 

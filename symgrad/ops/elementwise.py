@@ -9,7 +9,7 @@ at ties; rounding ops have zero gradient).
 
 from __future__ import annotations
 
-import dataclasses
+import numpy as np
 
 from symgrad.ops.record import Op, Sample, Singularity, register
 
@@ -915,6 +915,19 @@ atanh = register(Op(
 ))
 
 
+
+def _inplace_twin(op: Op, node_name: str) -> Op:
+    """The op that ``op``'s in-place spelling records: the same rules under the node name
+    PyTorch gives its in-place variant (``asinh_`` records ``AsinhBackward1``)."""
+    return register(Op(op.name + "_inplace", node_name, forward=op.forward, vjp=op.vjp,
+                       saved=op.saved, float_only=op.float_only, samples=op.samples))
+
+
+asinh_inplace = _inplace_twin(asinh, "AsinhBackward1")
+acosh_inplace = _inplace_twin(acosh, "AcoshBackward1")
+atanh_inplace = _inplace_twin(atanh, "AtanhBackward1")
+
+
 # ---------------------------------------------------------------- logaddexp, lerp, copysign
 logaddexp = register(Op(
     "logaddexp", "LogaddexpBackward0",
@@ -1224,7 +1237,7 @@ addcmul = register(Op(
 
 addcdiv = register(Op(
     "addcdiv", "AddcdivBackward0",
-    singular=(dataclasses.replace(_DIVISION_BY_ZERO, hits=_at_zero(2), shows=2),),
+    singular=(_DIVISION_BY_ZERO.replace(hits=_at_zero(2), shows=2),),
     forward=lambda xp, a, b, c, value=1: a + _scaled_by(b / c, value),
     vjp=(lambda xp, g, ans, a, b, c, value=1: g,
          lambda xp, g, ans, a, b, c, value=1: _scaled_by(g, value) / c,
@@ -1233,3 +1246,22 @@ addcdiv = register(Op(
     samples=(Sample(((3,), (3,), (3,)), **POSITIVE),
              Sample(((2, 3), (3,), (2, 1)), {"value": -2.0}, **POSITIVE)),
 ))
+
+
+# ---------------------------------------------------------------- in-place random fills
+# x.uniform_(), x.normal_() ... overwrite x with values drawn by the spelling (given as the
+# param ``values``): their gradient is zero, as PyTorch's UniformBackward0 & co.
+def _overwrite(name: str, node_name: str) -> Op:
+    return register(Op(
+        name, node_name,
+        forward=lambda xp, a, values: xp.astype(xp.broadcast_to(values, a.shape), None),
+        vjp=(lambda xp, g, ans, a, values: xp.zeros_like(g),),
+        samples=(Sample(((3,),), {"values": np.array([0.25, -1.5, 2.0])}),),
+    ))
+
+
+uniform_fill = _overwrite("uniform_fill", "UniformBackward0")
+normal_fill = _overwrite("normal_fill", "NormalBackward0")
+bernoulli_fill = _overwrite("bernoulli_fill", "BernoulliBackward2")
+exponential_fill = _overwrite("exponential_fill", "ExponentialBackward0")
+random_fill = _overwrite("random_fill", "RandomBackward0")

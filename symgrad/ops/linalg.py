@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from symgrad.ops.record import Op, Sample, register
 
+_MATMUL_KERNELS = {(1, 1): "DotBackward0", (2, 1): "MvBackward0", (2, 2): "MmBackward0",
+                   (1, 2): "SqueezeBackward4"}
+
 
 def _matmul_node_name(params, a, b):
     # PyTorch names the node after the kernel matmul dispatches to for these ranks; a matrix
     # (or a batch of one) times a batch of matrices is computed transposed, then cloned
-    name = {(1, 1): "DotBackward0", (2, 1): "MvBackward0", (2, 2): "MmBackward0",
-            (1, 2): "SqueezeBackward4"}.get((a.ndim, b.ndim))
+    name = _MATMUL_KERNELS.get((a.ndim, b.ndim))
     if name:
         return name
     if b.ndim == 3 and (a.ndim == 2 or (a.ndim == 3 and a.shape[0] == 1 and b.shape[0] != 1)):

@@ -499,14 +499,19 @@ group_norm = _norm_op("group_norm", "NativeGroupNormBackward0", (
 # ---------------------------------------------------------------------------- embedding
 # With a padding_idx, the rows that look it up hold ``fill`` (its row's value when the op
 # ran, a constant) where ``keep`` is False: they receive no gradient, as in PyTorch.
-def _embedding_forward(xp, weight, key, keep=None, fill=None):
+# ``scale`` (scale_grad_by_freq) divides each lookup's gradient by the number of lookups of
+# its row in the batch: PyTorch's deliberate departure from the derivative, so symbolic.check
+# reports it as a mismatch.
+def _embedding_forward(xp, weight, key, keep=None, fill=None, scale=None):
     rows = weight[key]
     return rows if keep is None else xp.where(keep, rows, fill)
 
 
-def _embedding_grad(xp, g, ans, weight, key, keep=None, fill=None):
+def _embedding_grad(xp, g, ans, weight, key, keep=None, fill=None, scale=None):
     if keep is not None:
         g = xp.where(keep, g, 0.0)
+    if scale is not None:
+        g = g * scale
     return xp.index_backward(g, weight.shape, key)
 
 

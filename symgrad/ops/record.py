@@ -6,52 +6,114 @@ is entered in (:func:`register`). The records themselves are in the family modul
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 
-@dataclass(frozen=True)
-class Sample:
+class _Record:
+    """A read-only record compared by its fields (what a frozen dataclass gives, without the
+    code a dataclass compiles when its module is imported: hundreds of records are made at
+    ``import symgrad``)."""
+
+    __slots__ = ()
+
+    def _set(self, **fields: Any) -> None:
+        for name, value in fields.items():
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    def _fields(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def replace(self, **changes: Any) -> Any:
+        """A copy with ``changes`` applied (what ``dataclasses.replace`` gives a dataclass)."""
+        fields = {name: getattr(self, name) for name in self.__slots__}
+        return type(self)(**{**fields, **changes})
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__}({fields})"
+
+
+class Sample(_Record):
     """Inputs on which the registry test checks an op's VJP.
 
     ``shapes`` gives one entry per positional input: a tuple for a tensor, ``None`` for a Python
     scalar (drawn from the same range). Values are drawn uniformly from ``[low, high]`` and kept at
     least ``gap`` away from each point in ``kinks``, where the op is not differentiable.
     Inputs listed in ``bool_inputs`` are random boolean masks (not differentiated).
+
+    >>> Sample(((2, 3),), kinks=(0.0,)).kinks
+    (0.0,)
     """
 
+    __slots__ = ("shapes", "params", "low", "high", "kinks", "gap", "bool_inputs")
     shapes: tuple[tuple[int, ...] | None, ...]
-    params: dict[str, Any] = field(default_factory=dict)
-    low: float = -2.0
-    high: float = 2.0
-    kinks: tuple[float, ...] = ()
-    gap: float = 0.05
-    bool_inputs: tuple[int, ...] = ()
+    params: dict[str, Any]
+    low: float
+    high: float
+    kinks: tuple[float, ...]
+    gap: float
+    bool_inputs: tuple[int, ...]
+
+    def __init__(self, shapes: tuple[tuple[int, ...] | None, ...],
+                 params: dict[str, Any] | None = None, low: float = -2.0, high: float = 2.0,
+                 kinks: tuple[float, ...] = (), gap: float = 0.05,
+                 bool_inputs: tuple[int, ...] = ()) -> None:
+        self._set(shapes=shapes, params={} if params is None else params, low=low, high=high,
+                  kinks=kinks, gap=gap, bool_inputs=bool_inputs)
 
 
-@dataclass(frozen=True)
-class Singularity:
+class Singularity(_Record):
     """A point where an op's derivative is infinite or undefined, and the usual fix: what
     ``symbolic.explain`` says when a gradient turns nan or inf there.
 
     ``hits(at, params, shapes)`` tells whether the offending elements are at the point:
     ``at(j)`` gives input ``j``'s values there (as float64), ``params`` the node's params and
     ``shapes`` its inputs' shapes. ``why`` may be a function of ``(params, shapes)``.
+
+    Its fields: ``cause``, a short name for the point ("log at 0", "division by zero");
+    ``hits``; ``why``, the derivative there in words ("1/x is infinite at x = 0"); ``fix``, the
+    usual way around it ("x.clamp_min(eps).log()"); for the "double where" advice, ``safe``: the
+    op applied to a safe value, and a value safe for it; ``shows``, the input at the point whose
+    value explain shows (None: none), and ``value``, its value there (the registry test runs the
+    VJP there); ``shown_as``, what explain calls that input ("denominator"); ``nan_note``, added
+    when the forward is nan there too ("(0/0)").
+
+    >>> Singularity("log at 0", lambda at, params, shapes: True, "1/x", "add eps").shown_as
+    'input'
     """
 
-    cause: str  # a short name for the point: "log at 0", "division by zero"
-    hits: Callable[..., Any]  # (at, params, shapes) -> whether the offending elements are there
-    why: str | Callable[..., str]  # the derivative there, in words: "1/x is infinite at x = 0"
-    fix: str  # the usual way around it: "x.clamp_min(eps).log()"
-    # for the "double where" advice: the op applied to a safe value, and a value safe for it
-    safe: tuple[str, str] | None = None
-    shows: int | None = 0  # the input at the point, whose value explain shows (None: none)
-    value: float = 0.0  # that input's value at the point (the registry test runs the VJP there)
-    shown_as: str = "input"  # what explain calls that input: "denominator"
-    nan_note: str = ""  # added when the forward is nan there too: "(0/0)"
+    __slots__ = ("cause", "hits", "why", "fix", "safe", "shows", "value", "shown_as", "nan_note")
+    cause: str
+    hits: Callable[..., Any]
+    why: str | Callable[..., str]
+    fix: str
+    safe: tuple[str, str] | None
+    shows: int | None
+    value: float
+    shown_as: str
+    nan_note: str
+
+    def __init__(self, cause: str, hits: Callable[..., Any], why: str | Callable[..., str],
+                 fix: str, safe: tuple[str, str] | None = None, shows: int | None = 0,
+                 value: float = 0.0, shown_as: str = "input", nan_note: str = "") -> None:
+        self._set(cause=cause, hits=hits, why=why, fix=fix, safe=safe, shows=shows, value=value,
+                  shown_as=shown_as, nan_note=nan_note)
 
 
-@dataclass(eq=False, repr=False, slots=True, weakref_slot=True)
 class Op:
     """One differentiable op: ``forward(xp, *inputs, **params)`` and a VJP rule per input.
 
@@ -75,42 +137,58 @@ class Op:
     keyword-only and has a default.
     """
 
+    __slots__ = ("name", "node_name", "forward", "vjp", "joint_vjp", "lower", "saved",
+                 "saves_output", "float_only", "promotes", "saves_params", "scalar_params",
+                 "samples", "node_name_of", "singular", "convention", "node_class",
+                 "saved_by_need", "__weakref__")
     name: str  # the registry name: "exp", "matmul"
     node_name: str  # PyTorch's name of the backward node: "ExpBackward0"
     forward: Callable[..., Any]  # forward(xp, *inputs, **params) -> the output
-    vjp: tuple[Callable[..., Any] | None, ...] = ()  # one rule per input (None: no gradient)
-    _: KW_ONLY
+    vjp: tuple[Callable[..., Any] | None, ...]  # one rule per input (None: no gradient)
     # joint_vjp(xp, g, ans, needs, *inputs, **params): every input's cotangent at once
-    joint_vjp: Callable[..., Any] | None = None
+    joint_vjp: Callable[..., Any] | None
     # lower(xp, *inputs, **params): replaces forward on the symbolic side, its sympy derivative
     # encoding the convention at non-differentiable points (a max over tied elements)
-    lower: Callable[..., Any] | None = None
-    saved: tuple[int, ...] | dict[int, tuple[int, ...]] = ()  # the inputs the VJP rules read
-    saves_output: bool = False  # whether the VJP rules read the output ``ans``
-    float_only: bool = False  # integer inputs are computed in the default float dtype
-    promotes: bool = True  # PyTorch's type promotion applies (False: the dtype is explicit)
-    saves_params: bool = False  # its node keeps data a non-retained backward frees (CopySlices)
-    scalar_params: tuple[str, ...] = ()  # params that are Python-number operands (2.5 - x)
-    samples: Sequence[Sample] = ()  # inputs on which the registry tests check it
-    node_name_of: Callable[..., str] | None = None  # the node name, when params decide it
-    singular: tuple[Singularity, ...] = ()  # where its derivative is infinite / undefined
-    convention: str = ""  # the gradient used at its kinks, in words (PyTorch's choice)
-    node_class: type | None = field(default=None, init=False)  # set when the op first runs
+    lower: Callable[..., Any] | None
+    saved: tuple[int, ...] | dict[int, tuple[int, ...]]  # the inputs the VJP rules read
+    saves_output: bool  # whether the VJP rules read the output ``ans``
+    float_only: bool  # integer inputs are computed in the default float dtype
+    promotes: bool  # PyTorch's type promotion applies (False: the dtype is explicit)
+    saves_params: bool  # its node keeps data a non-retained backward frees (CopySlices)
+    scalar_params: tuple[str, ...]  # params that are Python-number operands (2.5 - x)
+    samples: Sequence[Sample]  # inputs on which the registry tests check it
+    node_name_of: Callable[..., str] | None  # the node name, when params decide it
+    singular: tuple[Singularity, ...]  # where its derivative is infinite / undefined
+    convention: str  # the gradient used at its kinks, in words (PyTorch's choice)
+    node_class: type | None  # set when the op first runs
     # saved_by_need[mask]: the inputs a node saves when the inputs whose bits are set in mask
     # (bit i for input i) need a gradient
-    saved_by_need: Any = field(default=None, init=False)
+    saved_by_need: Any
 
-    def __post_init__(self) -> None:
-        if self.joint_vjp is not None:
-            if self.vjp or isinstance(self.saved, dict):
-                raise ValueError(f"op {self.name!r}: a joint_vjp op has no per-input vjp rules")
-            self.saved_by_need = _Constant(self.saved)
+    def __init__(self, name: str, node_name: str, forward: Callable[..., Any],
+                 vjp: tuple[Callable[..., Any] | None, ...] = (), *,
+                 joint_vjp: Callable[..., Any] | None = None,
+                 lower: Callable[..., Any] | None = None,
+                 saved: tuple[int, ...] | dict[int, tuple[int, ...]] = (),
+                 saves_output: bool = False, float_only: bool = False, promotes: bool = True,
+                 saves_params: bool = False, scalar_params: tuple[str, ...] = (),
+                 samples: Sequence[Sample] = (), node_name_of: Callable[..., str] | None = None,
+                 singular: tuple[Singularity, ...] = (), convention: str = "") -> None:
+        self.name, self.node_name, self.forward, self.vjp = name, node_name, forward, vjp
+        self.joint_vjp, self.lower, self.saved = joint_vjp, lower, saved
+        self.saves_output, self.float_only, self.promotes = saves_output, float_only, promotes
+        self.saves_params, self.scalar_params, self.samples = saves_params, scalar_params, samples
+        self.node_name_of, self.singular, self.convention = node_name_of, singular, convention
+        self.node_class = None
+        if joint_vjp is not None:
+            if vjp or isinstance(saved, dict):
+                raise ValueError(f"op {name!r}: a joint_vjp op has no per-input vjp rules")
+            self.saved_by_need = _Constant(saved)
         else:
-            saved = self.saved
             self.saved_by_need = [
                 tuple(sorted({i for rule, reads in saved.items() if mask >> rule & 1
                               for i in reads})) if isinstance(saved, dict) else saved
-                for mask in range(1 << len(self.vjp))
+                for mask in range(1 << len(vjp))
             ]
 
     def __repr__(self) -> str:

@@ -426,6 +426,7 @@ sort = _take_op("sort", "SortBackward0", (
     _picked_sample((3, 2), 0, [[1, 2], [0, 0], [2, 1]]),
     _picked_sample((), 0, ()),
 ))
+sort_stable = _take_op("sort_stable", "SortBackward1", sort.samples)  # sort(stable=...)
 topk = _take_op("topk", "TopkBackward0", (
     _picked_sample((4,), 0, [3, 1]),
     _picked_sample((2, 3), 1, [[2], [0]]),

@@ -9,7 +9,9 @@ backward.
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -75,8 +77,53 @@ def _diff(expr: Any, u: Any) -> Any:
 _CANONICAL = [sympy.Dummy(f"s{k}", real=True) for k in range(16)]
 
 
+def templated_partials(definition: Any, active: set[Any],
+                       templates: dict[Any, list[tuple[Any, Any]]]) -> list[tuple[Any, Any]]:
+    """:func:`local_partials` of ``definition``, through ``templates``: definitions that differ
+    only in their symbols (the same op on every element, the same layer repeated) share one
+    template, which sympy differentiates once.
+
+    >>> from symgrad.symbolic.calculus import templated_partials
+    >>> a, b = sympy.symbols("a b")
+    >>> templates = {}
+    >>> templated_partials(sympy.sin(a), {a}, templates), len(templates)
+    ([(a, cos(a))], 1)
+    >>> templated_partials(sympy.sin(b), {b}, templates), len(templates)
+    ([(b, cos(b))], 1)
+    """
+    symbols = sorted(definition.free_symbols, key=_name)
+    if len(symbols) > len(_CANONICAL):
+        return local_partials(definition, active)
+    canonical = _CANONICAL[:len(symbols)]
+    # renamed and rebuilt as they are (xreplace would evaluate each node again)
+    key = (_substitute(definition, dict(zip(symbols, canonical, strict=True)), {},
+                       _unevaluated),
+           tuple(u in active for u in symbols))
+    template = templates.get(key)
+    if template is None:
+        on = {c for c, flag in zip(canonical, key[1], strict=True) if flag}
+        template = templates[key] = local_partials(key[0], on)
+    back = dict(zip(canonical, symbols, strict=True))
+    return [(back[c], _substitute(p, back, {}, _unevaluated)) for c, p in template]
+
+
 class Chain:
     """The chain rule over a :class:`Lowered` graph, with the local partials cached."""
+
+    @classmethod
+    def of(cls, lowered: Lowered) -> Chain:
+        """The Chain of ``lowered``, made once (its partials are then shared by every
+        function given that lowering: :func:`lower` gives a graph's lowering again).
+
+        >>> a = t.tensor(2.0, requires_grad=True)
+        >>> lowered = symgrad.symbolic.lower(a.sin())
+        >>> Chain.of(lowered) is Chain.of(lowered)
+        True
+        """
+        chain = lowered.derived.get("chain")
+        if chain is None:
+            chain = lowered.derived["chain"] = cls(lowered)
+        return chain
 
     def __init__(self, lowered: Lowered) -> None:
         self.lowered = lowered
@@ -90,6 +137,7 @@ class Chain:
         self._templates: dict[Any, list[tuple[Any, Any]]] = {}
         self._seconds: dict[tuple[Any, Any], list[tuple[Any, Any]]] = {}
         self._inline_memo: dict[Any, Any] = {}
+        self._adjoints: dict[Any, dict[Any, Any]] = {}
 
     def partials(self, placeholder: Any, definition: Any) -> list[tuple[Any, Any]]:
         """The cached :func:`local_partials` of one placeholder's definition.
@@ -99,25 +147,12 @@ class Chain:
         """
         found = self._partials.get(placeholder)
         if found is None:
-            found = self._partials[placeholder] = self._templated(definition)
+            found = self._partials[placeholder] = self.templated(definition)
         return found
 
-    def _templated(self, definition: Any) -> list[tuple[Any, Any]]:
+    def templated(self, definition: Any) -> list[tuple[Any, Any]]:
         """:func:`local_partials` of ``definition`` through the shared templates."""
-        symbols = sorted(definition.free_symbols, key=_name)
-        if len(symbols) > len(_CANONICAL):
-            return local_partials(definition, self.active)
-        canonical = _CANONICAL[:len(symbols)]
-        # renamed and rebuilt as they are (xreplace would evaluate each node again)
-        key = (_substitute(definition, dict(zip(symbols, canonical, strict=True)), {},
-                           _unevaluated),
-               tuple(u in self.active for u in symbols))
-        template = self._templates.get(key)
-        if template is None:
-            active = {c for c, on in zip(canonical, key[1], strict=True) if on}
-            template = self._templates[key] = local_partials(key[0], active)
-        back = dict(zip(canonical, symbols, strict=True))
-        return [(back[c], _substitute(p, back, {}, _unevaluated)) for c, p in template]
+        return templated_partials(definition, self.active, self._templates)
 
     def reverse(self, seeds: dict[Any, Any],
                 partial_value: Callable[[Any], Any] = lambda p: p) -> dict[Any, Any]:
@@ -155,7 +190,16 @@ class Chain:
         The reverse sweep of :meth:`reverse`, but each term is built once on the inlined
         expressions, unevaluated, so the result is a DAG whose size follows the graph's nodes:
         a chain's adjoints share their factors instead of repeating ever longer products.
+        The result is kept for the same seeds (``grad`` then ``compile`` of one lowering
+        share it): read it, do not change it.
         """
+        key = (tuple(seeds.items()), everything)
+        found = self._adjoints.get(key)
+        if found is None:
+            found = self._adjoints[key] = self._adjoints_of(seeds, everything)
+        return found
+
+    def _adjoints_of(self, seeds: dict[Any, Any], everything: bool) -> dict[Any, Any]:
         adjoint: dict[Any, list[Any]] = defaultdict(list)
         for symbol, value in seeds.items():
             if symbol in self.active:
@@ -205,12 +249,57 @@ class Chain:
                 key = (placeholder, w)
                 seconds = self._seconds.get(key)
                 if seconds is None:
-                    seconds = self._seconds[key] = self._templated(p)
+                    seconds = self._seconds[key] = self.templated(p)
                 curvature = [_times(self.inline(d), tangent[z]) for z, d in seconds
                              if z in tangent]
                 if curvature:
                     dot[w].append(_times(a, _sum(curvature)))
         return {w: _sum(terms) for w, terms in dot.items()}
+
+
+# functions that sympy evaluates at a nonzero Float by evalf alone (no exact special value)
+_SMOOTH = frozenset({sympy.sin, sympy.cos, sympy.tan, sympy.exp, sympy.sinh, sympy.cosh,
+                     sympy.tanh, sympy.atan, sympy.erf})
+
+
+def add_numbers(numbers: Sequence[Any]) -> Any:
+    """The sum of sympy numbers, as ``sympy.Add`` computes it, without its cache.
+
+    sympy's constructors look their arguments up in a cache, and a Float hashes as the
+    nearest double: the values of a deep chain that converges (many 40-digit Floats equal
+    as doubles) all land on one hash, and each lookup compares them one by one.
+
+    >>> from symgrad.symbolic.calculus import add_numbers
+    >>> add_numbers([sympy.Rational(1, 2), sympy.Float(0.25)])
+    0.750000000000000
+    """
+    if not all(_finite_number(a) for a in numbers):
+        return sympy.Add(*numbers)  # oo, nan, zoo: sympy's rules, not mpmath's
+    return functools.reduce(operator.add, numbers, sympy.Integer(0))
+
+
+def _finite_number(a: Any) -> bool:
+    return bool((a.is_Rational or a.is_Float) and a.is_finite)
+
+
+def number_node(func: Any, args: Sequence[Any]) -> Any:
+    """``func(*args)`` (evaluated) for number ``args``; where one of them is a Float, by
+    Float arithmetic or evalf instead of sympy's cached constructors (see
+    :func:`add_numbers`), which give the same value.
+
+    >>> from symgrad.symbolic.calculus import number_node
+    >>> number_node(sympy.sin, [sympy.Float(0.5, 20)])
+    0.47942553860420300027
+    """
+    if any(a.is_Float for a in args) and all(_finite_number(a) for a in args):
+        if func is sympy.Add:
+            return add_numbers(args)
+        if func is sympy.Mul:
+            return functools.reduce(operator.mul, args, sympy.Integer(1))
+        if len(args) == 1 and func in _SMOOTH and args[0] != 0:
+            return sympy.Expr.__new__(func, args[0]).evalf(
+                sympy.core.evalf.prec_to_dps(args[0]._prec))
+    return func(*args)
 
 
 def _sum(terms: list[Any]) -> Any:
@@ -223,7 +312,7 @@ def _sum(terms: list[Any]) -> Any:
     numbers = [term for term in terms if term.is_Number]
     rest = [term for term in terms if not term.is_Number]
     if numbers:
-        number = sympy.Add(*numbers)
+        number = add_numbers(numbers)
         if not rest or number != 0:
             rest.append(number)
     if len(rest) == 1:
@@ -355,7 +444,7 @@ def grad(output: Tensor | Lowered, inputs: Tensor | Sequence[Tensor] | None = No
     """
     lowered = output if isinstance(output, Lowered) else lower(output)
     sources = _inputs(lowered, inputs)
-    adjoint = Chain(lowered).adjoints(seeds(lowered, gradient))
+    adjoint = Chain.of(lowered).adjoints(seeds(lowered, gradient))
     return tuple(_array(_shaped(src, adjoint)) for src in sources)
 
 
@@ -369,7 +458,7 @@ def jacobian(output: Tensor | Lowered, input: Tensor) -> Formula:  # noqa: A002
     """
     lowered = output if isinstance(output, Lowered) else lower(output)
     (src,) = _inputs(lowered, input)
-    chain = Chain(lowered)
+    chain = Chain.of(lowered)
     root = np.asarray(lowered.root, dtype=object)
     out = np.empty((root.size, src.symbols.size), dtype=object)
     for k, symbol in enumerate(root.reshape(-1)):
@@ -392,7 +481,7 @@ def hessian(output: Tensor | Lowered, input: Tensor) -> Formula:  # noqa: A002
         raise RuntimeError("hessian() expects an output with a single element, got shape "
                            f"{shape}")
     (src,) = _inputs(lowered, input)
-    chain = Chain(lowered)
+    chain = Chain.of(lowered)
     root_seeds = seeds(lowered, None)
     adjoint = chain.adjoints(root_seeds, everything=True)
     symbols = src.symbols.reshape(-1)

@@ -10,6 +10,7 @@ of short lines (sympy's ``lambdify`` would print it as one nested expression, re
 from __future__ import annotations
 
 import builtins
+import functools
 import importlib
 import inspect
 import itertools
@@ -270,7 +271,7 @@ def _compile(lowered: Lowered, inputs: Tensor | Sequence[Tensor] | None, gradien
     lines += [f"    {name} = {printer.doprint(e)}" for name, e in definitions]
     lines.append(f"    return [{', '.join(printer.doprint(e) for e in reduced)}]")
     source = "\n".join(lines) + "\n"
-    namespace = {k: getattr(np, k) for k in dir(np) if not k.startswith("_")}
+    namespace = dict(_numpy_names())
     for module, imported in printer.module_imports.items():  # functools.reduce, say
         for name in imported:
             namespace[name.rsplit(".", 1)[-1]] = getattr(importlib.import_module(module), name)
@@ -279,6 +280,13 @@ def _compile(lowered: Lowered, inputs: Tensor | Sequence[Tensor] | None, gradien
     return CompiledGradient(namespace["compiled"], tuple(s.name for s in sources),
                             tuple(tuple(s.symbols.shape) for s in sources), lowered.shape,
                             source)
+
+
+@functools.cache
+def _numpy_names() -> dict[str, Any]:
+    """numpy's public names, for the generated code (read once: some of numpy's names are
+    attributes that import a submodule or warn on first access)."""
+    return {k: getattr(np, k) for k in dir(np) if not k.startswith("_")}
 
 
 def _fold_branches(exprs: Sequence[Any]) -> list[Any]:

@@ -31,6 +31,7 @@ from symgrad.symbolic.calculus import (
     _inputs,
     as_gradient,
     local_partials,
+    number_node,
     seed_array,
     seeds,
 )
@@ -221,12 +222,20 @@ def _numeric_power(node: Any, args: list[Any]) -> Any:
     if node.func is sympy.Pow and args[0].is_number and args[1].is_number \
             and not args[1].is_Integer:
         return sympy.Pow(args[0], sympy.Float(args[1], DIGITS))
-    return node.func(*args)
+    return number_node(node.func, args)
 
 
 class _Point:
     """Values of every symbol of a lowered graph at the current point: the leaves' exact
     rationals, and each node's elements to :data:`DIGITS` digits."""
+
+    @classmethod
+    def of(cls, lowered: Lowered) -> _Point:
+        """The point of ``lowered``, evaluated once for every check of that lowering."""
+        point = lowered.derived.get("point")
+        if point is None:
+            point = lowered.derived["point"] = cls(lowered)
+        return point
 
     def __init__(self, lowered: Lowered | None = None, env: dict[Any, Any] | None = None) -> None:
         self.env: dict[Any, Any] = dict(env or {})
@@ -351,7 +360,7 @@ def _replay(lowered: Lowered, sources: list[Source]) -> tuple[Tensor, list[Tenso
                 elif isinstance(edge, Tensor):
                     args.append(fresh[id(edge)])
                 elif isinstance(raw, Tensor):
-                    args.append(Tensor(np.asarray(value).astype(raw._value.dtype)))
+                    args.append(creation.tensor(np.asarray(value).astype(raw._value.dtype)))
                 else:
                     args.append(value)
             results[node] = _rerun(node, args)
@@ -524,8 +533,8 @@ def check(output: Tensor, gradient: Tensor | None = None,
     sources = _inputs(lowered, inputs, allow_unused=True)
     root_seeds = seeds(lowered, gradient)
     numeric = _numeric_gradients(lowered, sources, gradient)
-    point = _Point(lowered)
-    chain = Chain(lowered)
+    point = _Point.of(lowered)
+    chain = Chain.of(lowered)
     kinks, near_kink = _kinks(lowered, point, chain)
 
     if sample is None:

@@ -427,7 +427,7 @@ def _exact(lowered: Lowered, source: Source, elements: list[tuple[int, ...]],
            ) -> tuple[list[Any], list[tuple[Any, Any] | None]]:
     """sympy's derivative at the first :data:`MAX_EXACT` elements, with one-sided limits where
     it is undefined; nan where the forward (an element ``root_seed`` weighs) is nan."""
-    point = _Point(lowered)
+    point = _Point.of(lowered)
     # a node whose forward sympy folded to the constant nan (std of one element) has
     # derivative 0 to sympy: undefined, where the output it reaches is nan
     folded = any(e is sympy.nan for step in lowered.steps
@@ -437,7 +437,7 @@ def _exact(lowered: Lowered, source: Source, elements: list[tuple[int, ...]],
                           strict=True) if v != 0):
         count = min(len(elements), MAX_EXACT)
         return [sympy.nan] * count, [None] * count
-    adjoint = Chain(lowered).reverse(root_seeds, point.value)
+    adjoint = Chain.of(lowered).reverse(root_seeds, point.value)
     symbols = source.symbols
     exact, sides = [], []
     total = None

@@ -16,6 +16,7 @@ Two forms are built in one walk:
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +24,7 @@ from typing import Any
 import numpy as np
 import sympy
 
+from symgrad.autograd import graph
 from symgrad.autograd.graph import Node
 from symgrad.autograd.naming import TensorNames, caller_names, mask_producers, topological
 from symgrad.symbolic import sympy_namespace as sx
@@ -96,6 +98,9 @@ class Lowered:
     root: np.ndarray  # the output in local form
     constants: str = "numbers"
     _inlined: dict[Any, Any] | None = field(default=None, repr=False)
+    # what the symbolic side derives from this lowering once, for every use of it: the chain
+    # rule's partials ("chain"), the values at the point ("point")
+    derived: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def expr(self) -> Formula:
@@ -106,7 +111,10 @@ class Lowered:
         >>> symgrad.symbolic.lower(x.exp() * 2).expr
         [2*exp(x_0), 2*exp(x_1)]
         """
-        return _array(self.inlined)
+        expr = self.derived.get("expr")  # (made once: its printed forms are kept on it)
+        if expr is None:
+            expr = self.derived["expr"] = _array(self.inlined)
+        return expr
 
     def text(self, compact: bool = False) -> str:
         """The output as text (see :meth:`Formula.text`).
@@ -317,7 +325,43 @@ def lower(output: Tensor, constants: str = "numbers", *,
         raise TypeError(f"lower() expects a Tensor, but got {type(output).__name__}")
     if constants not in ("numbers", "symbols"):
         raise ValueError(f"constants must be 'numbers' or 'symbols', got {constants!r}")
-    return _Lowering(output, constants, caller_names()).run(progress)
+    root = output.grad_fn
+    if root is None:
+        return _Lowering(output, constants, caller_names()).run(progress)
+    cache = root.__dict__.setdefault("_symbolic_lowered", {})
+    found = cache.get(constants)
+    if found is not None and found[1].output is output and found[0] == _fingerprint(found[1]):
+        return found[1]
+    lowered = _Lowering(output, constants, caller_names()).run(progress)
+    cache[constants] = (_fingerprint(lowered), lowered)
+    return lowered
+
+
+def _fingerprint(lowered: Lowered) -> bytes:
+    """What a lowering read besides the graph's structure (which a recorded graph never
+    changes): the leaves' and constants' values as the forward saw them (an in-place change
+    of a leaf can reach them), the leaves' names (``name=`` can be set later), and the count
+    of in-place changes in the process.
+
+    ``lower`` keeps the last lowering of a graph on its root node, and gives it again while
+    this digest is the same: ``check``, ``check_hessian``, ``explain``, ``grad`` ... of one
+    output then lower it once (a deep graph's lowering takes seconds).
+    """
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(str(graph._epoch).encode())  # any in-place change since (a mask's operand)
+    for step in lowered.steps:
+        node = step.node
+        for edge, value in zip(node.next, node.values, strict=True):
+            if isinstance(edge, Node):
+                continue
+            if isinstance(value, np.ndarray):
+                digest.update(str((value.dtype.str, value.shape)).encode())
+                digest.update(np.ascontiguousarray(value).tobytes())
+            else:
+                digest.update(repr((type(value).__name__, value)).encode())
+    for src in lowered.sources:
+        digest.update(repr((src.tensor.name, src.name)).encode())
+    return digest.digest()
 
 
 def _symbol_names(base: str, shape: tuple[int, ...]) -> list[str]:

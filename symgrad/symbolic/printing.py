@@ -464,6 +464,12 @@ class Formula(sympy.ImmutableDenseNDimArray):
         >>> symgrad.symbolic.lower(h * (h + 1)).expr.cse()
         ([(t₁, exp(x))], t₁*(t₁ + 1))
         """
+        found = self.__dict__.get("_cse")  # (text and latex of one formula share it)
+        if found is None:
+            found = self.__dict__["_cse"] = self._cse()
+        return found
+
+    def _cse(self) -> tuple[list[tuple[sympy.Symbol, Any]], Formula]:
         elements = self._elements()
         _, _, atoms = _nodes(elements)
         taken = [str(a) for a in atoms if isinstance(a, sympy.Symbol)]
@@ -495,6 +501,13 @@ class Formula(sympy.ImmutableDenseNDimArray):
     def _expanded(self, limit: int | None) -> tuple[list[tuple[Any, Any]], Any] | int:
         """The expanded form, cut into parts where deep (printed back in place), or the size
         of its tree when that is above ``limit``."""
+        key = ("_expanded", limit)
+        found = self.__dict__.get(key)
+        if found is None:
+            found = self.__dict__[key] = self._expand(limit)
+        return found
+
+    def _expand(self, limit: int | None) -> tuple[list[tuple[Any, Any]], Any] | int:
         elements = self._elements()
         size = _tree_size(elements)
         if limit is not None and size > limit:

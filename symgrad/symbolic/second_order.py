@@ -24,7 +24,14 @@ import sympy
 from symgrad import creation
 from symgrad.autograd import api, grad_mode
 from symgrad.autograd.naming import caller_names
-from symgrad.symbolic.calculus import Chain, _inputs, as_gradient, local_partials, seeds
+from symgrad.symbolic.calculus import (
+    Chain,
+    _inputs,
+    add_numbers,
+    as_gradient,
+    seeds,
+    templated_partials,
+)
 from symgrad.symbolic.crosscheck import (
     _TOLERANCES,
     GradientMismatch,
@@ -161,6 +168,7 @@ class _SecondDerivatives:
     def __init__(self, lowered: Lowered, chain: Chain, point: _Point,
                  root_seeds: dict[Any, Any]) -> None:
         self.active = chain.active
+        self.templates = chain._templates  # (picklable, for an executor: not the chain)
         self.point = point
         self.order = [placeholder for step in lowered.steps
                       for _, placeholder, _ in step.placeholders()]
@@ -189,10 +197,10 @@ class _SecondDerivatives:
             terms = [value * tangent[w] for w, _, value in self.first[placeholder]
                      if w in tangent]
             if terms:
-                tangent[placeholder] = sympy.Add(*terms)
+                tangent[placeholder] = add_numbers(terms)
         dot: dict[Any, list[Any]] = defaultdict(list)
         for placeholder in reversed(self.order):
-            a_dot = sympy.Add(*dot.pop(placeholder, ()))
+            a_dot = add_numbers(dot.pop(placeholder, ()))
             a = self.adjoint.get(placeholder, 0)
             for w, p, value in self.first[placeholder]:
                 if a_dot != 0:
@@ -201,16 +209,18 @@ class _SecondDerivatives:
                     curvature = self._along(placeholder, w, p, tangent)
                     if curvature != 0:
                         dot[w].append(a * curvature)
-        return {w: sympy.Add(*terms) for w, terms in dot.items()}
+        return {w: add_numbers(terms) for w, terms in dot.items()}
 
     def _along(self, placeholder: Any, w: Any, partial: Any, tangent: dict[Any, Any]) -> Any:
-        """The derivative of one local partial along the tangent (second partials cached)."""
+        """The derivative of one local partial along the tangent (second partials cached,
+        derived once per template: :meth:`Chain.partials`)."""
         key = (placeholder, w)
         seconds = self.second.get(key)
         if seconds is None:
             seconds = self.second[key] = [
-                (z, self.point.value(d)) for z, d in local_partials(partial, self.active)]
-        return sympy.Add(*[value * tangent[z] for z, value in seconds if z in tangent])
+                (z, self.point.value(d)) for z, d in
+                templated_partials(partial, self.active, self.templates)]
+        return add_numbers([value * tangent[z] for z, value in seconds if z in tangent])
 
 
 def _columns(sweeps: _SecondDerivatives, symbols: list[Any]) -> list[dict[Any, Any]]:
@@ -292,8 +302,8 @@ def check_hessian(output: Tensor, inputs: Tensor | Sequence[Tensor] | None = Non
         label = f"(gradient · {name or 'output'})"
 
     numeric = _numeric_hessian(lowered, sources, gradient)
-    point = _Point(lowered)
-    chain = Chain(lowered)
+    point = _Point.of(lowered)
+    chain = Chain.of(lowered)
     kinks, near_kink = _kinks(lowered, point, chain)
     sweeps = _SecondDerivatives(lowered, chain, point, root_seeds)
     symbols = [u for src in sources for u in src.symbols.reshape(-1)]
@@ -415,7 +425,7 @@ def node_hessian_error(step: Step, rtol: float = 1e-6) -> str | None:
     for i, (edge, raw, value) in enumerate(zip(node.next, node.inputs, node.values,
                                                strict=True)):
         if edge is None:
-            call.append(Tensor(np.asarray(value).astype(raw._value.dtype))
+            call.append(creation.tensor(np.asarray(value).astype(raw._value.dtype))
                         if isinstance(raw, Tensor) else value)
             continue
         leaf = creation.tensor(np.asarray(value, dtype=np.float64), requires_grad=True)

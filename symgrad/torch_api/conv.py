@@ -562,6 +562,194 @@ def adaptive_max_pool1d(input: Tensor, output_size: IntOrTuple,  # noqa: A002
     return out.squeeze(-2)
 
 
+@torch_api("adaptive_avg_pool", method=False, function=False)
+def adaptive_avg_pool3d(input: Tensor, output_size: IntOrTuple) -> Tensor:  # noqa: A002
+    """:func:`adaptive_avg_pool2d` over three spatial dims of a (N, C, D, H, W) or (C, D, H, W)
+    input (``AdaptiveAvgPool3DBackward0``).
+
+    >>> F.adaptive_avg_pool3d(symgrad.arange(8.0).reshape(1, 2, 2, 2), 1)
+    tensor([[[[3.5000]]]])
+    """
+    _tensor(input, "adaptive_avg_pool3d")
+    if input.ndim not in (4, 5) or 0 in input.shape[-3:]:
+        raise RuntimeError("adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
+                           f"{_size(input.shape)}")
+    size = _adaptive_size(output_size, input.shape[-3:], 3)
+    return apply_op(_conv.adaptive_avg_pool, input, matrices=tuple(
+        _conv.adaptive_matrix(n, o) for n, o in zip(input.shape[-3:], size, strict=True)))
+
+
+@torch_api("max_pool", method=False, function=False)
+def adaptive_max_pool3d(input: Tensor, output_size: IntOrTuple,  # noqa: A002
+                        return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
+    """:func:`adaptive_max_pool2d` over three spatial dims (``AdaptiveMaxPool3DBackward0``).
+
+    >>> F.adaptive_max_pool3d(symgrad.arange(8.0).reshape(1, 2, 2, 2), 1)
+    tensor([[[[7.]]]])
+    """
+    _tensor(input, "adaptive_max_pool3d")
+    if input.ndim not in (4, 5) or 0 in input.shape[-3:]:
+        raise RuntimeError("adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: "
+                           f"{_size(input.shape)}")
+    return _adaptive_max(input, output_size, return_indices, 3)
+
+
+def _with_indices(pool):
+    """PyTorch's ``F.<pool>_with_indices``: the pooling with ``return_indices=True``."""
+    def with_indices(input: Tensor, *args, **kwargs) -> tuple[Tensor, Tensor]:  # noqa: A002
+        kwargs["return_indices"] = True
+        return pool(input, *args, **kwargs)
+
+    with_indices.__name__ = with_indices.__qualname__ = f"{pool.__name__}_with_indices"
+    shape = "(1, 2, 2, 2)" if pool.__name__.endswith("3d") else "(1, 2, 2)"
+    with_indices.__doc__ = f"""``{pool.__name__}(..., return_indices=True)``: the pooled values
+    and the flat index of each maximum in its input plane.
+
+    >>> values, indices = F.{pool.__name__}_with_indices(symgrad.ones{shape}, 1)
+    >>> indices.dtype
+    symgrad.int64
+    """
+    return with_indices
+
+
+max_pool1d_with_indices = _with_indices(max_pool1d)
+max_pool2d_with_indices = _with_indices(max_pool2d)
+max_pool3d_with_indices = _with_indices(max_pool3d)
+adaptive_max_pool1d_with_indices = _with_indices(adaptive_max_pool1d)
+adaptive_max_pool2d_with_indices = _with_indices(adaptive_max_pool2d)
+adaptive_max_pool3d_with_indices = _with_indices(adaptive_max_pool3d)
+
+
+@torch_api(COMPOSITE, method=False)
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
+    """Interleave the channels (dim 1) of ``groups`` groups: (N, g, C/g, *) transposed to
+    (N, C/g, g, *).
+
+    >>> F.channel_shuffle(symgrad.arange(4.0).reshape(1, 4, 1), 2).flatten()
+    tensor([0., 2., 1., 3.])
+    """
+    _tensor(input, "channel_shuffle")
+    if input.ndim <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {_size(input.shape)}")
+    groups = int(groups)
+    if groups <= 0:
+        raise RuntimeError("Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{groups}")
+    channels = input.shape[1]
+    if channels % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {channels} "
+                           f"channels and {groups} groups.")
+    n, rest = input.shape[0], tuple(input.shape[2:])
+    return (input.reshape(n, groups, channels // groups, *rest).transpose(1, 2)
+            .reshape(n, channels, *rest))
+
+
+@torch_api(COMPOSITE, method=False, function=False)
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int,  # noqa: A002
+              stride: IntOrTuple | None = None, ceil_mode: bool = False) -> Tensor:
+    """``(sum of x^p over each window)^(1/p)``, PyTorch's composite: an average pooling of
+    ``x^p`` times the window size.
+
+    >>> F.lp_pool1d(symgrad.tensor([[[3.0, 4.0]]]), 2, 2)
+    tensor([[[5.]]])
+    """
+    _tensor(input, "lp_pool1d")
+    out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * out.abs().relu() * kernel_size).pow(1.0 / norm_type)
+
+
+@torch_api(COMPOSITE, method=False, function=False)
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size: IntOrTuple,  # noqa: A002
+              stride: IntOrTuple | None = None, ceil_mode: bool = False) -> Tensor:
+    """:func:`lp_pool1d` over 2-d windows.
+
+    >>> F.lp_pool2d(symgrad.ones(1, 2, 2), 1, 2)
+    tensor([[[4.]]])
+    """
+    _tensor(input, "lp_pool2d")
+    kh, kw = _expand(kernel_size, 2, "kernel_size", "lp_pool2d")
+    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * out.abs().relu() * (kw * kh)).pow(1.0 / norm_type)
+
+
+def _unpool_size(input: Tensor, kernel: tuple[int, ...], stride: tuple[int, ...],  # noqa: A002
+                 padding: tuple[int, ...], output_size: Sequence[int] | None) -> list[int]:
+    """PyTorch's ``_unpool_output_size``: the default size, or ``output_size`` checked."""
+    d = len(kernel)
+    default = [(input.shape[input.ndim - d + i] - 1) * stride[i] + kernel[i] - 2 * padding[i]
+               for i in range(d)]
+    if output_size is None:
+        return default
+    output_size = list(output_size)
+    if len(output_size) == d + 2:
+        output_size = output_size[2:]
+    if len(output_size) != d:
+        raise ValueError(f"output_size should be a sequence containing {d} or {d + 2} "
+                         f"elements, but it has a length of '{len(output_size)}'")
+    for i in range(d):
+        low, high = default[i] - stride[i], default[i] + stride[i]
+        if not low < output_size[i] < high:
+            raise ValueError(f'invalid output_size "{tuple(output_size)}" (dim {i} must be '
+                             f"between {low} and {high})")
+    return output_size
+
+
+def _max_unpool(name: str, input: Tensor, indices: Tensor, kernel_size, stride,  # noqa: A002
+                padding, output_size, d: int) -> Tensor:
+    _tensor(input, name)
+    kernel = _expand(kernel_size, d, "kernel_size", name)
+    stride = kernel if stride is None else _expand(stride, d, "stride", name)
+    padding = _expand(padding, d, "padding", name)
+    size = _unpool_size(input, kernel, stride, padding, output_size)
+    if indices.dtype.name != "int64":
+        raise RuntimeError(f"elements in indices should be type int64 but got: "
+                           f"{indices.dtype._torch_name}")
+    if tuple(indices.shape) != tuple(input.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({_size(input.shape)}) but got indices tensor with shape: "
+                           f"{_size(indices.shape)}")
+    plane = int(np.prod(size))
+    flat_index = indices._value.reshape(*indices.shape[:input.ndim - d], -1)
+    if flat_index.size and (flat_index.min() < 0 or flat_index.max() >= plane):
+        bad = flat_index[(flat_index < 0) | (flat_index >= plane)].flat[0]
+        raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
+                           f"{'x'.join(map(str, size))})")
+    lead = tuple(input.shape[:input.ndim - d])
+    values = input.reshape(*lead, -1)
+    out = values.new_zeros((*lead, plane)).scatter(values.ndim - 1, _make(flat_index), values)
+    return out.reshape(*lead, *size)
+
+
+@torch_api(COMPOSITE, method=False, function=False)
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: IntOrTuple,  # noqa: A002
+                 stride: IntOrTuple | None = None, padding: IntOrTuple = 0,
+                 output_size: Sequence[int] | None = None) -> Tensor:
+    """The partial inverse of :func:`max_pool1d`: each value written at its index in a zero
+    (N, C, L_out) output.
+
+    >>> F.max_unpool1d(symgrad.tensor([[[5.0]]]), symgrad.tensor([[[1]]]), 2)
+    tensor([[[0., 5.]]])
+    """
+    return _max_unpool("max_unpool1d", input, indices, kernel_size, stride, padding,
+                       output_size, 1)
+
+
+@torch_api(COMPOSITE, method=False, function=False)
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: IntOrTuple,  # noqa: A002
+                 stride: IntOrTuple | None = None, padding: IntOrTuple = 0,
+                 output_size: Sequence[int] | None = None) -> Tensor:
+    """The partial inverse of :func:`max_pool2d`: each value written at its flat index in a
+    zero (N, C, H_out, W_out) output.
+
+    >>> F.max_unpool2d(symgrad.tensor([[[[5.0]]]]), symgrad.tensor([[[[3]]]]), 2)
+    tensor([[[[0., 0.],
+              [0., 5.]]]])
+    """
+    return _max_unpool("max_unpool2d", input, indices, kernel_size, stride, padding,
+                       output_size, 2)
+
+
 # ---------------------------------------------------------------------------- resampling
 def pad_by_mode(input: Tensor, pad: Sequence[int], mode: str,  # noqa: A002
                 value: float | None = None) -> Tensor:
@@ -625,9 +813,13 @@ def interpolate(input: Tensor, size: IntOrTuple | None = None,  # noqa: A002
     if mode in _LINEAR and _LINEAR[mode] != d:
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
                                   f"{_LINEAR[mode] + 2}D input")
-    if mode in ("bicubic", "area") or antialias:
-        raise NotImplementedError(f"symgrad's interpolate does not support mode='{mode}'"
-                                  + (" with antialias" if antialias else ""))
+    if mode == "bicubic" and d != 2:
+        raise NotImplementedError(f"Got {input.ndim}D input, but bicubic mode needs 4D input")
+    if antialias:
+        if mode not in ("bilinear", "bicubic"):
+            raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes "
+                             "and requires a 4-D tensor as input")
+        raise NotImplementedError("symgrad's interpolate does not support antialias=True")
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
     spatial = tuple(input.shape[2:])
@@ -653,7 +845,8 @@ def interpolate(input: Tensor, size: IntOrTuple | None = None,  # noqa: A002
         scales = (None,) * d if recompute_scale_factor else tuple(1 / float(f) for f in factors)
     else:
         raise ValueError("either size or scale_factor should be defined")
-    matrices = tuple(_conv.resample_matrix(n, o, mode, s, bool(align_corners))
+    matrices = tuple(_conv.resample_matrix(n, o, mode, s, bool(align_corners),
+                                           input._value.dtype.type)
                      for n, o, s in zip(spatial, out, scales, strict=True))
     return apply_op(_conv.upsample, input, matrices=matrices, mode=mode)
 

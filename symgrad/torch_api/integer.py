@@ -549,19 +549,19 @@ _pointwise("asinh", _ew.asinh, """Elementwise inverse hyperbolic sine (``AsinhBa
 
     >>> symgrad.asinh(symgrad.tensor([0.0, 1.0]))
     tensor([0.0000, 0.8814])
-    """, aliases=("arcsinh",))
+    """, aliases=("arcsinh",), inplace_op=_ew.asinh_inplace)
 _pointwise("acosh", _ew.acosh, """Elementwise inverse hyperbolic cosine, nan below 1
     (``AcoshBackward0``, inf gradient at 1); alias ``arccosh``.
 
     >>> symgrad.acosh(symgrad.tensor([1.0, 2.0]))
     tensor([0.0000, 1.3170])
-    """, aliases=("arccosh",))
+    """, aliases=("arccosh",), inplace_op=_ew.acosh_inplace)
 _pointwise("atanh", _ew.atanh, """Elementwise inverse hyperbolic tangent, inf at 1
     (``AtanhBackward0``); alias ``arctanh``.
 
     >>> symgrad.atanh(symgrad.tensor([0.0, 0.5]))
     tensor([0.0000, 0.5493])
-    """, aliases=("arctanh",), unit_domain=True)
+    """, aliases=("arctanh",), unit_domain=True, inplace_op=_ew.atanh_inplace)
 _binary("logaddexp", _ew.logaddexp, """``log(exp(input) + exp(other))`` without overflow
     (``LogaddexpBackward0``).
 

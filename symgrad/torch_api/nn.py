@@ -20,9 +20,11 @@ from symgrad import creation, ops
 from symgrad.autograd.grad_mode import no_grad
 from symgrad.dispatch import apply_op
 from symgrad.tensor import Tensor, _make
+from symgrad.torch_api.conv import avg_pool2d, avg_pool3d
 from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api
 from symgrad.torch_api.pointwise import _floating, _tensor
 from symgrad.torch_api.pointwise import leaky_relu as F_leaky_relu
+from symgrad.torch_api.shaping import pad, stack
 
 _nn = ops.nn
 
@@ -304,8 +306,11 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
               max_norm: float | None = None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """The rows of ``weight`` at the integer indices ``input`` (``EmbeddingBackward0``); rows
-    looked up at ``padding_idx`` get no gradient. ``max_norm``, ``scale_grad_by_freq`` and
-    ``sparse`` are not supported.
+    looked up at ``padding_idx`` get no gradient. With ``max_norm``, the rows looked up whose
+    ``norm_type``-norm exceeds it are first scaled in place to norm ``max_norm`` (as PyTorch:
+    ``weight`` is modified, outside the graph); ``scale_grad_by_freq`` divides each row's
+    gradient by the number of times the batch looks it up. symgrad has no sparse tensors:
+    ``sparse=True`` is refused.
 
     >>> F.embedding(symgrad.tensor([2, 0]), symgrad.tensor([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]))
     tensor([[4., 5.],
@@ -313,9 +318,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
     """
     _tensor(input, "embedding")
     _tensor(weight, "embedding", "weight", 2)
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError("symgrad's embedding supports neither max_norm, "
-                                  "scale_grad_by_freq nor sparse")
+    if sparse:
+        raise NotImplementedError("symgrad has no sparse tensors: embedding(sparse=True) would "
+                                  "give weight a sparse gradient; use sparse=False")
     index = input._value
     if index.dtype.kind not in "iu":
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
@@ -329,12 +334,30 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
         padding_idx %= rows
     if index.size and (index.min() < 0 or index.max() >= rows):
         raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _renorm_rows(weight, np.unique(index), float(max_norm), float(norm_type))
     key = (index.astype(np.int64),)
-    if padding_idx is None or not (index == padding_idx).any():
-        return apply_op(_nn.embedding, weight, key=key)
-    keep = (index != padding_idx)[..., None]
-    return apply_op(_nn.embedding, weight, key=key, keep=keep,
-                    fill=weight._value[padding_idx].copy())
+    params: dict = {}
+    if scale_grad_by_freq:
+        counts = np.bincount(key[0].reshape(-1), minlength=rows)
+        params["scale"] = (1.0 / counts[key[0]])[..., None]
+    if padding_idx is not None and (index == padding_idx).any():
+        params["keep"] = (index != padding_idx)[..., None]
+        params["fill"] = weight._value[padding_idx].copy()
+    return apply_op(_nn.embedding, weight, key=key, **params)
+
+
+def _renorm_rows(weight: Tensor, rows: np.ndarray, max_norm: float, norm_type: float) -> None:
+    """PyTorch's embedding_renorm_: scale the given rows of ``weight`` whose norm exceeds
+    ``max_norm`` to ``max_norm / (norm + 1e-7)`` times themselves, in place, unrecorded."""
+    values = weight._value[rows].astype(np.float64)
+    norms = np.linalg.norm(values, ord=norm_type, axis=1) if values.size else values[:, 0]
+    over = norms > max_norm
+    if not over.any():
+        return
+    scale = (max_norm / (norms[over] + 1e-7))[:, None]
+    with no_grad():
+        weight[_make(rows[over])] = _make((values[over] * scale).astype(weight._value.dtype))
 
 
 # ---------------------------------------------------------------------------- dropout
@@ -606,3 +629,256 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     if dropout_p > 0:
         weights = dropout(weights, dropout_p)
     return weights @ value
+
+
+# ---------------------------------------------------------------------------- more layers
+@torch_api(COMPOSITE, method=False)
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,  # noqa: A002
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalize each (sample, channel) over its spatial positions, as PyTorch: a batch norm
+    of the input viewed as (1, N * C, *spatial); the running statistics, when given, are
+    updated with the mean over the batch of the per-sample ones.
+
+    >>> F.instance_norm(symgrad.tensor([[[1.0, 3.0], [0.0, 2.0]]]))
+    tensor([[[-1.0000,  1.0000],
+             [-1.0000,  1.0000]]])
+    """
+    _tensor(input, "instance_norm")
+    if use_input_stats and math.prod(input.shape[2:]) <= 1:
+        raise ValueError("Expected more than 1 spatial element when training, got input size "
+                         f"{input.shape!r}")
+    n, c = input.shape[0], input.shape[1]
+    for name, value in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
+                        ("running_var", running_var)):
+        _channel_param(name, None if value is None else value.repeat(n), n * c)
+    repeat = (lambda v: None if v is None else v.repeat(n))
+    mean, var = repeat(running_mean), repeat(running_var)
+    out = batch_norm(input.reshape(1, n * c, *input.shape[2:]), mean, var, repeat(weight),
+                     repeat(bias), use_input_stats, momentum, eps)
+    if use_input_stats:
+        with no_grad():
+            for given, repeated in ((running_mean, mean), (running_var, var)):
+                if given is not None:
+                    given.copy_(repeated.view(n, c).mean(0))
+    return out.view(*input.shape)
+
+
+@torch_api(COMPOSITE, method=False)
+def rms_norm(input: Tensor, normalized_shape: Sequence[int] | int,  # noqa: A002
+             weight: Tensor | None = None, eps: float | None = None) -> Tensor:
+    """``input / sqrt(mean(input²) + eps) * weight`` over the last ``len(normalized_shape)``
+    dims; ``eps`` defaults to the dtype's machine epsilon, as PyTorch.
+
+    >>> F.rms_norm(symgrad.tensor([[3.0, 4.0]]), (2,))
+    tensor([[0.8485, 1.1314]])
+    """
+    _tensor(input, "rms_norm")
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
+        tuple(normalized_shape)
+    k = len(shape)
+    if input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
+        raise RuntimeError(f"Given normalized_shape={_size(shape)}, expected input with shape "
+                           f"[*{', '.join(map(str, shape))}], but got input of size"
+                           f"{_size(input.shape)}")
+    if weight is not None and tuple(weight.shape) != shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got "
+                           f"weight of shape {_size(weight.shape)} and normalized_shape = "
+                           f"{_size(shape)}")
+    if eps is None:
+        eps = float(np.finfo(input._value.dtype).eps)
+    dims = tuple(range(input.ndim - k, input.ndim))
+    out = input * (input.pow(2).mean(dims, keepdim=True) + eps).rsqrt()
+    return out if weight is None else out * weight
+
+
+@torch_api(COMPOSITE, method=False, function=False)
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4,  # noqa: A002
+                        beta: float = 0.75, k: float = 1.0) -> Tensor:
+    """Divide each element by ``(k + alpha * mean of the squares of ``size`` neighbouring
+    channels)^beta``, PyTorch's composite (average pooling over the channel dim).
+
+    >>> F.local_response_norm(symgrad.ones(1, 2, 1), 2, alpha=1.0)
+    tensor([[[0.7378],
+             [0.5946]]])
+    """
+    _tensor(input, "local_response_norm")
+    dim = input.ndim
+    if dim < 3:
+        raise ValueError("Expected 3D or higher dimensionality                          input "
+                         f"(got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input * input
+    if dim == 3:
+        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = tuple(input.shape)
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).view(*sizes)
+    div = (div * alpha + k).pow(beta)
+    return input / div
+
+
+@torch_api(COMPOSITE, method=False)
+def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
+    """``input`` where positive, ``weight * input`` elsewhere; ``weight`` has one slope or
+    one per channel (dim 1).
+
+    >>> F.prelu(symgrad.tensor([-2.0, 3.0]), symgrad.tensor([0.25]))
+    tensor([-0.5000,  3.0000])
+    """
+    _tensor(input, "prelu")
+    if weight.ndim > 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.ndim}")
+    count = weight.numel()
+    if count == 1:
+        weight = weight.reshape(())  # one slope: the output keeps the input's shape
+    else:
+        channels = input.shape[1] if input.ndim >= 2 else (input.shape[0] if input.ndim else 1)
+        if count != channels:
+            raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {count} and channel size = {channels}.")
+        if input.ndim >= 2:
+            weight = weight.reshape(-1, *([1] * (input.ndim - 2)))
+    return input.where(input > 0, weight * input)
+
+
+@torch_api(COMPOSITE, method=False)
+def pdist(input: Tensor, p: float = 2) -> Tensor:  # noqa: A002
+    """The ``p``-norm distances between the rows of an (N, M) input, for each pair i < j in
+    row-major order (N (N - 1) / 2 values); the gradient at a zero distance is 0.
+
+    >>> F.pdist(symgrad.tensor([[0.0, 0.0], [3.0, 4.0], [0.0, 1.0]]))
+    tensor([5.0000, 1.0000, 4.2426])
+    """
+    _tensor(input, "pdist")
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if not input.is_floating_point():
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    rows, cols = np.triu_indices(input.shape[0], 1)
+    diff = input[_make(rows.astype(np.int64))] - input[_make(cols.astype(np.int64))]
+    return diff.norm(p, 1)
+
+
+@torch_api(COMPOSITE, method=False, function=False)
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> Tensor:
+    """A sample of the Gumbel-softmax distribution: ``softmax((logits + g) / tau)`` with
+    Gumbel noise ``g`` from numpy's stream; ``hard`` returns the one-hot argmax with the soft
+    sample's gradient (straight-through).
+
+    >>> y = F.gumbel_softmax(symgrad.zeros(2, 3), hard=True)
+    >>> y.sum(-1)
+    tensor([1., 1.])
+    """
+    _tensor(logits, "gumbel_softmax", "logits")
+    noise = -np.log(creation._rng.exponential(size=tuple(logits.shape)))
+    gumbels = (logits + _make(noise.astype(logits._value.dtype))) / tau
+    y_soft = gumbels.softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = creation.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
+def _bags(input: Tensor, offsets: Tensor | None, per_sample_weights: Tensor | None,  # noqa: A002
+          include_last_offset: bool) -> tuple[np.ndarray, np.ndarray, Tensor | None]:
+    """The flat indices and each bag's (start, end), PyTorch's checks in its order."""
+    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape!r}) "
+                         f"is not None, then it must have the same shape as the input "
+                         f"({input.shape!r})")
+    index = input._value
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
+                             "is a mini-batch of fixed length sequences. However, found "
+                             f"offsets of type {type(offsets)}")
+        starts = np.arange(0, index.size, max(index.shape[1], 1))
+        ends = starts + index.shape[1]
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+        return index.reshape(-1), np.stack([starts, ends], 1), per_sample_weights
+    if input.ndim != 1:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
+                         f"{input.ndim}")
+    if offsets is None:
+        raise ValueError("offsets has to be a 1D Tensor but got None")
+    if offsets.ndim != 1:
+        raise ValueError("offsets has to be a 1D Tensor")
+    starts = offsets._value.astype(np.int64)
+    if include_last_offset:
+        bounds = np.stack([starts[:-1], starts[1:]], 1)
+    else:
+        bounds = np.stack([starts, np.append(starts[1:], index.size)], 1)
+    return index, bounds, per_sample_weights
+
+
+@torch_api(COMPOSITE, method=False)
+def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,  # noqa: A002
+                  max_norm: float | None = None, norm_type: float = 2,
+                  scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                  per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> Tensor:
+    """The sum, mean or max of the embeddings of each bag of indices: the rows of a (B, n)
+    ``input``, or the slices of a 1-d ``input`` that ``offsets`` start; entries equal to
+    ``padding_idx`` are left out and an empty bag gives zeros. ``per_sample_weights`` scales
+    each embedding (mode 'sum').
+
+    >>> w = symgrad.tensor([[1.0, 0.0], [0.0, 2.0], [3.0, 3.0]])
+    >>> F.embedding_bag(symgrad.tensor([0, 1, 2]), w, symgrad.tensor([0, 2]), mode="sum")
+    tensor([[1., 2.],
+            [3., 3.]])
+    """
+    _tensor(input, "embedding_bag")
+    if weight.ndim != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
+                         f"{weight.ndim}")
+    index, bounds, per_sample_weights = _bags(input, offsets, per_sample_weights,
+                                              include_last_offset)
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise NotImplementedError("symgrad's embedding_bag supports neither max_norm, "
+                                  "scale_grad_by_freq nor sparse")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(
+            "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+            f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+            "GitHub.")
+    rows = weight.shape[0]
+    if padding_idx is not None:
+        if not -rows <= padding_idx < rows:
+            raise AssertionError("padding_idx must be within the number of embeddings")
+        padding_idx %= rows
+    keep = np.ones(index.shape, bool) if padding_idx is None else index != padding_idx
+    vectors = embedding(_make(index.astype(np.int64)), weight)
+    if per_sample_weights is not None:
+        vectors = vectors * per_sample_weights.unsqueeze(1)
+    if mode == "max":
+        pieces = []
+        for start, end in bounds:
+            kept = np.nonzero(keep[start:end])[0] + start
+            pieces.append(vectors[_make(kept.astype(np.int64))].max(0)[0] if kept.size
+                          else weight.new_zeros((weight.shape[1],)))
+        return stack(pieces) if pieces else weight.new_zeros((0, weight.shape[1]))
+    # sum and mean: one constant (bags, n) matrix times the embeddings
+    member = np.zeros((len(bounds), index.size), dtype=weight._value.dtype)
+    for b, (start, end) in enumerate(bounds):
+        member[b, start:end] = keep[start:end]
+    if mode == "mean":
+        member /= np.maximum(member.sum(1, keepdims=True), 1)
+    return _make(member).matmul(vectors)

@@ -40,11 +40,13 @@ def _floating(x: Tensor, kernel: str) -> None:
 # ---------------------------------------------------------------- unary functions
 def _pointwise(name: str, op: ops.Op, doc: str, aliases: tuple[str, ...] = (),
                bool_kernel: str | None = None, float_kernel: str | None = None,
-               unit_domain: bool = False) -> None:
+               unit_domain: bool = False, inplace_op: ops.Op | None = None) -> None:
     """Install ``name(input)`` (Tensor method and ``symgrad`` function) and its in-place
     ``name_`` for the unary ``op``; ``bool_kernel``/``float_kernel`` name the PyTorch kernel
     that refuses bool / non-floating inputs; ``unit_domain`` makes the registry's examples
-    call it inside [-1, 1]."""
+    call it inside [-1, 1]; ``inplace_op`` is what ``name_`` records, when PyTorch names its
+    node otherwise (default ``op``)."""
+    inplace_op = inplace_op or op
 
     def check(x: Any, fn: str) -> Tensor:
         _tensor(x, fn)
@@ -58,7 +60,7 @@ def _pointwise(name: str, op: ops.Op, doc: str, aliases: tuple[str, ...] = (),
         return apply_op(op, check(input, name))
 
     def inplace(input: Tensor) -> Tensor:  # noqa: A002
-        return apply_inplace(op, check(input, name + "_"))
+        return apply_inplace(inplace_op, check(input, name + "_"))
 
     function.__name__ = function.__qualname__ = name
     inplace.__name__ = inplace.__qualname__ = name + "_"
@@ -68,7 +70,7 @@ def _pointwise(name: str, op: ops.Op, doc: str, aliases: tuple[str, ...] = (),
         example = lambda x: function(x / 10)  # noqa: E731
         example_ = lambda x: inplace(x.div_(10))  # noqa: E731
     torch_api(records=op.name, aliases=aliases, example=example)(function)
-    torch_api(records=op.name, aliases=tuple(a + "_" for a in aliases), inplace=True,
+    torch_api(records=inplace_op.name, aliases=tuple(a + "_" for a in aliases), inplace=True,
               example=example_)(inplace)
 
 

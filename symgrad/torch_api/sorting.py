@@ -104,13 +104,40 @@ def _has_ties(rows: np.ndarray) -> np.ndarray:
     return equal | (np.isnan(rows).any(-1) if rows.dtype.kind == "f" else False)
 
 
+_UNSET: Any = object()  # stable= not given
+
+
+def _sort_args(fn: str, args: tuple, dim: Any, descending: Any, stable: Any) -> tuple:
+    """``(dim, descending, stable)`` from PyTorch's two signatures: ``(dim=-1,
+    descending=False)`` positional or not, or ``(*, stable, dim=-1, descending=False)``, all
+    keywords once ``stable`` is given."""
+    if args and stable is not _UNSET:
+        kwargs = {"stable": stable}
+        kwargs.update({k: v for k, v in (("dim", dim), ("descending", descending))
+                       if v is not _UNSET})
+        raise parser.invalid_combination(fn, args, kwargs)
+    if len(args) > 2:
+        raise TypeError(f"{fn}() takes from 0 to 2 positional arguments but {len(args)} were "
+                        "given")
+    for name, given in zip(("dim", "descending")[:len(args)], (dim, descending), strict=False):
+        if given is not _UNSET:
+            raise TypeError(f"{fn}() got multiple values for argument '{name}'")
+    if args:
+        dim = args[0]
+    if len(args) > 1:
+        descending = args[1]
+    return (-1 if dim is _UNSET else dim, False if descending is _UNSET else descending,
+            stable)
+
+
 @torch_api("sort", example=lambda x: x.sort(1).values)
-def sort(input: Tensor, dim: int = -1, descending: bool = False, *,  # noqa: A002
-         stable: bool | None = False) -> Any:
+def sort(input: Tensor, *args: Any, stable: bool | None = _UNSET, dim: int = _UNSET,  # noqa: A002
+         descending: bool = _UNSET) -> Any:
     """The named tuple ``(values, indices)`` of ``input`` sorted along ``dim``, nan as the
     largest value. With ``stable=True`` equal elements keep their order; otherwise their order
     is PyTorch's (its CPU sort, reproduced: stable up to 16 elements). The gradient goes back to
-    where each value came from (``SortBackward0``).
+    where each value came from (``SortBackward0``; ``SortBackward1`` when ``stable`` is given,
+    which makes ``dim`` and ``descending`` keyword-only, as in PyTorch).
 
     >>> symgrad.tensor([3.0, 1.0, 2.0, 1.0]).sort()
     symgrad.return_types.sort(
@@ -118,20 +145,24 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, *,  # noqa: A00
     indices=tensor([1, 3, 2, 0]))
     """
     _check_tensor(input, "sort")
-    d, order = _sorted(input, dim, descending, stable)
-    return _pair("sort", _gather(_red.sort, input, d, order), order)
+    dim, descending, stable = _sort_args("sort", args, dim, descending, stable)
+    d, order = _sorted(input, dim, descending, None if stable is _UNSET else stable)
+    op = _red.sort if stable is _UNSET else _red.sort_stable
+    return _pair("sort", _gather(op, input, d, order), order)
 
 
 @torch_api(NO_GRAPH, example=lambda x: x.argsort(1))
-def argsort(input: Tensor, dim: int = -1, descending: bool = False, *,  # noqa: A002
-            stable: bool = False) -> Tensor:
+def argsort(input: Tensor, *args: Any, stable: bool = _UNSET, dim: int = _UNSET,  # noqa: A002
+            descending: bool = _UNSET) -> Tensor:
     """The indices that sort ``input`` along ``dim`` (those of :func:`sort`).
 
     >>> symgrad.argsort(symgrad.tensor([3.0, 1.0, 2.0, 1.0]), descending=True)
     tensor([0, 2, 1, 3])
     """
     _check_tensor(input, "argsort")
-    return _make(np.asarray(_sorted(input, dim, descending, stable)[1], dtype=np.int64))
+    dim, descending, stable = _sort_args("argsort", args, dim, descending, stable)
+    order = _sorted(input, dim, descending, None if stable is _UNSET else stable)[1]
+    return _make(np.asarray(order, dtype=np.int64))
 
 
 @torch_api("sort", example=lambda x: x.msort())

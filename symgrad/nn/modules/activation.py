@@ -485,10 +485,7 @@ class PReLU(Module):
         >>> symgrad.nn.PReLU()(symgrad.tensor([[-1.0, 1.0]])).shape
         symgrad.Size([1, 2])
         """
-        weight = self.weight
-        if self.num_parameters > 1 and input.ndim >= 2:
-            weight = weight.reshape(-1, *([1] * (input.ndim - 2)))
-        return input.where(input > 0, weight * input)
+        return F.prelu(input, self.weight)
 
     def extra_repr(self) -> str:
         """PyTorch's text between the parentheses of the repr.

@@ -254,3 +254,13 @@ class ConvTranspose2d(_ConvTransposeNd):
     """
 
     _dims = 2
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 3-d convolution; weight (in, out/groups, kD, kH, kW).
+
+    >>> symgrad.nn.ConvTranspose3d(1, 2, 3)
+    ConvTranspose3d(1, 2, kernel_size=(3, 3, 3), stride=(1, 1, 1))
+    """
+
+    _dims = 3

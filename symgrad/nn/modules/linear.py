@@ -159,3 +159,56 @@ class Bilinear(Module):
         """
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class LazyLinear(Linear):
+    """A ``Linear`` whose ``in_features`` is taken from the first input: until then its
+    parameters are empty placeholders (the same Parameter objects are filled in, so an
+    optimizer made before the first call keeps working), and after it the module is a
+    ``Linear``, as in PyTorch.
+
+    >>> lazy = symgrad.nn.LazyLinear(3)
+    >>> lazy
+    LazyLinear(in_features=0, out_features=3, bias=True)
+    >>> lazy(symgrad.ones(2, 4)).shape
+    symgrad.Size([2, 3])
+    >>> lazy
+    Linear(in_features=4, out_features=3, bias=True)
+    """
+
+    def __init__(self, out_features: int, bias: bool = True, device: Any = None,
+                 dtype: dtypes.dtype | None = None) -> None:
+        Module.__init__(self)
+        self.in_features = 0
+        self.out_features = out_features
+        self.weight = Parameter(empty(0, **_factory(dtype, device)))
+        if bias:
+            self.bias = Parameter(empty(0, **_factory(dtype, device)))
+        else:
+            self.register_parameter("bias", None)
+
+    def reset_parameters(self) -> None:
+        """PyTorch's Linear initialisation, once the input size is known (before: nothing).
+
+        >>> lazy = symgrad.nn.LazyLinear(2); lazy.reset_parameters(); lazy.weight.shape
+        symgrad.Size([0])
+        """
+        if self.in_features != 0:
+            super().reset_parameters()
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        """Materialise the parameters for ``input.shape[-1]`` features on the first call, then
+        ``F.linear``.
+
+        >>> symgrad.nn.LazyLinear(1)(symgrad.ones(3)).shape
+        symgrad.Size([1])
+        """
+        if self.in_features == 0:
+            self.in_features = input.shape[-1]
+            self.weight.data = empty((self.out_features, self.in_features),
+                                     dtype=self.weight.dtype)
+            if self.bias is not None:
+                self.bias.data = empty(self.out_features, dtype=self.bias.dtype)
+            self.reset_parameters()
+            self.__class__ = Linear
+        return F.linear(input, self.weight, self.bias)

@@ -13,7 +13,7 @@ from symgrad.autograd.grad_mode import no_grad
 from symgrad.autograd.graph import RemovableHandle
 from symgrad.creation import empty_like
 from symgrad.nn.modules._hooks import BackwardHook
-from symgrad.nn.parameter import Parameter
+from symgrad.nn.parameter import Buffer, Parameter
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, check_device
 
@@ -416,11 +416,19 @@ class Module:
             modules[name] = value
             return
         buffers = self.__dict__.get("_buffers")
-        if buffers is not None and name in buffers:
+        if isinstance(value, Buffer) or (buffers is not None and name in buffers):
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
                                 "(symgrad.Tensor or None expected)")
-            buffers[name] = value
+            if isinstance(value, Buffer):
+                if buffers is None:
+                    raise AttributeError("cannot assign buffer before Module.__init__() call")
+                if name not in buffers:
+                    self._forget(name)
+                persistent = value.persistent
+            else:
+                persistent = name not in self._non_persistent_buffers_set
+            self.register_buffer(name, value, persistent)
             return
         object.__setattr__(self, name, value)
 

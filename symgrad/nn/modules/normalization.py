@@ -1,9 +1,11 @@
-"""Normalization layers: ``BatchNorm1d/2d`` (running statistics updated in training mode and
-used in eval mode), ``LayerNorm`` and ``GroupNorm``."""
+"""Normalization layers: ``BatchNorm1d/2d/3d`` (running statistics updated in training mode
+and used in eval mode), ``InstanceNorm1d/2d/3d``, ``LayerNorm``, ``GroupNorm``, ``RMSNorm``
+and ``LocalResponseNorm``."""
 
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -141,6 +143,16 @@ class BatchNorm2d(_BatchNorm):
     _expected = (4,)
 
 
+class BatchNorm3d(_BatchNorm):
+    """Batch normalization of (N, C, D, H, W) input.
+
+    >>> symgrad.nn.BatchNorm3d(3)
+    BatchNorm3d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+    """
+
+    _expected = (5,)
+
+
 class LayerNorm(Module):
     """Normalise over the last ``len(normalized_shape)`` dimensions, then scale and shift
     elementwise (``weight`` ones, ``bias`` zeros).
@@ -250,3 +262,155 @@ class GroupNorm(Module):
         """
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
                 f"affine={self.affine}, bias={self.bias is not None}")
+
+
+class _InstanceNorm(_BatchNorm):
+    _no_batch_dim = 2
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = False, track_running_stats: bool = False, device: Any = None,
+                 dtype: dtypes.dtype | None = None, *, bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
+                         dtype, bias=bias)
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        """``F.instance_norm`` of each sample and channel (batch statistics in training or
+        without running statistics, else the running ones); an unbatched input is a batch of
+        one.
+
+        >>> symgrad.nn.InstanceNorm1d(1)(symgrad.tensor([[1.0, 3.0]]))
+        tensor([[-1.0000,  1.0000]])
+        """
+        self._check_input_dim(input)
+        feature_dim = input.ndim - self._no_batch_dim
+        if input.shape[feature_dim] != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={feature_dim} to match "
+                                 f"num_features ({self.num_features}), but got: "
+                                 f"{input.shape[feature_dim]}.")
+            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You "
+                          "can silence this warning by not passing in num_features, which is "
+                          "not used because affine=False", UserWarning, stacklevel=2)
+        unbatched = input.ndim == self._no_batch_dim
+        x = input.unsqueeze(0) if unbatched else input
+        out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
+                              self.training or not self.track_running_stats,
+                              self.momentum if self.momentum is not None else 0.0, self.eps)
+        return out.squeeze(0) if unbatched else out
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalization of (N, C, L) or (C, L) input: each sample's channel normalised
+    over its length (no learned affine map and no running statistics by default).
+
+    >>> symgrad.nn.InstanceNorm1d(3)
+    InstanceNorm1d(3, eps=1e-05, momentum=0.1, affine=False, bias=False, track_running_stats=False)
+    """
+
+    _expected = (2, 3)
+    _no_batch_dim = 2
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalization of (N, C, H, W) or (C, H, W) input.
+
+    >>> symgrad.nn.InstanceNorm2d(3, affine=True)
+    InstanceNorm2d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=False)
+    """
+
+    _expected = (3, 4)
+    _no_batch_dim = 3
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalization of (N, C, D, H, W) or (C, D, H, W) input.
+
+    >>> symgrad.nn.InstanceNorm3d(2)(symgrad.zeros(2, 2, 2, 2)).shape
+    symgrad.Size([2, 2, 2, 2])
+    """
+
+    _expected = (4, 5)
+    _no_batch_dim = 4
+
+
+class RMSNorm(Module):
+    """Root-mean-square normalization over the last ``len(normalized_shape)`` dimensions,
+    times a learned ``weight`` (ones); ``eps`` None is the dtype's machine epsilon.
+
+    >>> symgrad.nn.RMSNorm(4)
+    RMSNorm((4,), eps=None, elementwise_affine=True)
+    """
+
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float | None = None,
+                 elementwise_affine: bool = True, device: Any = None,
+                 dtype: dtypes.dtype | None = None) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        weight = (Parameter(empty(self.normalized_shape, dtype=dtype, device=device))
+                  if elementwise_affine else None)
+        self.register_parameter("weight", weight)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Weight to ones.
+
+        >>> rms = symgrad.nn.RMSNorm(2); rms.reset_parameters(); rms.weight
+        Parameter containing:
+        tensor([1., 1.], requires_grad=True)
+        """
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x: Tensor) -> Tensor:
+        """``F.rms_norm(x, normalized_shape, weight, eps)``.
+
+        >>> symgrad.nn.RMSNorm(2)(symgrad.tensor([[3.0, 4.0]]))
+        tensor([[0.8485, 1.1314]], grad_fn=<MulBackward0>)
+        """
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        """PyTorch's text between the parentheses of the repr.
+
+        >>> symgrad.nn.RMSNorm([2, 3], eps=1e-5, elementwise_affine=False).extra_repr()
+        '(2, 3), eps=1e-05, elementwise_affine=False'
+        """
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")
+
+
+class LocalResponseNorm(Module):
+    """Each element divided by ``(k + alpha * mean of the squares over ``size`` neighbouring
+    channels)^beta`` (``F.local_response_norm``).
+
+    >>> symgrad.nn.LocalResponseNorm(2)
+    LocalResponseNorm(2, alpha=0.0001, beta=0.75, k=1.0)
+    """
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                 k: float = 1.0) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        """``F.local_response_norm(input, size, alpha, beta, k)``.
+
+        >>> symgrad.nn.LocalResponseNorm(1, alpha=1.0, k=0.0)(symgrad.ones(1, 1, 1))
+        tensor([[[1.]]])
+        """
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        """PyTorch's text between the parentheses of the repr.
+
+        >>> symgrad.nn.LocalResponseNorm(3, beta=0.5).extra_repr()
+        '3, alpha=0.0001, beta=0.5, k=1.0'
+        """
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

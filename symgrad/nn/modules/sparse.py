@@ -1,4 +1,5 @@
-"""``Embedding``: a lookup table of learnt vectors."""
+"""``Embedding``: a lookup table of learnt vectors; ``EmbeddingBag``: their sums, means or
+maxima over bags of indices."""
 
 from __future__ import annotations
 
@@ -113,3 +114,76 @@ class Embedding(Module):
         rows, cols = embeddings.shape
         return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
                    _weight=embeddings, _freeze=freeze)
+
+
+class EmbeddingBag(Embedding):
+    """The sum, mean or max of the embeddings of each bag of indices (``F.embedding_bag``);
+    the weight starts as N(0, 1), with the ``padding_idx`` row zero.
+
+    >>> symgrad.nn.EmbeddingBag(10, 3)
+    EmbeddingBag(10, 3, mode='mean')
+    >>> symgrad.nn.EmbeddingBag(10, 3)(symgrad.tensor([[1, 2], [3, 4]])).shape
+    symgrad.Size([2, 3])
+    """
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, max_norm: float | None = None,
+                 norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean",
+                 sparse: bool = False, _weight: Tensor | None = None,
+                 include_last_offset: bool = False, padding_idx: int | None = None,
+                 device: Any = None, dtype: dtypes.dtype | None = None) -> None:
+        if padding_idx is not None and not -num_embeddings <= padding_idx < num_embeddings:
+            raise AssertionError("padding_idx must be within num_embeddings")
+        super().__init__(num_embeddings, embedding_dim, padding_idx, max_norm, norm_type,
+                         scale_grad_by_freq, sparse, _weight, device=device, dtype=dtype)
+        self.mode = mode
+        self.include_last_offset = include_last_offset
+
+    def forward(self, input: Tensor, offsets: Tensor | None = None,  # noqa: A002
+                per_sample_weights: Tensor | None = None) -> Tensor:
+        """``F.embedding_bag(input, weight, offsets, ..., mode, per_sample_weights, ...)``.
+
+        >>> bag = symgrad.nn.EmbeddingBag(4, 2, mode="sum")
+        >>> bag(symgrad.tensor([0, 1, 2]), symgrad.tensor([0, 1])).shape
+        symgrad.Size([2, 2])
+        """
+        return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
+                               self.scale_grad_by_freq, self.mode, self.sparse,
+                               per_sample_weights, self.include_last_offset, self.padding_idx)
+
+    def extra_repr(self) -> str:
+        """PyTorch's text between the parentheses of the repr.
+
+        >>> symgrad.nn.EmbeddingBag(10, 3, mode="max", padding_idx=0).extra_repr()
+        "10, 3, mode='max', padding_idx=0"
+        """
+        text = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.max_norm is not None:
+            text += f", max_norm={self.max_norm!r}"
+        if self.norm_type != 2:
+            text += f", norm_type={self.norm_type!r}"
+        if self.scale_grad_by_freq is not False:
+            text += f", scale_grad_by_freq={self.scale_grad_by_freq!r}"
+        text += f", mode={self.mode!r}"
+        if self.padding_idx is not None:
+            text += f", padding_idx={self.padding_idx!r}"
+        return text
+
+    @classmethod
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,  # type: ignore[override]
+                        max_norm: float | None = None, norm_type: float = 2.0,
+                        scale_grad_by_freq: bool = False, mode: str = "mean",
+                        sparse: bool = False, include_last_offset: bool = False,
+                        padding_idx: int | None = None) -> EmbeddingBag:
+        """An EmbeddingBag whose weight is ``embeddings`` (frozen unless ``freeze=False``).
+
+        >>> bag = symgrad.nn.EmbeddingBag.from_pretrained(symgrad.ones(3, 2), mode="sum")
+        >>> bag(symgrad.tensor([[0, 2]]))
+        tensor([[2., 2.]])
+        """
+        if embeddings.ndim != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        bag = cls(rows, cols, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
+                  embeddings, include_last_offset, padding_idx)
+        bag.weight.requires_grad_(not freeze)
+        return bag

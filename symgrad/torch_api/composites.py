@@ -1,0 +1,581 @@
+"""PyTorch functions composed of registered ops (see ``symgrad.torch_api``): broadcasting
+helpers (``broadcast_tensors``, ``broadcast_shapes``, ``atleast_1d/2d/3d``), differences and
+products along a dimension (``diff``, ``cross``), block and split helpers (``block_diag``,
+``diagflat``, ``hsplit``/``vsplit``/``dsplit``, ``split_with_sizes``, ``take``,
+``combinations``), NaN-aware and other reductions (``nansum``, ``nanmean``, ``aminmax``,
+``count_nonzero``, ``dist``, ``cdist``, ``trapezoid``), and factories of index or value
+tensors (``logspace``, ``scalar_tensor``, ``tril_indices``, ``triu_indices``, ``isin``).
+
+Each records the registered ops it is made of (their nodes, not PyTorch's fused node where
+PyTorch has one: ``cross`` records products and differences where PyTorch records
+``LinalgCrossBackward0``), with PyTorch's values, shapes and argument errors.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from collections import namedtuple
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from symgrad import creation, parser
+from symgrad.dispatch import _broadcast_error
+from symgrad.numeric import dtypes
+from symgrad.tensor import Tensor, _dim, _make
+from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api
+from symgrad.torch_api.shaping import cat, pad, stack
+
+
+def _tensors(fn: str, tensors: Sequence[Any]) -> list[Tensor]:
+    if len(tensors) == 1 and isinstance(tensors[0], list | tuple):
+        tensors = tensors[0]
+    for t in tensors:
+        parser.tensor_arg(fn, "tensors", t)
+    return list(tensors)
+
+
+# ---------------------------------------------------------------- broadcasting
+@torch_api(NO_GRAPH, method=False)
+def broadcast_shapes(*shapes: Any) -> Any:
+    """The shape that tensors of ``shapes`` (ints or sequences of ints) broadcast to.
+
+    >>> symgrad.broadcast_shapes((2, 1), (3,))
+    symgrad.Size([2, 3])
+    """
+    from symgrad.tensor import Size
+
+    result: list[int] = []
+    as_tuples = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
+    for index, shape in enumerate(as_tuples):
+        for i in range(1, len(shape) + 1):
+            n = shape[-i]
+            if i > len(result):
+                result.insert(0, n)
+            elif result[-i] == 1:
+                result[-i] = n
+            elif n not in (1, result[-i]):
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {n} at {-i}! "
+                                   f"Mismatching argument at index {index} had {shape}; but "
+                                   f"expected shape should be broadcastable to {result}")
+    return Size(result)
+
+
+@torch_api(COMPOSITE, method=False, example=lambda x: broadcast_tensors(x, x[:1])[1])
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
+    """The tensors expanded to their common broadcast shape (those already of that shape
+    come back as they are; the others through ``ExpandBackward0``).
+
+    >>> a, b = symgrad.broadcast_tensors(symgrad.ones(2, 1), symgrad.zeros(3))
+    >>> a.shape, b.shape
+    (symgrad.Size([2, 3]), symgrad.Size([2, 3]))
+    """
+    tensors = _tensors("broadcast_tensors", tensors)
+    try:
+        shape = tuple(np.broadcast_shapes(*(t._value.shape for t in tensors)))
+    except ValueError:
+        for i in range(1, len(tensors)):
+            message = _broadcast_error([tensors[0]._value, tensors[i]._value], quiet=True)
+            if message:
+                raise RuntimeError(message) from None
+        raise RuntimeError(_broadcast_error([t._value for t in tensors])) from None
+    return tuple(t if t._value.shape == shape else t.expand(shape) for t in tensors)
+
+
+def _at_least(fn: str, tensors: Sequence[Any], ndim: int) -> Any:
+    single = len(tensors) == 1 and isinstance(tensors[0], Tensor)
+    out = []
+    for t in _tensors(fn, tensors):
+        shape = t._value.shape
+        if len(shape) >= ndim:
+            out.append(t)
+        elif ndim == 3 and len(shape) == 2:
+            out.append(t.unsqueeze(-1))
+        elif ndim == 3 and len(shape) == 1:
+            out.append(t.reshape(1, shape[0], 1))
+        elif len(shape) == 1:
+            out.append(t.unsqueeze(0))
+        else:
+            out.append(t.reshape((1,) * ndim))
+    return out[0] if single else tuple(out)
+
+
+@torch_api(COMPOSITE, method=False, example=lambda x: atleast_1d(x[0, 0]))
+def atleast_1d(*tensors: Any) -> Any:
+    """Each tensor with at least 1 dimension (a 0-d one as shape ``(1,)``); one tensor gives
+    a tensor, several (or a sequence) a tuple.
+
+    >>> symgrad.atleast_1d(symgrad.tensor(1.0))
+    tensor([1.])
+    """
+    return _at_least("atleast_1d", tensors, 1)
+
+
+@torch_api(COMPOSITE, method=False, example=lambda x: atleast_2d(x[0]))
+def atleast_2d(*tensors: Any) -> Any:
+    """Each tensor with at least 2 dimensions (``(n,)`` becomes ``(1, n)``).
+
+    >>> symgrad.atleast_2d(symgrad.tensor([1.0, 2.0])).shape
+    symgrad.Size([1, 2])
+    """
+    return _at_least("atleast_2d", tensors, 2)
+
+
+@torch_api(COMPOSITE, method=False, example=lambda x: atleast_3d(x))
+def atleast_3d(*tensors: Any) -> Any:
+    """Each tensor with at least 3 dimensions (``(n,)`` becomes ``(1, n, 1)``, ``(m, n)``
+    becomes ``(m, n, 1)``).
+
+    >>> symgrad.atleast_3d(symgrad.ones(2, 3)).shape
+    symgrad.Size([2, 3, 1])
+    """
+    return _at_least("atleast_3d", tensors, 3)
+
+
+# ---------------------------------------------------------------- along a dimension
+@torch_api(COMPOSITE, example=lambda x: x.diff())
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,  # noqa: A002
+         append: Tensor | None = None) -> Tensor:
+    """The ``n``-th forward difference along ``dim`` (``out[i] = x[i + 1] - x[i]``), after
+    ``prepend`` and ``append`` are concatenated; for bool tensors, where neighbours differ.
+
+    >>> symgrad.diff(symgrad.tensor([1.0, 4.0, 9.0, 16.0]))
+    tensor([3., 5., 7.])
+    >>> symgrad.diff(symgrad.tensor([1.0, 4.0, 9.0, 16.0]), n=2)
+    tensor([2., 2.])
+    """
+    parser.tensor_arg("diff", "input", input)
+    if input.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = _dim(dim, input.dim())
+    parts = [p for p in (prepend, input, append) if p is not None]
+    x = cat(parts, d) if len(parts) > 1 else input
+    for _ in range(n):
+        length = x._value.shape[d]
+        if length == 0:
+            break
+        after, before = x.narrow(d, 1, length - 1), x.narrow(d, 0, length - 1)
+        x = after.logical_xor(before) if x._value.dtype.kind == "b" else after - before
+    return x
+
+
+@torch_api(COMPOSITE, example=lambda x: x[:, :3].cross(x[:, :3].exp(), dim=1))
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:  # noqa: A002
+    """The cross product of 3-vectors along ``dim`` (with broadcasting); without ``dim``, the
+    first dimension of size 3, with PyTorch's deprecation warning.
+
+    >>> symgrad.cross(symgrad.tensor([1.0, 0.0, 0.0]), symgrad.tensor([0.0, 1.0, 0.0]), dim=0)
+    tensor([0., 0., 1.])
+    """
+    parser.tensor_arg("cross", "input", input)
+    parser.tensor_arg("cross", "other", other, 2)
+    a, b = broadcast_tensors(input, other) if input._value.shape != other._value.shape \
+        else (input, other)
+    if dim is None:
+        warnings.warn("Using symgrad.cross without specifying the dim arg is deprecated.\n"
+                      "Please either pass the dim explicitly or simply use "
+                      "symgrad.linalg.cross.", UserWarning, stacklevel=2)
+        sizes = a._value.shape
+        if 3 not in sizes:
+            raise RuntimeError("no dimension of size 3 in input")
+        d = sizes.index(3)
+    else:
+        d = _dim(dim, a.dim())
+        if a._value.shape[d] != 3:
+            raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                               f"{input._value.shape[d]} and {other._value.shape[d]}")
+    a0, a1, a2 = (a.narrow(d, i, 1) for i in range(3))
+    b0, b1, b2 = (b.narrow(d, i, 1) for i in range(3))
+    return cat([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], d)
+
+
+# ---------------------------------------------------------------- blocks and pieces
+@torch_api(COMPOSITE, method=False, example=lambda x: block_diag(x, x[0]))
+def block_diag(*tensors: Tensor) -> Tensor:
+    """A block-diagonal matrix of the tensors (0-d as 1x1, 1-D as one row), zeros elsewhere,
+    in their promoted dtype.
+
+    >>> symgrad.block_diag(symgrad.ones(2, 2), symgrad.tensor([3.0]))
+    tensor([[1., 1., 0.],
+            [1., 1., 0.],
+            [0., 0., 3.]])
+    """
+    tensors = _tensors("block_diag", tensors)
+    blocks = []
+    for i, t in enumerate(tensors):
+        if t.dim() > 2:
+            raise RuntimeError("symgrad.block_diag: Input tensors must have 2 or fewer "
+                               f"dimensions. Input {i} has {t.dim()} dimensions")
+        blocks.append(t.reshape(1, -1) if t.dim() < 2 else t)
+    if not blocks:
+        return creation.zeros(0, 0)
+    target = dtypes.promote([(b.dtype, 2) for b in blocks], [])
+    width = sum(b._value.shape[1] for b in blocks)
+    rows, left = [], 0
+    for b in blocks:
+        w = b._value.shape[1]
+        rows.append(pad(b.to(target), (left, width - left - w)))
+        left += w
+    return cat(rows, 0)
+
+
+@torch_api(COMPOSITE, example=lambda x: x.diagflat(1))
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:  # noqa: A002
+    """A square matrix with the flattened input on diagonal ``offset``.
+
+    >>> symgrad.diagflat(symgrad.tensor([[1.0, 2.0]]))
+    tensor([[1., 0.],
+            [0., 2.]])
+    """
+    parser.tensor_arg("diagflat", "input", input)
+    return input.reshape(-1).diag_embed(offset)
+
+
+def _split_along(fn: str, input: Tensor, sections: Any, dim: int,  # noqa: A002
+                 need: int) -> tuple[Tensor, ...]:
+    parser.tensor_arg(fn, "input", input)
+    if input.dim() < need:
+        raise RuntimeError(f"symgrad.{fn} requires a tensor with at least {need} dimension, but "
+                           f"got a tensor with {input.dim()} dimensions!")
+    if isinstance(sections, int):
+        size = input._value.shape[dim]
+        if sections == 0 or size % sections:
+            raise RuntimeError(f"symgrad.{fn} attempted to split along dimension {dim}, but the "
+                               f"size of the dimension {size} is not divisible by the split_size "
+                               f"{sections}!")
+    return tuple(input.tensor_split(sections, dim))
+
+
+@torch_api(COMPOSITE, example=lambda x: x.hsplit(3)[0])
+def hsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:  # noqa: A002
+    """Split columns (dim 1; dim 0 of a 1-D tensor) into equal sections or at indices.
+
+    >>> [p.shape for p in symgrad.hsplit(symgrad.ones(2, 4), 2)]
+    [symgrad.Size([2, 2]), symgrad.Size([2, 2])]
+    """
+    parser.tensor_arg("hsplit", "input", input)
+    return _split_along("hsplit", input, indices_or_sections, 1 if input.dim() > 1 else 0, 1)
+
+
+@torch_api(COMPOSITE, example=lambda x: x.vsplit([1])[0])
+def vsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:  # noqa: A002
+    """Split rows (dim 0) of a tensor of 2 or more dims into equal sections or at indices.
+
+    >>> [p.shape for p in symgrad.vsplit(symgrad.ones(4, 2), [1, 3])]
+    [symgrad.Size([1, 2]), symgrad.Size([2, 2]), symgrad.Size([1, 2])]
+    """
+    return _split_along("vsplit", input, indices_or_sections, 0, 2)
+
+
+@torch_api(COMPOSITE, example=lambda x: x.unsqueeze(-1).dsplit(1)[0])
+def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:  # noqa: A002
+    """Split depth (dim 2) of a tensor of 3 or more dims into equal sections or at indices.
+
+    >>> [p.shape for p in symgrad.dsplit(symgrad.ones(1, 2, 4), 2)]
+    [symgrad.Size([1, 2, 2]), symgrad.Size([1, 2, 2])]
+    """
+    return _split_along("dsplit", input, indices_or_sections, 2, 3)
+
+
+@torch_api(COMPOSITE, example=lambda x: x.split_with_sizes([1, 2], 1)[1])
+def split_with_sizes(input: Tensor, split_sizes: Sequence[int],  # noqa: A002
+                     dim: int = 0) -> tuple[Tensor, ...]:
+    """Split ``dim`` into pieces of the given sizes, which must add up to its size.
+
+    >>> [p.shape for p in symgrad.split_with_sizes(symgrad.ones(5, 2), [2, 3])]
+    [symgrad.Size([2, 2]), symgrad.Size([3, 2])]
+    """
+    parser.tensor_arg("split_with_sizes", "input", input)
+    d = _dim(dim, input.dim())
+    size = input._value.shape[d]
+    if sum(split_sizes) != size:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} "
+                           f"(input tensor's size at dimension {dim}), but got "
+                           f"split_sizes={list(split_sizes)}")
+    return tuple(input.split(list(split_sizes), d))
+
+
+@torch_api(COMPOSITE, example=lambda x: x.take(take_index()))
+def take(input: Tensor, index: Tensor) -> Tensor:  # noqa: A002
+    """The elements of ``input`` read as a flat (row-major) tensor at ``index``, in index's
+    shape.
+
+    >>> symgrad.take(symgrad.tensor([[1, 2], [3, 4]]), symgrad.tensor([0, 3]))
+    tensor([1, 4])
+    """
+    parser.tensor_arg("take", "input", input)
+    parser.tensor_arg("take", "index", index, 2)
+    if index._value.dtype.kind not in "iu":
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got "
+                           f"{index.dtype._torch_name}")
+    n = input._value.size
+    bad = index._value[(index._value >= n) | (index._value < -n)]
+    if bad.size:
+        raise IndexError(f"out of range: tried to access index {int(bad.flat[0])} on a tensor "
+                         f"of {n} elements.")
+    return input.reshape(-1)[index]
+
+
+def take_index() -> Tensor:
+    """The index the registry's example of :func:`take` uses."""
+    return _make(np.array([[0, 5], [2, 2]]))
+
+
+@torch_api(COMPOSITE, method=False,
+           example=lambda x: combinations(x[0]).sum(1))
+def combinations(input: Tensor, r: int = 2,  # noqa: A002
+                 with_replacement: bool = False) -> Tensor:
+    """The length-``r`` combinations of a 1-D tensor's elements, as rows (like
+    ``itertools.combinations``; ``with_replacement`` like ``combinations_with_replacement``).
+
+    >>> symgrad.combinations(symgrad.tensor([1, 2, 3]))
+    tensor([[1, 2],
+            [1, 3],
+            [2, 3]])
+    """
+    parser.tensor_arg("combinations", "input", input)
+    if input.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input._value.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    pick = itertools.combinations_with_replacement if with_replacement else \
+        itertools.combinations
+    rows = np.array(list(pick(range(input._value.shape[0]), r)), dtype=np.int64)
+    if r == 0:
+        return input.new_empty((0,))
+    if rows.size == 0:
+        return input.new_empty((0, r))
+    return stack([input[_make(np.ascontiguousarray(rows[:, j]))] for j in range(r)], 1)
+
+
+# ---------------------------------------------------------------- reductions
+@torch_api(NO_GRAPH)
+def count_nonzero(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:  # noqa: A002
+    """The number of nonzero elements, over ``dim`` (all dims by default), as int64.
+
+    >>> symgrad.count_nonzero(symgrad.tensor([[0, 1], [2, 0]]), dim=0)
+    tensor([1, 1])
+    """
+    parser.tensor_arg("count_nonzero", "input", input)
+    axis = None if dim is None else tuple(_dim(d, max(input.dim(), 1)) for d in (
+        (dim,) if isinstance(dim, int) else dim))
+    return _make(np.asarray(np.count_nonzero(input._value, axis=axis), dtype=np.int64))
+
+
+_MinMax = namedtuple("_MinMax", ("min", "max"))
+
+
+class _Aminmax(_MinMax):
+    """What :func:`aminmax` returns: ``(min, max)`` with names (PyTorch's
+    ``torch.return_types.aminmax``)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"symgrad.return_types.aminmax(\nmin={self.min!r},\nmax={self.max!r})"
+
+
+@torch_api(COMPOSITE, example=lambda x: x.aminmax(dim=1).max)
+def aminmax(input: Tensor, *, dim: int | None = None,  # noqa: A002
+            keepdim: bool = False) -> Any:
+    """The minimum and maximum (over ``dim``, or all elements), as ``(min, max)`` with names;
+    the gradient of each is that of ``amin`` / ``amax`` (split evenly among ties).
+
+    >>> symgrad.tensor([[1.0, 5.0], [3.0, 0.0]]).aminmax(dim=1)
+    symgrad.return_types.aminmax(
+    min=tensor([1., 0.]),
+    max=tensor([5., 3.]))
+    """
+    parser.tensor_arg("aminmax", "input", input)
+    dims: Any = () if dim is None else dim
+    return _Aminmax(input.amin(dims, keepdim), input.amax(dims, keepdim))
+
+
+@torch_api(COMPOSITE, example=lambda x: x.nansum(1))
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *,  # noqa: A002
+           dtype: Any = None) -> Tensor:
+    """The sum treating nan as 0 (its gradient there is 0).
+
+    >>> symgrad.nansum(symgrad.tensor([1.0, float("nan"), 2.0]))
+    tensor(3.)
+    """
+    parser.tensor_arg("nansum", "input", input)
+    x = input.masked_fill(input.isnan(), 0) if input.is_floating_point() else input
+    if dim is None:
+        return x.sum(dtype=dtype) if not keepdim else x.sum(tuple(range(x.dim())), True,
+                                                              dtype=dtype)
+    return x.sum(dim, keepdim, dtype=dtype)
+
+
+@torch_api(COMPOSITE, example=lambda x: x.nanmean(1))
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,  # noqa: A002
+            dtype: Any = None) -> Tensor:
+    """The mean of the elements that are not nan (nan where all are).
+
+    >>> symgrad.nanmean(symgrad.tensor([1.0, float("nan"), 2.0]))
+    tensor(1.5000)
+    """
+    parser.tensor_arg("nanmean", "input", input)
+    if not input.is_floating_point():
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {input.dtype._torch_name}")
+    count = (~input.isnan()).sum(dim, keepdim) if dim is not None else (~input.isnan()).sum()
+    return nansum(input, dim, keepdim, dtype=dtype) / count
+
+
+@torch_api(COMPOSITE, example=lambda x: x.dist(x.exp(), 3))
+def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:  # noqa: A002
+    """The ``p``-norm of ``input - other`` (broadcast).
+
+    >>> symgrad.dist(symgrad.tensor([0.0, 0.0]), symgrad.tensor([3.0, 4.0]))
+    tensor(5.)
+    """
+    parser.tensor_arg("dist", "input", input)
+    parser.tensor_arg("dist", "other", other, 2)
+    return (input - other).norm(p)
+
+
+@torch_api(COMPOSITE, method=False, example=lambda x: cdist(x, x.exp()))
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
+          compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    """The ``p``-norm distance between each row of ``x1`` (..., P, M) and each row of ``x2``
+    (..., R, M), batch dims broadcast: shape (..., P, R). Its gradient at a zero distance is
+    0, as PyTorch's.
+
+    >>> symgrad.cdist(symgrad.tensor([[0.0, 0.0]]), symgrad.tensor([[3.0, 4.0], [0.0, 1.0]]))
+    tensor([[5., 1.]])
+    """
+    parser.tensor_arg("cdist", "x1", x1)
+    parser.tensor_arg("cdist", "x2", x2, 2)
+    if x1.dim() < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
+    if x2.dim() < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X2 got: {x2.dim()}D")
+    if x1._value.shape[-1] != x2._value.shape[-1]:
+        raise RuntimeError("X1 and X2 must have the same number of columns. X1: "
+                           f"{x1._value.shape[-1]} X2: {x2._value.shape[-1]}")
+    if p < 0:
+        raise RuntimeError(f"cdist only supports non-negative p values, got {p}")
+    return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, -1)
+
+
+@torch_api(COMPOSITE, method=False, aliases=("trapz",), example=lambda x: trapezoid(x))
+def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
+              dim: int = -1) -> Tensor:
+    """The trapezoidal rule along ``dim``: spacing ``dx`` (default 1) or the sample points
+    ``x``. Alias ``trapz``.
+
+    >>> symgrad.trapezoid(symgrad.tensor([1.0, 2.0, 3.0]))
+    tensor(4.)
+    >>> symgrad.trapezoid(symgrad.tensor([1.0, 2.0, 3.0]), symgrad.tensor([0.0, 1.0, 3.0]))
+    tensor(6.5000)
+    """
+    parser.tensor_arg("trapezoid", "y", y)
+    d = _dim(dim, y.dim())
+    n = y._value.shape[d]
+    if n == 0:
+        return y.sum(d) * 0
+    mids = (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) / 2
+    if x is None:
+        return mids.sum(d) * (1 if dx is None else dx)
+    if dx is not None:
+        raise TypeError("trapezoid() received an invalid combination of arguments - got "
+                        "(Tensor, Tensor, dx=float)")
+    spacing = diff(x, dim=-1 if x.dim() == 1 else d)
+    if x.dim() == 1:
+        spacing = spacing.reshape([-1 if i == d else 1 for i in range(y.dim())])
+    return (mids * spacing).sum(d)
+
+
+# ---------------------------------------------------------------- factories and membership
+@torch_api(NO_GRAPH, method=False)
+def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None,
+             device: Any = None, requires_grad: bool = False, **kwargs: Any) -> Tensor:
+    """``steps`` values ``base ** v`` for ``v`` evenly spaced from ``start`` to ``end``.
+
+    >>> symgrad.logspace(0, 2, 3)
+    tensor([  1.,  10., 100.])
+    """
+    exponents = creation.linspace(start, end, steps, dtype=dtypes.float64)
+    target = parser.dtype_arg("logspace", dtype) or dtypes.get_default_dtype()
+    values = np.power(float(base), exponents._value)
+    if target._category == 1:
+        values = np.round(values)
+    return creation.tensor(values, dtype=target, device=device, requires_grad=requires_grad)
+
+
+@torch_api(NO_GRAPH, method=False)
+def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None,
+                  requires_grad: bool = False, **kwargs: Any) -> Tensor:
+    """A 0-d tensor of the number ``s``, in the default float dtype unless ``dtype`` is given.
+
+    >>> symgrad.scalar_tensor(2), symgrad.scalar_tensor(True)
+    (tensor(2.), tensor(1.))
+    """
+    target = parser.dtype_arg("scalar_tensor", dtype) or dtypes.get_default_dtype()
+    if isinstance(s, Tensor):
+        s = s.item()
+    if not isinstance(s, bool | int | float | np.generic):
+        raise TypeError(f"scalar_tensor(): argument 's' (position 1) must be Number, not "
+                        f"{type(s).__name__}")
+    return creation.tensor(s if target._category else bool(s), dtype=target, device=device,
+                           requires_grad=requires_grad)
+
+
+def _indices(fn: str, row: int, col: int, offset: int, dtype: Any, lower: bool) -> Tensor:
+    target = parser.dtype_arg(fn, dtype) or dtypes.int64
+    if target._category != 1:
+        raise RuntimeError("\"" + fn + "\" not implemented for '" + target._torch_name + "'")
+    if row < 0 or col < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}" if row < 0 else
+                           f"col must be non-negative, got{col}")
+    make = np.tril_indices if lower else np.triu_indices
+    rows, cols = make(row, offset, col)
+    return _make(np.stack([rows, cols]).astype(target.np_dtype).reshape(2, -1))
+
+
+@torch_api(NO_GRAPH, method=False)
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None,
+                 device: Any = None, **kwargs: Any) -> Tensor:
+    """The (row, column) indices of the lower triangle of a ``row`` x ``col`` matrix (with
+    diagonal ``offset``), as a 2 x N tensor in row-major order.
+
+    >>> symgrad.tril_indices(3, 3)
+    tensor([[0, 1, 1, 2, 2, 2],
+            [0, 0, 1, 0, 1, 2]])
+    """
+    return _indices("tril_indices", row, col, offset, dtype, True)
+
+
+@torch_api(NO_GRAPH, method=False)
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None,
+                 device: Any = None, **kwargs: Any) -> Tensor:
+    """The (row, column) indices of the upper triangle of a ``row`` x ``col`` matrix.
+
+    >>> symgrad.triu_indices(3, 4, 1)
+    tensor([[0, 0, 0, 1, 1, 2],
+            [1, 2, 3, 2, 3, 3]])
+    """
+    return _indices("triu_indices", row, col, offset, dtype, False)
+
+
+@torch_api(NO_GRAPH, method=False)
+def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
+         invert: bool = False) -> Tensor:
+    """Whether each of ``elements`` is in ``test_elements`` (either may be a number), as
+    bool in ``elements``' shape.
+
+    >>> symgrad.isin(symgrad.tensor([1, 2, 3]), symgrad.tensor([2, 5]))
+    tensor([False,  True, False])
+    """
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        raise TypeError("isin() received an invalid combination of arguments - got "
+                        f"({type(elements).__name__}, {type(test_elements).__name__})")
+    a = elements._value if isinstance(elements, Tensor) else np.asarray(elements)
+    b = test_elements._value if isinstance(test_elements, Tensor) else np.asarray(test_elements)
+    return _make(np.asarray(np.isin(a, b, invert=invert)))
+
