@@ -159,9 +159,12 @@ def test_loader_attributes_are_frozen_as_pytorchs():
 
 
 def test_workers_load_in_the_main_process_with_a_warning():
+    called = []
     with pytest.warns(UserWarning, match="loads every batch in the main process"):
-        loader = DataLoader(_dataset(), batch_size=2, num_workers=2)
+        loader = DataLoader(_dataset(), batch_size=2, num_workers=2,
+                            worker_init_fn=called.append)
     assert [b[1].tolist() for b in loader] == [[0, 1], [2, 3], [4]]
+    assert called == []  # no worker process, so nothing to initialise
 
 
 def test_shuffle_is_a_fresh_permutation_each_epoch_and_reproducible():

@@ -118,7 +118,7 @@ class DataLoader:
         if num_workers > 0:
             warnings.warn(f"symgrad's DataLoader loads every batch in the main process: "
                           f"num_workers={num_workers} gives the same batches, without worker "
-                          "processes", UserWarning, stacklevel=2)
+                          "processes (worker_init_fn is not called)", UserWarning, stacklevel=2)
 
     def __setattr__(self, attr: str, value: Any) -> None:
         if self.__initialized and attr in _FROZEN:
@@ -131,9 +131,6 @@ class DataLoader:
         return self.batch_sampler if self.batch_sampler is not None else self.sampler
 
     def __iter__(self) -> Iterator[Any]:
-        if self.worker_init_fn is not None and self.num_workers > 0:
-            for worker in range(self.num_workers):
-                self.worker_init_fn(worker)
         if self._iterable:
             return self._iterate_stream()
         return self._iterate_map()
