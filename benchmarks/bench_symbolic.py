@@ -23,10 +23,16 @@ Cases (each figure is the median wall time of ``--repeats`` fresh runs, sympy al
     784->128->10 batch 64 (<= 10 s), the same model with a custom tanh Function whose backward
     is wrong on one element (GradientMismatch naming it, <= 10 s), and the small CNN (conv2d
     1->4 3x3, relu, max_pool2d 2, linear, cross_entropy; batch 8, 12x12) with ``sample=16``
-    (<= 10 s). "first" is the first check of that model in the process (sympy's derivative
-    templates derived and compiled), "again" the median of repeats (templates cached).
-(d) ``executor``: the 784 model's ``sample=32`` on a ``ProcessPoolExecutor`` of 2 workers
-    (warmed by one check) against serial, and on a ``distributed.LocalCluster`` when installed.
+    (<= 10 s); the models are in ``symbolic_models.py``. "first" is the case run first in a
+    fresh Python process (what a user's first check costs: sympy's import, the derivation and
+    compilation of its templates), "again" the median of repeats in one process (templates
+    cached). Wall seconds, CPU seconds in brackets (on a loaded machine the CPU figure is the
+    steadier one).
+(d) ``executor``: the 784 model's ``sample=32`` check, and ``check_hessian`` of a small
+    tanh layer, on a ``ProcessPoolExecutor`` of 2 workers and on a ``distributed.LocalCluster``
+    of 2 single-threaded worker processes (when installed), both warmed by one run, against
+    serial: wall time, speedup, and the CPU seconds per run spent in this process and in the
+    workers.
 (e) symengine (when installed) beside sympy on the templates of (c): differentiating the
     log-softmax row and compiling its partials. sympy stays the reference; symengine is only
     measured.
@@ -42,16 +48,23 @@ The numeric reference (the same forward + backward in symgrad) is printed for sc
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import numpy as np
+import symbolic_models
 import sympy
 
 import symgrad as t
 from symgrad import symbolic
+
+HERE = Path(__file__).resolve().parent
 
 
 def _median_seconds(run: Callable[[], object], repeats: int) -> float:
@@ -95,107 +108,117 @@ def _sympy_baseline(n: int) -> float:
     return time.perf_counter() - start
 
 
-def _mlp(i: int, h: int, o: int, batch: int, activation=None) -> t.Tensor:
-    import symgrad.nn.functional as F
-
-    rng = np.random.default_rng(0)
-    x = t.tensor(rng.standard_normal((batch, i)), dtype=t.float64)
-    W1 = t.tensor(rng.standard_normal((i, h)) / np.sqrt(i), dtype=t.float64, requires_grad=True)
-    b1 = t.tensor(rng.standard_normal(h) * 0.1, dtype=t.float64, requires_grad=True)
-    W2 = t.tensor(rng.standard_normal((h, o)) / np.sqrt(h), dtype=t.float64, requires_grad=True)
-    y = t.tensor(rng.integers(0, o, batch))
-    hidden = x @ W1 + b1
-    hidden = hidden.tanh() if activation is None else activation(hidden)
-    return F.cross_entropy(hidden @ W2, y)
-
-
-class OffByOne(t.autograd.Function):
-    """tanh whose backward is wrong on one element (the mutation of (c))."""
-
-    @staticmethod
-    def forward(ctx, x):
-        y = x.tanh()
-        ctx.save_for_backward(y)
-        return y
-
-    @staticmethod
-    def backward(ctx, g):
-        (y,) = ctx.saved_tensors
-        wrong = t.zeros(y.shape, dtype=y.dtype)
-        wrong[3, 5] = 1e-3
-        return g * (1 - y * y) + wrong
+def _fresh_process(code: str) -> tuple[float, float]:
+    """Wall and CPU seconds of ``code`` (a case of ``symbolic_models.CASES``) run first in a
+    fresh Python process: sympy's import and the templates' derivation included."""
+    script = (
+        "import sys, time\n"
+        f"sys.path.insert(0, {str(HERE)!r})\n"
+        "from symbolic_models import *  # noqa\n"
+        "from symgrad import symbolic\n"
+        "wall, cpu = time.perf_counter(), time.process_time()\n"
+        f"{code}\n"
+        "print(time.perf_counter() - wall, time.process_time() - cpu)\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(HERE.parent), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, check=True, cwd=HERE.parent)
+    wall, cpu = map(float, done.stdout.split()[-2:])
+    return wall, cpu
 
 
-def _cnn() -> t.Tensor:
-    import symgrad.nn.functional as F
-
-    rng = np.random.default_rng(0)
-    x = t.tensor(rng.standard_normal((8, 1, 12, 12)), dtype=t.float64)
-    K = t.tensor(rng.standard_normal((4, 1, 3, 3)) / 3, dtype=t.float64, requires_grad=True)
-    kb = t.tensor(rng.standard_normal(4) * 0.1, dtype=t.float64, requires_grad=True)
-    W = t.tensor(rng.standard_normal((10, 100)) / 10, dtype=t.float64, requires_grad=True)
-    b = t.tensor(np.zeros(10), dtype=t.float64, requires_grad=True)
-    y = t.tensor(rng.integers(0, 10, 8))
-    h = F.max_pool2d(F.conv2d(x, K, kb).relu(), 2)
-    return F.cross_entropy(h.reshape(8, -1) @ W.t() + b, y)
-
-
-def _first_and_again(run: Callable[[], object], repeats: int) -> tuple[float, float]:
-    start = time.perf_counter()
-    run()
-    first = time.perf_counter() - start
-    times = []
+def _again(code: str, repeats: int) -> tuple[float, float]:
+    """Median wall and CPU seconds of ``code`` repeated in this process (templates cached)."""
+    namespace = {**vars(symbolic_models), "symbolic": symbolic}
+    exec(code, namespace)  # noqa: S102 - the cases of symbolic_models, warmed once
+    walls, cpus = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return first, statistics.median(times)
-
-
-def _mutated() -> None:
-    try:
-        symbolic.check(_mlp(784, 128, 10, 64, OffByOne.apply), sample=32)
-    except symbolic.GradientMismatch as error:
-        assert "OffByOneBackward" in str(error), error
-        return
-    raise AssertionError("the wrong backward was not caught")
+        wall, cpu = time.perf_counter(), time.process_time()
+        exec(code, namespace)  # noqa: S102
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    return statistics.median(walls), statistics.median(cpus)
 
 
 def model_scale(repeats: int) -> None:
-    print("\n(c) model scale, float64, cross_entropy((x @ W1 + b1).tanh() @ W2)")
-    print(f"{'case':<44} {'first':>8} {'again':>8} {'target':>8}")
-    cases = [
-        ("MLP 128-32-10 b16, full check", lambda: symbolic.check(_mlp(128, 32, 10, 16)), 2.0),
-        ("MLP 128-32-10 b16, sample=20",
-         lambda: symbolic.check(_mlp(128, 32, 10, 16), sample=20), None),
-        ("MLP 784-128-10 b64, sample=32",
-         lambda: symbolic.check(_mlp(784, 128, 10, 64), sample=32), 10.0),
-        ("same, tanh Function wrong on 1 element", _mutated, 10.0),
-        ("CNN conv-relu-pool-linear b8 12x12, sample=16",
-         lambda: symbolic.check(_cnn(), sample=16), 10.0),
-    ]
-    for name, run, target in cases:
-        first, again = _first_and_again(run, repeats)
+    print("\n(c) model scale, float64, cross_entropy((x @ W1 + b1).tanh() @ W2); seconds, "
+          "wall (CPU)")
+    print("first: the first check in a fresh process (sympy's import and the templates' "
+          "derivation included); again: median of repeats in one process")
+    print(f"{'case':<46} {'first':>14} {'again':>14} {'target':>8}")
+    for name, (code, target) in symbolic_models.CASES.items():
+        first = _fresh_process(code)
+        again = _again(code, repeats)
         goal = f"<= {target:g} s" if target else "-"
-        print(f"{name:<44} {first:8.2f} {again:8.2f} {goal:>8}")
-    report = symbolic.check(_mlp(784, 128, 10, 64), sample=32)
+        print(f"{name:<46} {first[0]:6.2f} ({first[1]:5.2f}) {again[0]:6.2f} ({again[1]:5.2f}) "
+              f"{goal:>8}")
+    wall, cpu = _fresh_process("import sympy")
+    print(f"of which sympy's own import (in the fresh process): {wall:.2f} ({cpu:.2f})")
+    report = symbolic.check(symbolic_models.mlp(784, 128, 10, 64), sample=32)
     verified = sum(n.elements for n in report.nodes)
     print(f"784 model: {len(report.nodes)} nodes' VJP rules verified on {verified} input "
           f"elements; {sum(len(r.checked) for r in report.inputs)} leaf elements exact")
 
 
+def _worker_cpu(executor: object) -> float:
+    """CPU seconds used so far by the worker processes of a ProcessPoolExecutor or of a Dask
+    client's executor (0 when they cannot be read)."""
+    client = getattr(executor, "_client", None)
+    if client is not None:
+        return sum(client.run(time.process_time).values())
+    try:
+        import psutil
+    except ImportError:
+        return 0.0
+    total = 0.0
+    for process in getattr(executor, "_processes", {}).values():
+        times = psutil.Process(process.pid).cpu_times()
+        total += times.user + times.system
+    return total
+
+
+def _spread(run: Callable[[], object], executor: object, repeats: int
+            ) -> tuple[float, float, float]:
+    """Median wall seconds of ``run`` on ``executor``, and per run the CPU seconds of this
+    process and of the workers."""
+    before, cpu = _worker_cpu(executor), time.process_time()
+    wall = _median_seconds(run, repeats)
+    return wall, (time.process_time() - cpu) / repeats, \
+        (_worker_cpu(executor) - before) / repeats
+
+
 def executors(repeats: int) -> None:
-    print("\n(d) executor: 784-128-10 b64, sample=32")
-    loss = _mlp(784, 128, 10, 64)
-    serial_report = symbolic.check(loss, sample=32)
-    serial = _median_seconds(lambda: symbolic.check(loss, sample=32), repeats)
-    print(f"{'serial':<28} {serial:8.2f} s")
+    print("\n(d) executor, workers warmed by one run; seconds")
+    loss = symbolic_models.mlp(784, 128, 10, 64)
+    rng = np.random.default_rng(2)
+    W = t.tensor(rng.standard_normal((8, 4)), dtype=t.float64, requires_grad=True)
+    x = t.tensor(rng.standard_normal((6, 8)), dtype=t.float64)
+    hessian_loss = (x @ W).tanh().sum()
+    cases = [("check, 784-128-10 b64, sample=32",
+              lambda executor=None: symbolic.check(loss, sample=32, executor=executor)),
+             ("check_hessian, tanh(x @ W) W 8x4",
+              lambda executor=None: symbolic.check_hessian(hessian_loss, W,
+                                                           executor=executor))]
+    serial = {}
+    print(f"{'':<36} {'':<26} {'wall':>6} {'speedup':>8} {'CPU here':>9} {'workers':>8}")
+    for name, run in cases:
+        report = str(run())
+        cpu = time.process_time()
+        wall = _median_seconds(run, repeats)
+        serial[name] = (wall, report)
+        print(f"{name:<36} {'serial':<26} {wall:6.2f} {1.0:7.2f}x "
+              f"{(time.process_time() - cpu) / repeats:9.2f} {0.0:8.2f}")
+
+    def rows(executor_name: str, executor: object) -> None:
+        for name, run in cases:
+            wall, report = serial[name]
+            assert str(run(executor)) == report  # warms the workers; the serial report
+            spread, here, workers = _spread(lambda r=run: r(executor), executor, repeats)
+            print(f"{name:<36} {executor_name:<26} {spread:6.2f} {wall / spread:7.2f}x "
+                  f"{here:9.2f} {workers:8.2f}  (same report)")
+
     with ProcessPoolExecutor(2) as pool:
-        assert str(symbolic.check(loss, sample=32, executor=pool)) == str(serial_report)
-        pooled = _median_seconds(lambda: symbolic.check(loss, sample=32, executor=pool),
-                                 repeats)
-    print(f"{'ProcessPoolExecutor(2)':<28} {pooled:8.2f} s  speedup {serial / pooled:.2f}x "
-          "(same report)")
+        rows("ProcessPoolExecutor(2)", pool)
     try:
         import distributed
     except ImportError:
@@ -204,12 +227,9 @@ def executors(repeats: int) -> None:
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1,
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
-        executor = client.get_executor()
-        assert str(symbolic.check(loss, sample=32, executor=executor)) == str(serial_report)
-        dask = _median_seconds(lambda: symbolic.check(loss, sample=32, executor=executor),
-                               repeats)
-    print(f"{'Dask LocalCluster(2)':<28} {dask:8.2f} s  speedup {serial / dask:.2f}x "
-          "(same report)")
+        rows("Dask LocalCluster(2 x 1)", client.get_executor())
+    print(f"load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
+          "(a speedup needs idle cores; CPU here includes a LocalCluster's scheduler)")
 
 
 def symengine_beside_sympy() -> None:
@@ -320,8 +340,9 @@ def main() -> None:
         return
     repeats = 1 if args.quick else args.repeats
     symbolic.check(_dense(2))  # import sympy and warm caches outside the timings
-    symbolic.check(_mlp(32, 8, 4, 8), sample=2)  # and the node-by-node path's modules
-    print(f"sympy {sympy.__version__}, numpy {np.__version__}, median of {repeats} run(s)")
+    symbolic.check(symbolic_models.mlp(32, 8, 4, 8), sample=2)  # the node-by-node modules
+    print(f"sympy {sympy.__version__}, numpy {np.__version__}, median of {repeats} run(s); "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     if "c" in args.only:
         model_scale(repeats)
     if "d" in args.only:

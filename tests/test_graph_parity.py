@@ -63,6 +63,7 @@ CASES = {  # id: call(L, F), L the library (symgrad here, torch when recording)
     "interpolate_area": lambda L, F: F.interpolate(leaf(L, 1, 1, 4, 4), size=2, mode="area"),
     "interpolate_area_3d": lambda L, F: F.interpolate(leaf(L, 1, 1, 4, 4, 2), size=2,
                                                       mode="area"),
+    "pairwise_distance": lambda L, F: F.pairwise_distance(leaf(L, 2, 3), leaf(L, 2, 3) * 2),
     "embedding_max_norm": lambda L, F: F.embedding(L.tensor([0, 2]), leaf(L, 3, 2),
                                                    max_norm=1.0),
 }
@@ -105,6 +106,8 @@ RECORDED = {
     "interpolate_bicubic": "UpsampleBicubic2DBackward0(AccumulateGrad)",
     "interpolate_area": "AdaptiveAvgPool2DBackward0(AccumulateGrad)",
     "interpolate_area_3d": "AdaptiveAvgPool3DBackward0(AccumulateGrad)",
+    "pairwise_distance": (
+        "NormBackward1(AddBackward1(SubBackward0(AccumulateGrad, MulBackward0(...))))"),
     "embedding_max_norm": "EmbeddingBackward0(AccumulateGrad)",
 }
 # --- end ---

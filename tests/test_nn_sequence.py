@@ -402,3 +402,94 @@ def test_attention_gradcheck_and_symbolic() -> None:
     out, _ = mha(x, x, x, need_weights=False)
     report = symgrad.symbolic.check((out * out).sum(), inputs=[x])
     assert str(report).startswith("gradient check passed")
+
+
+# ---- CTC loss --------------------------------------------------------------------------------
+
+F = nn.functional
+
+
+def _log_probs(*shape: int, seed: int = 8) -> symgrad.Tensor:
+    symgrad.manual_seed(seed)
+    return symgrad.randn(*shape, dtype=symgrad.float64).log_softmax(-1).detach() \
+        .requires_grad_()
+
+
+def test_ctc_graph_as_pytorch_records_it() -> None:
+    lp = _log_probs(5, 2, 4)
+    targets, il, tl = symgrad.tensor([[1, 2], [3, 3]]), symgrad.tensor([5, 4]), [2, 2]
+    mean = F.ctc_loss(lp, targets, il, tl)
+    assert type(mean.grad_fn).__name__ == "MeanBackward0"
+    assert type(mean.grad_fn.next_functions[0][0]).__name__ == "DivBackward0"
+    assert type(F.ctc_loss(lp, targets, il, tl, reduction="none").grad_fn).__name__ == \
+        "CtcLossBackward0"
+    assert type(F.ctc_loss(lp, targets, il, tl, reduction="none",
+                           zero_infinity=True).grad_fn).__name__ == "WhereBackward0"
+    assert type(F.ctc_loss(lp[:, 0], targets[0], 5, 2, reduction="none").grad_fn).__name__ \
+        == "SqueezeBackward1"
+
+
+def test_ctc_impossible_alignment_is_inf_or_zero() -> None:
+    lp = _log_probs(5, 2, 4)
+    targets, il, tl = symgrad.tensor([[1, 1, 1], [1, 2, 3]]), [5, 2], [3, 3]
+    loss = F.ctc_loss(lp, targets, il, tl, reduction="none")
+    assert np.isfinite(loss[0].item()) and loss[1].item() == np.inf
+    loss.sum().backward()
+    grad = lp.grad.numpy()
+    assert np.isnan(grad[:2, 1]).all() and not grad[2:, 1].any()  # as PyTorch
+    assert np.isfinite(grad[:, 0]).all()
+    lp.grad = None
+    loss = F.ctc_loss(lp, targets, il, tl, reduction="none", zero_infinity=True)
+    assert loss[1].item() == 0.0
+    loss.sum().backward()
+    assert not lp.grad[:, 1].any() and np.isfinite(lp.grad.numpy()).all()
+
+
+def test_ctc_gradient_is_the_derivative_and_sympy_agrees() -> None:
+    lp = _log_probs(4, 2, 3)
+    targets = symgrad.tensor([[1, 2], [2, 2]])
+    f = lambda x: F.ctc_loss(x, targets, [4, 3], [2, 1], reduction="none")  # noqa: E731
+    assert symgrad.autograd.gradcheck(f, (lp,))
+    assert symgrad.autograd.gradgradcheck(f, (lp,))
+    small = _log_probs(3, 1, 3)
+    report = symgrad.symbolic.check(F.ctc_loss(small, symgrad.tensor([[1, 2]]), [3], [2]))
+    assert str(report).startswith("gradient check passed")
+    assert len(report.inputs[0].checked) == 9
+
+
+def test_ctc_mean_divides_by_target_lengths() -> None:
+    lp = _log_probs(6, 3, 4)
+    targets, il, tl = symgrad.tensor([[1, 2, 2], [3, 1, 0], [2, 0, 0]]), [6, 5, 3], [3, 2, 1]
+    each = F.ctc_loss(lp, targets, il, tl, reduction="none").detach().numpy()
+    mean = F.ctc_loss(lp, targets, il, tl).item()
+    assert mean == pytest.approx(float(np.mean(each / np.array([3, 2, 1]))), rel=1e-14)
+    assert F.ctc_loss(lp, targets, il, tl, reduction="sum").item() == \
+        pytest.approx(float(each.sum()), rel=1e-14)
+    concatenated = F.ctc_loss(lp, symgrad.tensor([1, 2, 2, 3, 1, 2]), il, tl, reduction="none")
+    np.testing.assert_allclose(concatenated.detach().numpy(), each, rtol=1e-14)
+
+
+_LP = symgrad.zeros(5, 2, 4).log_softmax(2)
+_TG = symgrad.tensor([[1, 2], [3, 3]])
+
+
+@pytest.mark.parametrize(("call", "error", "message"), [
+    (lambda: F.ctc_loss(_LP, _TG, [5, 4], [2, 2], blank=4), RuntimeError,
+     "blank must be in label range"),
+    (lambda: F.ctc_loss(_LP, _TG, [6, 4], [2, 2]), RuntimeError,
+     "Expected input_lengths to have value at most 5, but got value 6 (while checking "
+     "arguments for ctc_loss_allocate_outputs)"),
+    (lambda: F.ctc_loss(_LP, _TG, [5, 4], [3, 1]), RuntimeError,
+     "Expected tensor to have size at least 3 at dimension 1, but got size 2 for argument #2 "
+     "'targets'"),
+    (lambda: F.ctc_loss(_LP, symgrad.tensor([1, 2, 3]), [5, 4], [2, 2]), RuntimeError,
+     "Expected tensor to have size 4 at dimension 0, but got size 3 for argument #2 'targets'"),
+    (lambda: F.ctc_loss(_LP, _TG, [5], [2, 2]), RuntimeError,
+     "input_lengths must be of size batch_size"),
+    (lambda: F.ctc_loss(_LP, _TG, [5, 4], [2, 2], reduction="x"), ValueError,
+     "x is not a valid value for reduction"),
+])
+def test_ctc_errors_as_pytorch(call, error, message) -> None:
+    with pytest.raises(error) as info:
+        call()
+    assert str(info.value).startswith(message)

@@ -519,3 +519,50 @@ def test_interpolate_refusals():
         F.interpolate(t.ones(1, 1, 3, 3), size=4, mode="nearest", antialias=True)
     with pytest.raises(NotImplementedError, match="antialias=True"):
         F.interpolate(t.ones(1, 1, 3, 3), size=4, mode="bilinear", antialias=True)
+
+
+def test_unique_and_unique_consecutive_match_pytorch():
+    x = t.tensor([3, 1, 2, 3, 1, 5])
+    values, inverse, counts = t.unique(x, return_inverse=True, return_counts=True)
+    assert (values.tolist(), inverse.tolist(), counts.tolist()) == (
+        [1, 2, 3, 5], [2, 0, 1, 2, 0, 3], [2, 1, 2, 1])
+    rows, inverse, counts = t.unique(t.tensor([[1, 2], [1, 2], [3, 4]]), dim=0,
+                                     return_inverse=True, return_counts=True)
+    assert (rows.tolist(), inverse.tolist(), counts.tolist()) == ([[1, 2], [3, 4]], [0, 0, 1],
+                                                                  [2, 1])
+    runs, inverse, counts = t.unique_consecutive(t.tensor([1, 1, 2, 2, 3, 1, 1]),
+                                                 return_inverse=True, return_counts=True)
+    assert (runs.tolist(), inverse.tolist(), counts.tolist()) == (
+        [1, 2, 3, 1], [0, 0, 1, 1, 2, 3, 3], [2, 2, 1, 2])
+    assert t.unique_consecutive(t.tensor([[1, 2], [1, 2], [3, 4]]), dim=0).tolist() == [
+        [1, 2], [3, 4]]
+    nans = t.unique(t.tensor([NAN, 1.0, NAN])).tolist()
+    assert nans[0] == 1.0 and all(math.isnan(v) for v in nans[1:])  # nan are all distinct
+
+
+def test_quantile_matches_pytorch():
+    q = t.tensor([[1.0, 2, 3, 4], [0, 5, 10, 20]], dtype=t.float64, requires_grad=True)
+    _close(t.quantile(q, 0.5, dim=1).tolist(), [2.5, 7.5])
+    _close(t.quantile(q, 0.3).tolist(), 2.1)
+    assert t.quantile(q, t.tensor([0.25, 0.75]), dim=1, keepdim=True).shape == (2, 2, 1)
+    for how, expected in (("linear", [1.9, 4.5]), ("lower", [1.0, 0.0]), ("higher", [2.0, 5.0]),
+                          ("midpoint", [1.5, 2.5]), ("nearest", [2.0, 5.0])):
+        _close(t.quantile(q, 0.3, dim=1, interpolation=how).tolist(), expected)
+    t.quantile(q, 0.3, dim=1).sum().backward()
+    _close(q.grad.tolist(), [[0.1, 0.9, 0.0, 0.0], [0.1, 0.9, 0.0, 0.0]])
+    assert t.nanquantile(t.tensor([1.0, NAN, 3.0]), 0.5).item() == 2.0
+    assert math.isnan(t.quantile(t.tensor([1.0, NAN, 3.0]), 0.5).item())
+    assert t.autograd.gradcheck(lambda v: t.quantile(v, t.tensor([0.2, 0.9]), dim=0),
+                                (q.detach().requires_grad_(),))
+    for call, message in (
+            (lambda: t.quantile(q, 1.5), "quantile() q must be in the range [0, 1] but got 1.5"),
+            (lambda: t.quantile(t.tensor([1, 2]), 0.5),
+             "quantile() input tensor must be either float or double dtype"),
+            (lambda: t.quantile(q, 0.5, interpolation="x"),
+             "quantile() interpolation must be one of linear, lower, higher, midpoint or "
+             "nearest, but got x"),
+            (lambda: t.quantile(q, t.tensor([[0.5]])), "quantile() q must be a scalar or 1D "
+             "tensor")):
+        with pytest.raises(RuntimeError) as caught:
+            call()
+        assert str(caught.value) == message

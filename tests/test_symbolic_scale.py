@@ -77,6 +77,14 @@ def test_sampled_elements_are_exact_and_independent_of_the_split():
         assert s.sampled and len(s.checked) == 7 and set(s.checked) <= set(f.checked)
 
 
+def test_gelu_at_model_scale_is_checked():
+    # its template holds erf, which numpy lacks: evaluated elementwise (math.erf)
+    loss, _ = _mlp(activation=F.gelu)
+    report = symbolic.check(loss, sample=4)
+    assert [n.node for n in report.nodes][2] == "GeluBackward0"
+    assert report.nodes[2].elements == 512
+
+
 def test_the_vectorised_sweep_gives_the_element_by_element_values(monkeypatch):
     # the same integers of 2**-SHIFT whether each node input's adjoint is summed over object
     # arrays or pulled element by element, here with an undefined value among them

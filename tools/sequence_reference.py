@@ -102,6 +102,27 @@ CASES.update({
         inputs={"input": (5, 2, 4), "tgt": (3, 2, 4)},
         call=lambda lib, m, x: m(x["input"], x["tgt"], tgt_mask=lib.nn.Transformer
                                  .generate_square_subsequent_mask(3, dtype=lib.float64))),
+    # CTC: the logits go through log_softmax, so the gradients are PyTorch's exactly
+    "ctc_padded_mean": dict(
+        module="CTCLoss", args=[], kwargs={}, inputs={"input": (6, 3, 4)},
+        call=lambda lib, m, x: m(x["input"].log_softmax(2),
+                                 lib.tensor([[1, 2, 2], [3, 1, 0], [2, 0, 0]]),
+                                 lib.tensor([6, 5, 3]), lib.tensor([3, 2, 1]))),
+    "ctc_concatenated_sum_blank": dict(
+        module="CTCLoss", args=[], kwargs=dict(blank=3, reduction="sum"),
+        inputs={"input": (5, 2, 4)},
+        call=lambda lib, m, x: m(x["input"].log_softmax(2), lib.tensor([0, 1, 1, 2]),
+                                 (5, 4), (3, 1))),
+    "ctc_zero_infinity_none": dict(
+        module="CTCLoss", args=[], kwargs=dict(reduction="none", zero_infinity=True),
+        inputs={"input": (4, 3, 3)},
+        call=lambda lib, m, x: m(x["input"].log_softmax(2),
+                                 lib.tensor([[1, 1, 1], [1, 2, 0], [2, 0, 0]]),
+                                 lib.tensor([4, 4, 2]), lib.tensor([3, 2, 0]))),
+    "ctc_unbatched_mean": dict(
+        module="CTCLoss", args=[], kwargs={}, inputs={"input": (5, 3)},
+        call=lambda lib, m, x: m(x["input"].log_softmax(1), lib.tensor([1, 2]),
+                                 lib.tensor(5), lib.tensor(2))),
 })
 
 

@@ -81,6 +81,7 @@ from symgrad.torch_api.nn import (  # noqa: F401 - activations, normalization, d
     celu,
     celu_,
     cosine_similarity,
+    ctc_loss,
     dropout,
     dropout1d,
     dropout2d,

@@ -111,6 +111,15 @@ sub = register(Op(
     samples=BINARY + (Sample(((3,), (3,)), {"alpha": 2.5}),),
 ))
 
+# a tensor plus a number inside PyTorch's own kernels (add.Scalar: F.pairwise_distance's eps)
+add_scalar = register(Op(
+    "add_scalar", "AddBackward1",
+    forward=lambda xp, a, other: a + other,
+    vjp=(lambda xp, g, ans, a, other: g,),
+    scalar_params=("other",),
+    samples=(Sample(((3,),), {"other": 1e-6}), Sample(((2, 2),), {"other": -1.5})),
+))
+
 rsub = register(Op(
     "rsub", "RsubBackward1",
     forward=lambda xp, a, other: other - a,

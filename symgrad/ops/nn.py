@@ -524,3 +524,163 @@ embedding = register(Op(
                                 "keep": np.array([[[True], [False]], [[True], [True]]]),
                                 "fill": np.array([0.5, -1.0])})),
 ))
+
+
+# ---------------------------------------------------------------------------- CTC loss
+# The connectionist temporal classification loss of each sequence, -log p(target | input),
+# over the input's (T, N, C) log-probabilities. Targets and lengths never enter the op: the
+# spelling turns them into params, numerically: ``ext`` (N, L) the extended labels (blank,
+# l1, blank, l2, ..., blank; L = 2 * longest target + 1), ``skip`` (N, L) where the step from
+# s - 2 to s is allowed (a label unlike the one two before), ``ends`` the input lengths and
+# ``tl2`` twice the target lengths (the extended label of the final blank). The recursions run
+# in log space over the whole batch at once, one time step at a time. Which states an
+# alignment can reach is known from the params alone (boolean masks, computed alongside), so a
+# sum only ever combines reachable states: no rule adds log 0 to anything or subtracts two
+# infinities (the double backward, which runs the same rules on Tensors, stays finite, and
+# the rules run on sympy hold no stand-in for log 0); unreachable states hold the finite
+# ``CTC_NEG``, never read. A sequence no alignment can produce has loss inf (0 with
+# ``zero_infinity``). Gradient: the exact derivative of the loss with respect to
+# ``log_probs`` -- PyTorch's kernel returns it plus ``exp(log_probs)`` (a term that cancels
+# through a ``log_softmax``, its documented input).
+CTC_NEG = -1e30
+
+
+def _shift(x, by, xp=None):
+    """``x`` (N, L) moved ``by`` places along L (right if positive), filled with log 0 (or
+    False, for a mask)."""
+    if xp is None:
+        out = np.zeros_like(x)
+        if by > 0:
+            out[:, by:] = x[:, :-by]
+        else:
+            out[:, :by] = x[:, -by:]
+        return out
+    widths = ((0, 0), (by, 0)) if by > 0 else ((0, 0), (0, -by))
+    padded = xp.pad(x, widths, CTC_NEG)
+    return padded[:, :-by] if by > 0 else padded[:, -by:]
+
+
+def _logsum(xp, terms):
+    """``log(sum(exp(value)))`` over the terms (value, mask) whose mask is set, elementwise,
+    and where any is."""
+    value, mask = terms[0]
+    for other, present in terms[1:]:
+        both = xp.logaddexp(value, other)
+        value = xp.where(mask & present, both, xp.where(mask, value, other))
+        mask = mask | present
+    return value, mask
+
+
+def _ctc_alphas(xp, a, ext, skip, ends, tl2):
+    """The extended labels' log-probabilities ``lpe`` (T, N, L), the forward variables
+    ``alpha`` (T, N, L) and where they are reachable, each sequence's negative
+    log-likelihood (N,) and whether any alignment produces it."""
+    steps, batch, width = a.shape[0], a.shape[1], ext.shape[1]
+    rows = np.arange(batch)
+    lpe = a[:, rows[:, None], ext]
+    mask = np.zeros((batch, width), dtype=bool)
+    mask[:, 0] = True
+    mask[:, 1:2] = (tl2 > 0)[:, None]
+    alpha = xp.where(mask, lpe[0], CTC_NEG)
+    alphas, masks = [alpha], [mask]
+    for t in range(1, steps):
+        total, mask = _logsum(xp, [(alpha, mask), (_shift(alpha, 1, xp), _shift(mask, 1)),
+                                   (_shift(alpha, 2, xp), _shift(mask, 2) & skip)])
+        alpha = xp.where(mask, total + lpe[t], CTC_NEG)
+        alphas.append(alpha)
+        masks.append(mask)
+    alpha, reach = xp.stack(alphas, 0), np.stack(masks, 0)
+    at = np.maximum(ends - 1, 0)
+    last, last_reach = alpha[at, rows], reach[at, rows]
+    before = np.maximum(tl2 - 1, 0)
+    total, feasible = _logsum(xp, [(last[rows, tl2], last_reach[rows, tl2]),
+                                   (last[rows, before], last_reach[rows, before] & (tl2 > 0))])
+    feasible = np.where(ends > 0, feasible, tl2 == 0)
+    nll = xp.where(feasible & (ends > 0), -total, 0.0)
+    return lpe, alpha, reach, nll, feasible
+
+
+def _ctc_forward(xp, a, ext, skip, ends, tl2, zero_infinity=False):
+    _, _, _, nll, feasible = _ctc_alphas(xp, a, ext, skip, ends, tl2)
+    return xp.where(feasible, nll, math.inf)
+
+
+def _ctc_grad(xp, g, ans, a, ext, skip, ends, tl2, zero_infinity=False):
+    lpe, alpha, reach, nll, feasible = _ctc_alphas(xp, a, ext, skip, ends, tl2)
+    steps, batch, width = reach.shape
+    positions = np.arange(width)
+    last = (positions == tl2[:, None]) | (positions == tl2[:, None] - 1)
+    skip_back = _shift(skip, -2)  # from s to s + 2
+    beta, mask = alpha[0], np.zeros((batch, width), dtype=bool)  # (t = T: nothing reached)
+    betas, masks = [None] * steps, [None] * steps
+    for t in reversed(range(steps)):
+        total, through = _logsum(xp, [(beta, mask), (_shift(beta, -1, xp), _shift(mask, -1)),
+                                      (_shift(beta, -2, xp), _shift(mask, -2) & skip_back)])
+        starts = last & (ends - 1 == t)[:, None]
+        through = through & (ends - 1 > t)[:, None]
+        beta = xp.where(starts, lpe[t], xp.where(through, total + lpe[t], CTC_NEG))
+        mask = starts | through
+        betas[t], masks[t] = beta, mask
+    both = reach & np.stack(masks, 0) & feasible[None, :, None]
+    share = xp.where(both, xp.exp(alpha + xp.stack(betas, 0) - lpe
+                                  + xp.reshape(nll, (1, batch, 1))), 0.0)
+    share = share * xp.reshape(-g, (1, batch, 1))
+    key = (np.arange(steps)[:, None, None], np.arange(batch)[None, :, None], ext[None])
+    grad = xp.index_backward(share, a.shape, key)
+    if feasible.all() or zero_infinity:
+        return grad
+    running = np.arange(steps)[:, None, None] < ends[None, :, None]
+    return xp.where(feasible[None, :, None] | ~running, grad, math.nan)  # as PyTorch
+
+
+def _ctc_lower(xp, a, ext, skip, ends, tl2, zero_infinity=False):
+    """The loss as the sum over alignments it is: the same recursion in probability space."""
+    y = xp.exp(a)
+    likelihoods = []
+    for n in range(a.shape[1]):
+        width = int(tl2[n]) + 1
+        alpha = [y[0, n, ext[n, s]] if s < 2 else 0 for s in range(width)]
+        for t in range(1, int(ends[n])):
+            alpha = [(alpha[s] + (alpha[s - 1] if s >= 1 else 0)
+                      + (alpha[s - 2] if s >= 2 and skip[n, s] else 0)) * y[t, n, ext[n, s]]
+                     for s in range(width)]
+        likelihoods.append(alpha[-1] + (alpha[-2] if width > 1 else 0))
+    return -xp.log(xp.stack(likelihoods, 0))
+
+
+def ctc_params(targets, input_lengths, target_lengths, blank):
+    """The CTC op's params from padded (N, S) ``targets`` and the lengths (numpy arrays)."""
+    batch = len(input_lengths)
+    longest = int(target_lengths.max()) if batch else 0
+    width = 2 * longest + 1
+    ext = np.full((batch, width), blank, dtype=np.int64)
+    ext[:, 1::2] = targets[:, :longest]
+    s = np.arange(width)
+    skip = (s >= 2) & (ext != blank) & (ext != np.pad(ext, ((0, 0), (2, 0)),
+                                                      constant_values=blank)[:, :width])
+    skip &= s[None, :] <= 2 * target_lengths[:, None]
+    ends = np.asarray(input_lengths, dtype=np.int64)
+    tl2 = 2 * np.asarray(target_lengths, dtype=np.int64)
+    return {"ext": ext, "skip": skip, "ends": ends, "tl2": tl2}
+
+
+def _ctc_sample(shape, targets, input_lengths, target_lengths, blank=0):
+    params = ctc_params(np.asarray(targets), np.asarray(input_lengths),
+                        np.asarray(target_lengths), blank)
+    return Sample((shape,), params, low=-2.0, high=0.0)
+
+
+ctc_loss = register(Op(
+    "ctc_loss", "CtcLossBackward0",
+    forward=_ctc_forward,
+    vjp=(_ctc_grad,),
+    lower=_ctc_lower,
+    saved=(0,),
+    float_only=True,
+    samples=(
+        _ctc_sample((3, 2, 3), [[1, 2], [2, 2]], [3, 3], [2, 1]),
+        _ctc_sample((4, 2, 3), [[1, 1], [2, 0]], [4, 2], [2, 1], blank=0),
+        _ctc_sample((3, 1, 4), [[0, 3]], [3], [2], blank=2),
+        _ctc_sample((2, 2, 2), [[1], [1]], [2, 1], [0, 1]),
+    ),
+))

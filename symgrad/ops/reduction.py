@@ -267,7 +267,8 @@ std = register(Op(
 
 
 # ---------------------------------------------------------------- vector norms
-def _norm_forward(xp, a, ord, dim=None, keepdim=False, key=None, mask=None, count=None):
+def _norm_forward(xp, a, ord, dim=None, keepdim=False, key=None, mask=None, count=None,
+                  legacy=False):
     if key is not None:  # ord = +-inf: the largest / smallest |a| of each slice, selected
         return xp.abs(a[key])
     if ord == 2:
@@ -279,7 +280,8 @@ def _norm_forward(xp, a, ord, dim=None, keepdim=False, key=None, mask=None, coun
     return xp.sum(xp.abs(a) ** ord, axis=dim, keepdims=keepdim) ** (1 / ord)
 
 
-def _norm_grad(xp, g, ans, a, ord, dim=None, keepdim=False, key=None, mask=None, count=None):
+def _norm_grad(xp, g, ans, a, ord, dim=None, keepdim=False, key=None, mask=None, count=None,
+               legacy=False):
     """PyTorch's norm_backward: 0 where the norm is 0, and at a == 0 for ord < 1."""
     if dim is not None and not keepdim:
         g, ans = xp.expand_dims(g, dim), xp.expand_dims(ans, dim)
@@ -308,14 +310,19 @@ def _norm_samples(ord, kinks=(0.0,)):
             Sample(((),), {"ord": ord}, kinks=kinks))
 
 
-def _norm_lower(xp, a, ord, dim=None, keepdim=False, key=None, mask=None, count=None):
+def _norm_lower(xp, a, ord, dim=None, keepdim=False, key=None, mask=None, count=None,
+                legacy=False):
     if key is not None:  # ord = +-inf: the tied extremes of |a|, as max/amax lower
         return xp.masked_extreme(xp.abs(a), mask, dim, keepdim, ord > 0)
     return _norm_forward(xp, a, ord, dim, keepdim)
 
 
+# ``legacy``: the same norm as computed by PyTorch's older at::norm (F.pairwise_distance),
+# whose node is named NormBackward1
 vector_norm = register(Op(
     "vector_norm", "LinalgVectorNormBackward0",
+    node_name_of=lambda params, a: "NormBackward1" if params.get("legacy")
+    else "LinalgVectorNormBackward0",
     convention="0 at the zero vector (a subgradient), as PyTorch",
     forward=_norm_forward,
     lower=_norm_lower,
@@ -324,7 +331,8 @@ vector_norm = register(Op(
     saves_output=True,
     float_only=True,
     samples=LazySamples(lambda: (
-        _norm_samples(2.0, ()) + _norm_samples(1.0) + _norm_samples(3.0)
+        (Sample(((2, 3),), {"ord": 2.0, "dim": (1,), "keepdim": False, "legacy": True}),)
+        + _norm_samples(2.0, ()) + _norm_samples(1.0) + _norm_samples(3.0)
         + _norm_samples(1.5) + _norm_samples(0.5) + _norm_samples(-1.0) + _norm_samples(0.0)
         + tuple(_selection_sample(shape, dims, keepdim, kinks=(0.0,), ord=o)
                 for o in (math.inf, -math.inf) for shape, dims, keepdim in _AMAX_CASES))),

@@ -248,6 +248,10 @@ class _Point:
             for _, placeholder, definition in step.placeholders():
                 self.env[placeholder] = self.value(definition)
 
+    def __getstate__(self) -> dict[str, Any]:
+        # sent to a worker without the memo: a cache, slower to unpickle than to rebuild
+        return {"env": self.env, "memo": {}}
+
     def value(self, expr: Any) -> Any:
         """``expr`` at the point: exact where rational, else to :data:`DIGITS` digits.
 

@@ -36,7 +36,10 @@ _CHUNK = 1 << 20  # positions gathered at once (memory bound of the vectorised e
 # lambdify's namespace for numpy code: the module itself and lambdify's own numpy translations.
 # (``modules="numpy"`` runs ``from numpy import *``, which imports numpy.testing, numpy.f2py
 # and the other lazy submodules: over half a second of the first check.)
-NUMPY: list[Any] = [{"I": 1j, "Heaviside": np.heaviside}, np]
+# numpy has no erf (gelu's template): math's, elementwise
+NUMPY: list[Any] = [{"I": 1j, "Heaviside": np.heaviside,
+                     "erf": np.vectorize(math.erf, otypes=[float]),
+                     "erfc": np.vectorize(math.erfc, otypes=[float])}, np]
 
 
 def canonical(m: int) -> list[sympy.Symbol]:
@@ -335,15 +338,15 @@ class MatmulGroup:
         linear = self.template.linear()
         return bool(linear) and all(q == (p + k if p < k else p - k) for p, q, _ in linear)
 
-    def adjoint_at(self, i: int, wanted: np.ndarray, g: np.ndarray, other: np.ndarray
-                   ) -> np.ndarray:
-        """The ``wanted`` elements (flat) of :meth:`adjoint`, without the others."""
+    def adjoint_at(self, i: int, wanted: np.ndarray, g: np.ndarray, take: Any) -> np.ndarray:
+        """The ``wanted`` elements (flat) of :meth:`adjoint`, without the others; ``take``
+        gives the other input's elements at an array of flat indices (only those read)."""
         g = g.reshape(self.n, self.m)
         if i == 0:
             rows, kk = np.divmod(wanted, self.k)
-            return (g[rows] * other.reshape(self.k, self.m)[kk]).sum(axis=1)
+            return (g[rows] * take(kk[:, None] * self.m + np.arange(self.m))).sum(axis=1)
         kk, columns = np.divmod(wanted, self.m)
-        return (g[:, columns] * other.reshape(self.n, self.k)[:, kk]).sum(axis=0)
+        return (g[:, columns] * take(np.arange(self.n)[:, None] * self.k + kk)).sum(axis=0)
 
     def adjoint(self, i: int, g: np.ndarray, other: np.ndarray) -> np.ndarray:
         """``sum_e g_e d out_e / d input_i`` over all elements, flat, for a :meth:`bilinear`
@@ -646,6 +649,17 @@ class Reverse:
             found = self._fixed[(n, i)] = fixed_list(self.nodes[n].values[i])
         return found
 
+    def _fixed_at(self, n: int, i: int, flats: np.ndarray) -> np.ndarray:
+        """Input ``i`` of node ``n`` at the flat indices ``flats`` (any shape), as an object
+        array of :func:`fixed` values, converting only those unless all are at hand."""
+        found = self._arrays.get((n, i))
+        if found is not None:
+            return found[flats]
+        values = np.asarray(self.nodes[n].values[i], dtype=np.float64).reshape(-1)[flats]
+        out = np.empty(values.shape, dtype=object)
+        out.reshape(-1)[:] = fixed_list(values)
+        return out
+
     def _input_array(self, n: int, i: int) -> np.ndarray:
         found = self._arrays.get((n, i))
         if found is None:
@@ -741,11 +755,11 @@ class Reverse:
                 if isinstance(group, MatmulGroup):
                     if not group.bilinear():
                         return None
-                    other = self._input_array(n, 1 - i)
                     if every:
-                        total += group.adjoint(i, a, other)
+                        total += group.adjoint(i, a, self._input_array(n, 1 - i))
                     else:
-                        np.add.at(total, wanted, group.adjoint_at(i, wanted, a, other))
+                        np.add.at(total, wanted, group.adjoint_at(
+                            i, wanted, a, lambda flats: self._fixed_at(n, 1 - i, flats)))
                     continue
                 for index, (p, q, c) in enumerate(t.linear()):
                     if t.inputs[p] != i:
@@ -756,7 +770,7 @@ class Reverse:
                     live = np.not_equal(adjoints, 0).astype(bool)
                     rows, adjoints = rows[live], adjoints[live]
                     if q is not None:
-                        d: Any = self._input_array(n, t.inputs[q])[group.flats[rows, q]]
+                        d: Any = self._fixed_at(n, t.inputs[q], group.flats[rows, q])
                     elif c is not None:
                         d = fixed(c)
                     else:
@@ -769,7 +783,7 @@ class Reverse:
 
     def _pull(self, n: int, i: int, k: int, out: dict[int, Any]) -> int | float:
         """Element ``k`` of input ``i``'s adjoint from node ``n``'s output adjoints: the exact
-        sum of the products, truncated once (as :meth:`_push`, so the two agree)."""
+        sum of the products, truncated once (as :meth:`_adjoint`, so the two agree)."""
         total: Any = 0
         for gi, group in enumerate(self.nodes[n].groups):
             if i not in group.template.inputs:

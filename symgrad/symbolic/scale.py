@@ -8,18 +8,21 @@ checked node by node from :mod:`symgrad.symbolic.local`:
   (derived once per template, evaluated vectorised in float64): a rule wrong on one element is
   named, whatever is sampled;
 * each leaf element checked (all of them, or ``sample=k`` per input) gets sympy's derivative
-  chained along the graph to :data:`~symgrad.symbolic.local.DIGITS` digits: a reverse sweep of
-  exact local VJPs for a full check, or a forward tangent through the elements a sampled input
-  reaches (the cost grows with that cone, not with the graph).
+  chained along the graph exactly (integers of 2**-SHIFT, transcendental partials to
+  :data:`~symgrad.symbolic.local.DIGITS` digits): a reverse sweep through only the elements
+  the checked ones reach (the cost grows with that cone, not with the graph).
 
-Node checks and sampled elements are independent tasks: ``executor`` (any
-``concurrent.futures.Executor``) runs them, and results are gathered in submission order, so
-the report is the serial one.
+The node checks and the sweep's transcendental partials are independent tasks: ``executor``
+(any ``concurrent.futures.Executor``) runs them (:func:`exact_and_nodes`), and results are
+gathered in submission order, so the report is the serial one.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
+import pickle
+from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -408,6 +411,39 @@ def exact_and_nodes(graph: Graph, items: list[tuple[int, int]], node_tasks: list
     return [values[item] for item in items], results[:len(node_tasks)]
 
 
+class Shared:
+    """``value`` for tasks on several workers: pickled once here, sent as bytes under their
+    digest and unpickled once per worker process (sympy rebuilds each expression it
+    unpickles: a task per chunk would pay that per chunk).
+
+    >>> Shared([1, 2]).value
+    [1, 2]
+    """
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        self._packed: tuple[str, bytes] | None = None
+
+    def __reduce__(self) -> tuple[Any, tuple]:
+        if self._packed is None:
+            payload = pickle.dumps(self.value, protocol=pickle.HIGHEST_PROTOCOL)
+            self._packed = (hashlib.sha256(payload).hexdigest(), payload)
+        return _received, self._packed
+
+
+_RECEIVED: OrderedDict[str, Shared] = OrderedDict()
+
+
+def _received(digest: str, payload: bytes) -> Shared:
+    """A :class:`Shared` in a worker: the one already unpickled in this process, if any."""
+    found = _RECEIVED.get(digest)
+    if found is None:
+        found = _RECEIVED[digest] = Shared(pickle.loads(payload))  # noqa: S301
+        while len(_RECEIVED) > 4:  # the last few checks' values, not every one
+            _RECEIVED.popitem(last=False)
+    return found
+
+
 def workers(executor: Executor) -> int:
     """How many tasks ``executor`` runs at once: a process or thread pool's workers, a Dask
     client's threads (2 when it does not say)."""
@@ -438,5 +474,5 @@ def run(tasks: Sequence[tuple[Any, tuple]], executor: Executor | None, desc: str
     return results
 
 
-__all__ = ["Graph", "LOWERING_BUDGET", "build", "exact_and_nodes", "leaf_task", "lowering_size",
-           "node_task", "run", "workers"]
+__all__ = ["LOWERING_BUDGET", "Graph", "Shared", "build", "exact_and_nodes", "leaf_task",
+           "lowering_size", "node_task", "run", "workers"]

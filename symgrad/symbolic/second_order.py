@@ -58,7 +58,7 @@ from symgrad.symbolic.lowering import (
     lower,
     symbolic_forward,
 )
-from symgrad.symbolic.scale import run
+from symgrad.symbolic.scale import Shared, run, workers
 from symgrad.tensor import Tensor
 
 
@@ -217,15 +217,34 @@ class _SecondDerivatives:
         key = (placeholder, w)
         seconds = self.second.get(key)
         if seconds is None:
-            seconds = self.second[key] = [
-                (z, self.point.value(d)) for z, d in
-                templated_partials(partial, self.active, self.templates)]
+            seconds = self.second[key] = _seconds(self.point, self.active, self.templates,
+                                                  partial)
         return add_numbers([value * tangent[z] for z, value in seconds if z in tangent])
 
+    def needed(self) -> list[tuple[tuple[Any, Any], Any]]:
+        """``((placeholder, w), partial)`` of every local partial whose second partials the
+        columns read (those under a nonzero adjoint), in sweep order."""
+        return [((placeholder, w), p) for placeholder in reversed(self.order)
+                if self.adjoint.get(placeholder, 0) != 0
+                for w, p, _ in self.first[placeholder]]
 
-def _columns(sweeps: _SecondDerivatives, symbols: list[Any]) -> list[dict[Any, Any]]:
+
+def _seconds(point: _Point, active: Any, templates: Any, partial: Any
+             ) -> list[tuple[Any, Any]]:
+    """One local partial's own partials (derived once per template), at the point."""
+    return [(z, point.value(d)) for z, d in templated_partials(partial, active, templates)]
+
+
+def _seconds_task(shared: Shared, partials: list[Any]) -> list[list[tuple[Any, Any]]]:
+    """:func:`_seconds` of each of ``partials`` (a task: ``shared`` holds the point, the
+    active symbols and the templates)."""
+    point, active, templates = shared.value
+    return [_seconds(point, active, templates, p) for p in partials]
+
+
+def _columns(sweeps: Shared, symbols: list[Any]) -> list[dict[Any, Any]]:
     """The Hessian columns of ``symbols`` (a task: runs in another process just as well)."""
-    return [sweeps.column(u) for u in symbols]
+    return [sweeps.value.column(u) for u in symbols]
 
 
 def _numeric_hessian(lowered: Lowered, sources: list[Source],
@@ -332,14 +351,23 @@ def _exact_hessian(sweeps: Any, symbols: list[Any], executor: Executor | None,
                    progress: bool | None) -> np.ndarray:
     """sympy's Hessian at the point, column by column (on ``executor`` when given)."""
     exact = np.empty((len(symbols), len(symbols)), dtype=object)
-    count = 1 if executor is None else max(1, min(len(symbols), 4 * getattr(
-        executor, "_max_workers", 2)))
     if executor is None:  # one task per column: the bar moves
         chunks = [[u] for u in symbols]
-    else:
+    else:  # the second partials first (most of the work), spread too
+        needed = sweeps.needed()
+        count = max(1, min(len(needed), 4 * workers(executor)))
+        point = Shared((sweeps.point, sweeps.active, sweeps.templates))
+        parts = [needed[c::count] for c in range(count)]  # a node's partials cost alike
+        done = run([(_seconds_task, (point, [p for _, p in part])) for part in parts],
+                   executor, "symbolic.check_hessian", progress)
+        for part, seconds in zip(parts, done, strict=True):
+            sweeps.second.update((key, found) for (key, _), found in zip(part, seconds,
+                                                                          strict=True))
+        count = max(1, min(len(symbols), 4 * workers(executor)))
         size = -(-len(symbols) // count)
         chunks = [symbols[c:c + size] for c in range(0, len(symbols), size)]
-    columns = [column for chunk in run([(_columns, (sweeps, chunk)) for chunk in chunks],
+    shared = Shared(sweeps)  # unpickled once per worker, not once per chunk
+    columns = [column for chunk in run([(_columns, (shared, chunk)) for chunk in chunks],
                                        executor, "symbolic.check_hessian", progress)
                for column in chunk]
     for k, column in enumerate(columns):

@@ -579,3 +579,135 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
     b = test_elements._value if isinstance(test_elements, Tensor) else np.asarray(test_elements)
     return _make(np.asarray(np.isin(a, b, invert=invert)))
 
+
+
+# ---------------------------------------------------------------- unique, quantile
+def _unique_result(values: np.ndarray, inverse: np.ndarray, counts: np.ndarray, shape: tuple,
+                   return_inverse: bool, return_counts: bool) -> Any:
+    out = [_make(values)]
+    if return_inverse:
+        out.append(_make(inverse.reshape(shape).astype(np.int64)))
+    if return_counts:
+        out.append(_make(counts.astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+@torch_api(NO_GRAPH)
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+           return_counts: bool = False, dim: int | None = None) -> Any:
+    """The distinct elements (or slices along ``dim``), sorted; with ``return_inverse`` where
+    each element went, with ``return_counts`` how often each occurs. nan are all distinct, as
+    in PyTorch. Not recorded (PyTorch's node has no derivative).
+
+    >>> symgrad.unique(symgrad.tensor([3, 1, 2, 3, 1]), return_counts=True)
+    (tensor([1, 2, 3]), tensor([2, 1, 2]))
+    """
+    parser.tensor_arg("unique", "input", input)
+    value = input._value
+    if dim is None:
+        values, inverse, counts = np.unique(value.reshape(-1), return_inverse=True,
+                                            return_counts=True, equal_nan=False)
+        return _unique_result(values, inverse, counts, value.shape, return_inverse,
+                              return_counts)
+    d = _dim(dim, value.ndim)
+    values, inverse, counts = np.unique(value, return_inverse=True, return_counts=True,
+                                        axis=d)
+    return _unique_result(values, inverse, counts, (-1,), return_inverse, return_counts)
+
+
+@torch_api(NO_GRAPH)
+def unique_consecutive(input: Tensor, return_inverse: bool = False,  # noqa: A002
+                       return_counts: bool = False, dim: int | None = None) -> Any:
+    """One element (or slice along ``dim``) of each run of equal consecutive ones; with
+    ``return_inverse`` the run each went to, with ``return_counts`` the runs' lengths.
+
+    >>> symgrad.unique_consecutive(symgrad.tensor([1, 1, 2, 2, 3, 1, 1]))
+    tensor([1, 2, 3, 1])
+    """
+    parser.tensor_arg("unique_consecutive", "input", input)
+    value = input._value
+    d = 0 if dim is None else _dim(dim, value.ndim)
+    flat = value.reshape(-1) if dim is None else np.moveaxis(value, d, 0)
+    n = flat.shape[0]
+    if n == 0:
+        return _unique_result(flat, np.zeros(value.shape, np.int64), np.zeros(0), value.shape,
+                              return_inverse, return_counts)
+    changed = np.ones(n, dtype=bool)
+    changed[1:] = (flat[1:] != flat[:-1]).reshape(n - 1, -1).any(axis=1)
+    starts = np.flatnonzero(changed)
+    values = flat[starts] if dim is None else np.moveaxis(flat[starts], 0, d)
+    inverse = np.cumsum(changed) - 1
+    counts = np.diff(np.append(starts, n))
+    return _unique_result(np.ascontiguousarray(values), inverse,
+                          counts, value.shape if dim is None else (-1,), return_inverse,
+                          return_counts)
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(fn: str, input: Tensor, q: Any, dim: int | None, keepdim: bool,  # noqa: A002
+              interpolation: str, ignore_nan: bool) -> Tensor:
+    parser.tensor_arg(fn, "input", input)
+    if input._value.dtype.kind != "f":
+        raise RuntimeError(f"{fn}() input tensor must be either float or double dtype")
+    qs = np.asarray(q._value if isinstance(q, Tensor) else q, dtype=np.float64)
+    if qs.ndim > 1:
+        raise RuntimeError(f"{fn}() q must be a scalar or 1D tensor")
+    if ((qs < 0) | (qs > 1)).any():
+        bad = qs[(qs < 0) | (qs > 1)].flat[0]
+        raise RuntimeError(f"{fn}() q must be in the range [0, 1] but got {bad:g}")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"{fn}() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest, but got {interpolation}")
+    x = input.reshape(-1) if dim is None else input
+    d = 0 if dim is None else _dim(dim, input.dim())
+    ordered = x.sort(d).values.movedim(d, -1)  # nan last
+    n = ordered._value.shape[-1]
+    nan = np.isnan(ordered._value)
+    valid = (n - nan.sum(-1, keepdims=True)) if ignore_nan else np.full(nan.shape[:-1] + (1,), n)
+    pos = qs.reshape(-1) * (np.maximum(valid, 1) - 1)  # (..., Q)
+    low, high = np.floor(pos), np.ceil(pos)
+    if interpolation == "lower":
+        high = low
+    elif interpolation == "higher":
+        low = high
+    elif interpolation == "nearest":
+        low = high = np.round(pos)
+    frac = np.where(low == high, 0.0, 0.5 if interpolation == "midpoint" else pos - low)
+    below = ordered.gather(-1, _make(low.astype(np.int64)))
+    above = ordered.gather(-1, _make(high.astype(np.int64)))
+    out = below.lerp(above, _make(frac.astype(input._value.dtype)))
+    empty = (valid == 0) if ignore_nan else nan.any(-1, keepdims=True)
+    if empty.any():
+        out = out.masked_fill(_make(np.broadcast_to(empty, out._value.shape).copy()), np.nan)
+    out = out.movedim(-1, 0)  # (Q, ...)
+    if keepdim:
+        out = out.unsqueeze(d + 1) if dim is not None else out.reshape(
+            (out._value.shape[0],) + (1,) * input.dim())
+    return out.squeeze(0) if qs.ndim == 0 else out
+
+
+@torch_api(COMPOSITE, example=lambda x: x.quantile(0.3, dim=1))
+def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False,  # noqa: A002
+             *, interpolation: str = "linear") -> Tensor:
+    """The ``q``-th quantiles (a number or a 1-D tensor, the quantiles' dimension first) of
+    ``input`` along ``dim`` (all elements by default), between the two nearest sorted values
+    as ``interpolation`` says; nan where the slice holds nan. Its gradient goes to those two
+    values (``LerpBackward1``, as PyTorch's).
+
+    >>> symgrad.quantile(symgrad.tensor([[1.0, 2.0, 3.0, 4.0]]), 0.3, dim=1)
+    tensor([1.9000])
+    """
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
+
+
+@torch_api(COMPOSITE, example=lambda x: x.nanquantile(0.3, dim=1))
+def nanquantile(input: Tensor, q: Any, dim: int | None = None,  # noqa: A002
+                keepdim: bool = False, *, interpolation: str = "linear") -> Tensor:
+    """:func:`quantile` ignoring nan (nan only where a slice holds nothing else).
+
+    >>> symgrad.nanquantile(symgrad.tensor([1.0, float("nan"), 3.0]), 0.5)
+    tensor(2.)
+    """
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)

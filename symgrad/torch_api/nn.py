@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -24,6 +25,7 @@ from symgrad.torch_api.conv import avg_pool2d, avg_pool3d
 from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api
 from symgrad.torch_api.pointwise import _floating, _tensor
 from symgrad.torch_api.pointwise import leaky_relu as F_leaky_relu
+from symgrad.torch_api.reductions import _vector_norm
 from symgrad.torch_api.shaping import pad, stack
 
 _nn = ops.nn
@@ -360,6 +362,87 @@ def _renorm_rows(weight: Tensor, rows: np.ndarray, max_norm: float, norm_type: f
         weight[_make(rows[over])] = _make((values[over] * scale).astype(weight._value.dtype))
 
 
+# ---------------------------------------------------------------------------- CTC loss
+def _lengths(value: Any, name: str) -> np.ndarray:
+    """Sequence lengths given as a Tensor, a tuple or an int, as an int64 array."""
+    raw = value._value if isinstance(value, Tensor) else value
+    return np.asarray(raw, dtype=np.int64).reshape(-1)
+
+
+def _ctc_targets(targets: Tensor, target_lengths: np.ndarray, batch: int) -> np.ndarray:
+    """Padded (N, S) targets, from padded or concatenated ones, checked as PyTorch checks."""
+    labels = np.asarray(targets._value).astype(np.int64)
+    where = "for argument #2 'targets' (while checking arguments for ctc_loss_allocate_outputs)"
+    if labels.ndim == 1 and batch:
+        total = int(target_lengths.sum())
+        if labels.size != total:
+            raise RuntimeError(f"Expected tensor to have size {total} at dimension 0, but got "
+                               f"size {labels.size} {where}")
+        padded = np.zeros((batch, int(target_lengths.max(initial=0))), dtype=np.int64)
+        starts = np.concatenate([[0], np.cumsum(target_lengths)[:-1]])
+        for n, (start, length) in enumerate(zip(starts, target_lengths, strict=True)):
+            padded[n, :length] = labels[start:start + length]
+        return padded
+    longest = int(target_lengths.max(initial=0))
+    if labels.shape[1] < longest:
+        raise RuntimeError(f"Expected tensor to have size at least {longest} at dimension 1, "
+                           f"but got size {labels.shape[1]} {where}")
+    return labels
+
+
+@torch_api("ctc_loss", method=False, function=False,
+           example=lambda x: ctc_loss(x.log_softmax(1).unsqueeze(1), creation.tensor([[1]]),
+                                      [2], [1]))
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any,
+             blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+    """Connectionist temporal classification: ``-log p(target | input)`` summed over every
+    alignment, from ``log_probs`` (T, N, C) (or unbatched (T, C)) and ``targets`` padded
+    (N, S) or concatenated (sum of target_lengths,) (``CtcLossBackward0``). ``'mean'``
+    divides each loss by its target length, then averages, as PyTorch; ``zero_infinity``
+    turns the inf loss of an impossible alignment (and its gradient) into 0.
+
+    The gradient is the exact derivative with respect to ``log_probs``; PyTorch's kernel
+    returns it plus ``exp(log_probs)``, a term that cancels through ``log_softmax`` (the
+    documented input), so the gradients reaching the logits are the same.
+
+    >>> lp = symgrad.zeros(3, 1, 2).log_softmax(2)  # T=3, N=1, C=2 (blank 0)
+    >>> F.ctc_loss(lp, symgrad.tensor([[1]]), [3], [1], reduction="sum")
+    tensor(0.2877)
+    """
+    _tensor(log_probs, "ctc_loss", "log_probs")
+    _tensor(targets, "ctc_loss", "targets", 2)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    batched = log_probs.ndim == 3
+    if not batched:
+        log_probs = log_probs.unsqueeze(1)
+        targets = targets.unsqueeze(0) if targets.ndim == 1 else targets
+    steps, batch, classes = log_probs.shape
+    inputs = _lengths(input_lengths, "input_lengths")
+    lengths = _lengths(target_lengths, "target_lengths")
+    if inputs.size != batch:
+        raise RuntimeError("input_lengths must be of size batch_size")
+    if lengths.size != batch:
+        raise RuntimeError("target_lengths must be of size batch_size")
+    if not 0 <= blank < classes:
+        raise RuntimeError("blank must be in label range")
+    if inputs.size and inputs.max() > steps:
+        raise RuntimeError(f"Expected input_lengths to have value at most {steps}, but got "
+                           f"value {inputs.max()} (while checking arguments for "
+                           f"ctc_loss_allocate_outputs)")
+    labels = _ctc_targets(targets, lengths, batch)
+    loss = apply_op(_nn.ctc_loss, log_probs, zero_infinity=bool(zero_infinity),
+                    **_nn.ctc_params(labels, inputs, lengths, blank))
+    if zero_infinity:
+        loss = loss.where(loss != math.inf, 0.0)
+    if reduction == "none":
+        return loss if batched else loss.squeeze(0)
+    if reduction == "sum":
+        return loss.sum()
+    divisor = _make(np.maximum(lengths, 1).astype(loss._value.dtype))
+    return (loss / divisor).mean()
+
+
 # ---------------------------------------------------------------------------- dropout
 def _check_p(p: float) -> None:
     if p < 0 or p > 1:
@@ -586,7 +669,9 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     _tensor(x1, "pairwise_distance", "x1")
     _tensor(x2, "pairwise_distance", "x2", 2)
     ndim = max(x1.ndim, x2.ndim)
-    return (x1 - x2 + eps).norm(p, -1 if ndim else None, keepdim=keepdim)
+    # PyTorch's kernel: at::norm(x1 - x2 + eps), recorded as NormBackward1(AddBackward1(...))
+    shifted = apply_op(ops.elementwise.add_scalar, x1 - x2, other=eps)
+    return _vector_norm(shifted, p, -1 if ndim else None, keepdim, None, legacy=True)
 
 
 @torch_api(COMPOSITE, method=False, function=False)

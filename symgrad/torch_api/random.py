@@ -46,6 +46,11 @@ def uniform_(self, from_: float = 0, to: float = 1, *, generator: Any = None) ->
     True
     """
     _floating(self, "check_uniform_bounds")
+    from_, to = (parser.number_arg("uniform_", n, v, i + 1)
+                 for i, (n, v) in enumerate((("from", from_), ("to", to))))
+    for name, value in (("from", from_), ("to", to)):
+        if not np.isfinite(value) or abs(value) > np.finfo(self._value.dtype).max:
+            raise RuntimeError(f"{name} is out of bounds for {self.dtype._cpp_name}")
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={from_} > to={to}")
@@ -63,7 +68,9 @@ def normal_(self, mean: float = 0, std: float = 1, *, generator: Any = None) -> 
     (3.0, 0.5)
     """
     _floating(self, "normal_kernel_cpu")
-    if std < 0:
+    mean, std = (parser.number_arg("normal_", n, v, i + 1)
+                 for i, (n, v) in enumerate((("mean", mean), ("std", std))))
+    if not std >= 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     return _fill(self, _ew.normal_fill, _rng().normal(mean, std, self._value.shape))
 
@@ -78,6 +85,8 @@ def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     >>> symgrad.zeros(4).bernoulli_(symgrad.tensor([0.0, 1.0, 0.0, 1.0]))
     tensor([0., 1., 0., 1.])
     """
+    if not isinstance(p, Tensor):
+        p = parser.number_arg("bernoulli_", "p", p, 1)
     probability = p._value if isinstance(p, Tensor) else p
     if not isinstance(p, Tensor) and not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
@@ -98,7 +107,8 @@ def exponential_(self, lambd: float = 1, *, generator: Any = None) -> Tensor:
     True
     """
     _floating(self, "exponential_cpu")
-    if lambd <= 0:
+    lambd = parser.number_arg("exponential_", "lambd", lambd, 1)
+    if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
     return _fill(self, _ew.exponential_fill, _rng().exponential(1 / lambd, self._value.shape))
 
@@ -115,6 +125,10 @@ def random_(self, from_: int = 0, to: int | None = None, *, generator: Any = Non
     >>> sorted(set(x.tolist()))
     [0, 1, 2]
     """
+    given = (from_,) if to is None else (from_, to)
+    if not all(parser._is_int(v) for v in given):
+        raise parser.invalid_combination("random_", given, {})
+    from_, to = parser.int64(from_), None if to is None else parser.int64(to)
     if to is None and from_ != 0:
         from_, to = 0, from_
     if to is None:
@@ -137,6 +151,7 @@ def fill_diagonal_(self, fill_value: Any, wrap: bool = False) -> Tensor:
     tensor([[5., 0., 0.],
             [0., 5., 0.]])
     """
+    fill_value = parser.number_arg("fill_diagonal_", "fill_value", fill_value, 1)
     shape = self._value.shape
     if len(shape) < 2:
         raise RuntimeError("dimensions must larger than 1")

@@ -496,6 +496,12 @@ def vector_norm(x: Tensor, ord: float = 2, dim: int | Sequence[int] | None = Non
     >>> symgrad.linalg.vector_norm(symgrad.tensor([3.0, -4.0]))
     tensor(5.)
     """
+    return _vector_norm(x, ord, dim, keepdim, dtype)
+
+
+def _vector_norm(x: Tensor, ord: float, dim: Any, keepdim: bool,  # noqa: A002
+                 dtype: dtypes.dtype | None, legacy: bool = False) -> Tensor:
+    """:func:`vector_norm`; ``legacy`` records PyTorch's at::norm node (NormBackward1)."""
     if isinstance(ord, bool) or not isinstance(ord, int | float | np.number):
         raise TypeError("linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
                         f"{type(ord).__name__}")
@@ -523,6 +529,8 @@ def vector_norm(x: Tensor, ord: float = 2, dim: int | Sequence[int] | None = Non
                                    f"norm on the dimension {d}because this dimension is empty "
                                    "and the operation does not have an identity")
     params: dict[str, Any] = {"ord": ord, "dim": dims, "keepdim": keepdim}
+    if legacy:
+        params["legacy"] = True
     if math.isinf(ord):
         size = np.abs(value)
         positions = _arg_extreme(size, dims, ord > 0)

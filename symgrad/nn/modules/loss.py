@@ -384,3 +384,34 @@ class TripletMarginWithDistanceLoss(_Loss):
         return F.triplet_margin_with_distance_loss(
             anchor, positive, negative, distance_function=self.distance_function,
             margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    """Connectionist temporal classification loss (``F.ctc_loss``) with ``blank``,
+    ``reduction`` ('mean' divides by the target lengths first, as PyTorch) and
+    ``zero_infinity``.
+
+    >>> loss = symgrad.nn.CTCLoss()
+    >>> loss
+    CTCLoss()
+    >>> lp = symgrad.zeros(3, 1, 2).log_softmax(2)
+    >>> loss(lp, symgrad.tensor([[1]]), symgrad.tensor([3]), symgrad.tensor([1]))
+    tensor(0.2877)
+    """
+
+    def __init__(self, blank: int = 0, reduction: str = "mean",
+                 zero_infinity: bool = False) -> None:
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs: Tensor, targets: Tensor, input_lengths: Tensor,  # type: ignore[override]
+                target_lengths: Tensor) -> Tensor:
+        """``F.ctc_loss`` with this module's options.
+
+        >>> lp = symgrad.zeros(2, 2, 3).log_softmax(2)
+        >>> symgrad.nn.CTCLoss(reduction="none")(lp, symgrad.tensor([1, 2]), [2, 2], [1, 1])
+        tensor([1.0986, 1.0986])
+        """
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                          self.reduction, self.zero_infinity)
