@@ -183,3 +183,20 @@ def test_combination_errors_are_pytorchs():
     with pytest.raises(ValueError, match=r"^ChainedScheduler does not support "
                                          r"`ReduceLROnPlateau`"):
         L.ChainedScheduler([L.StepLR(opt, 2), L.ReduceLROnPlateau(opt)])
+
+
+def test_old_style_custom_scheduler_subclassing_lrscheduler_alias():
+    class Halving(L._LRScheduler):  # PyTorch's old base-class name, still used by old code
+        def get_lr(self):
+            return [base * 0.5**self.last_epoch for base in self.base_lrs]
+
+    opt = optim.SGD([nn.Parameter(symgrad.ones(1))], lr=0.8)
+    sched = Halving(opt)
+    lrs = []
+    for _ in range(3):
+        opt.step()
+        sched.step()
+        lrs.append(sched.get_last_lr()[0])
+    assert lrs == [0.4, 0.2, 0.1]
+    assert isinstance(sched, L.LRScheduler)
+    assert L.EPOCH_DEPRECATION_WARNING.startswith("The epoch parameter in `scheduler.step()`")

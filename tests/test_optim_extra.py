@@ -512,3 +512,25 @@ def test_muon_takes_only_matrices():
     with pytest.raises(ValueError, match=r"^Muon only supports 2D parameters whereas we found "
                                          r"a parameter with size: symgrad.Size\(\[2\]\)$"):
         optim.Muon([nn.Parameter(symgrad.ones(2))])
+
+
+def test_named_parameters_give_param_names_as_pytorch():
+    model = nn.Linear(2, 1)
+    opt = optim.SGD(model.named_parameters(), lr=0.1)
+    assert opt.param_groups[0]["params"] == [model.weight, model.bias]
+    # PyTorch 2.13's layout: the names first, the indices last
+    assert opt.state_dict()["param_groups"] == [{
+        "param_names": ["weight", "bias"], "lr": 0.1, "momentum": 0, "dampening": 0,
+        "weight_decay": 0, "nesterov": False, "maximize": False, "foreach": None,
+        "differentiable": False, "fused": None, "params": [0, 1]}]
+    with pytest.raises(ValueError, match=r"^all optimizer param groups should be with/without "
+                                         r"names. cannot add param group without names"):
+        opt.add_param_group({"params": [nn.Parameter(symgrad.ones(1))]})
+    with pytest.raises(ValueError, match=r"^all optimizer params should be with/without "
+                                         r"names. Some param names are missing$"):
+        optim.SGD([("w", model.weight), model.bias], lr=0.1)
+    unnamed = optim.SGD([{"params": [model.weight, model.bias], "lr": 0.5}], lr=0.1)
+    saved = unnamed.state_dict()
+    opt.load_state_dict(saved)  # names kept when the saved groups have none
+    assert opt.param_groups[0]["param_names"] == ["weight", "bias"]
+    assert opt.param_groups[0]["lr"] == 0.5

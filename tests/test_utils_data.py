@@ -159,9 +159,12 @@ def test_loader_attributes_are_frozen_as_pytorchs():
 
 
 def test_workers_load_in_the_main_process_with_a_warning():
+    called = []
     with pytest.warns(UserWarning, match="loads every batch in the main process"):
-        loader = DataLoader(_dataset(), batch_size=2, num_workers=2)
+        loader = DataLoader(_dataset(), batch_size=2, num_workers=2,
+                            worker_init_fn=called.append)
     assert [b[1].tolist() for b in loader] == [[0, 1], [2, 3], [4]]
+    assert called == []  # no worker process, so nothing to initialise
 
 
 def test_shuffle_is_a_fresh_permutation_each_epoch_and_reproducible():
@@ -256,3 +259,24 @@ def test_subset_concat_and_add():
                   ("T", "int64", (2,), [4, 1])])]
     both = _dataset() + Subset(_dataset(), [0])
     assert isinstance(both, ConcatDataset) and len(both) == 6 and both[5][1].item() == 0
+
+
+def test_tensor_dataset_batches_equal_the_sample_by_sample_ones():
+    # a plain TensorDataset is indexed once per batch; the batches are default_collate's
+    rng = np.random.default_rng(5)
+    ds = TensorDataset(symgrad.tensor(rng.random((23, 2, 3)).astype(np.float32)),
+                       symgrad.tensor(rng.integers(0, 9, 23)))
+    sampler = [[4, -1, 0], [22, 3], [7]]
+    fast = list(DataLoader(ds, batch_sampler=sampler))
+    slow = list(DataLoader(ds, batch_sampler=sampler,
+                           collate_fn=lambda batch: default_collate(batch)))
+    assert len(fast) == len(slow) == 3
+    for got, expected in zip(fast, slow, strict=True):
+        assert isinstance(got, list) and len(got) == 2
+        for a, b in zip(got, expected, strict=True):
+            assert a.dtype == b.dtype and symgrad.equal(a, b)
+    leaf = symgrad.ones(4, 2, requires_grad=True)
+    (batch,) = next(iter(DataLoader(TensorDataset(leaf), batch_size=2)))
+    assert batch.grad_fn.name() == "StackBackward0"  # as PyTorch records it
+    with pytest.raises(IndexError):
+        list(DataLoader(ds, batch_sampler=[[23]]))

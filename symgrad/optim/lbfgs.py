@@ -274,7 +274,6 @@ class LBFGS(Optimizer):
             raise AssertionError(
                 f"Expected exactly one param_group, but got {len(self.param_groups)}")
         group = self.param_groups[0]
-        self._opt_called = True
         state = self.state[self._params[0]]
         state.setdefault("func_evals", 0)
         state.setdefault("n_iter", 0)

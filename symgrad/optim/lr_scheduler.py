@@ -18,7 +18,7 @@ __all__ = ["ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CosineAnneali
            "MultiplicativeLR", "OneCycleLR", "PolynomialLR", "ReduceLROnPlateau", "SequentialLR",
            "StepLR"]
 
-_EPOCH_DEPRECATION = (
+EPOCH_DEPRECATION_WARNING = _EPOCH_DEPRECATION = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated "
     "where possible. Please use `scheduler.step()` to step the scheduler. During the "
     "deprecation, if epoch is different from None, the closed form is used instead of the new "
@@ -180,6 +180,10 @@ class LRScheduler:
         7
         """
         self.__dict__.update(state_dict)
+
+
+class _LRScheduler(LRScheduler):
+    """PyTorch's old name of :class:`LRScheduler`, which older custom schedulers subclass."""
 
 
 class LambdaLR(LRScheduler):

@@ -76,6 +76,16 @@ def register_optimizer_step_post_hook(hook: Callable[..., Any]) -> RemovableHand
     return _register(_global_step_post_hooks, hook)
 
 
+def _restored_group(mine: dict[str, Any], saved: dict[str, Any]) -> dict[str, Any]:
+    """A loaded group: the saved hyperparameters with this optimizer's parameters (and its
+    parameter names when the saved group has none)."""
+    group = copy.deepcopy({k: v for k, v in saved.items() if k != "params"})
+    group["params"] = mine["params"]
+    if "param_names" in mine and "param_names" not in group:
+        group["param_names"] = mine["param_names"]
+    return group
+
+
 def _with_step_hooks(step: Callable[..., Any]) -> Callable[..., Any]:
     """``step`` running the global and the optimizer's step pre- and post-hooks around it, as
     PyTorch wraps every optimizer's ``step`` (once: a ``step`` calling its base's runs them
@@ -102,6 +112,7 @@ def _with_step_hooks(step: Callable[..., Any]) -> Callable[..., Any]:
             out = step(*args, **kwargs)
         finally:
             self._in_step = False
+        self._opt_called = True  # what the schedulers' order warning reads
         for post_hook in chain(self._optimizer_step_post_hooks.values(),
                                _global_step_post_hooks.values()):
             post_hook(self, args, kwargs)
@@ -179,6 +190,11 @@ class Optimizer:
                             "Please use a list instead.")
         else:
             params = list(params)
+        names = [param[0] for param in params if isinstance(param, tuple)]
+        params = [param[1] if isinstance(param, tuple) else param for param in params]
+        if names and len(names) != len(params):
+            raise ValueError("all optimizer params should be with/without names. Some param "
+                             "names are missing")
         for param in params:
             if not isinstance(param, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
@@ -186,6 +202,8 @@ class Optimizer:
             if not (param.is_leaf or param._retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
         group = dict(param_group, params=params)
+        if names:
+            group["param_names"] = names
         for name, default in self.defaults.items():
             if default is required and name not in group:
                 raise ValueError("parameter group didn't specify a value of required "
@@ -196,6 +214,11 @@ class Optimizer:
                           "future, this will cause an error; see "
                           "github.com/pytorch/pytorch/issues/40967 for more information",
                           stacklevel=3)
+        for other in self.param_groups:
+            if ("param_names" in group) != ("param_names" in other):
+                kind = "with names" if "param_names" in group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {kind} to the optimizer")
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         if any(id(p) in seen for p in params):
             raise ValueError("some parameters appear in more than one parameter group")
@@ -445,8 +468,7 @@ class Optimizer:
                 restored[key] = value
             state[param] = restored
         self.state = state
-        self.param_groups = [dict(copy.deepcopy({k: v for k, v in saved.items()
-                                                 if k != "params"}), params=mine["params"])
+        self.param_groups = [_restored_group(mine, saved)
                              for mine, saved in zip(self.param_groups, saved_groups,
                                                     strict=True)]
         for post_hook in self._optimizer_load_state_dict_post_hooks.values():

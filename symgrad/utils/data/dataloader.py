@@ -9,8 +9,10 @@ from typing import Any
 
 import numpy as np
 
+from symgrad.creation import from_numpy
+from symgrad.tensor import Tensor
 from symgrad.utils.data._collate import default_collate, default_convert
-from symgrad.utils.data.dataset import IterableDataset
+from symgrad.utils.data.dataset import IterableDataset, TensorDataset
 from symgrad.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 
@@ -116,7 +118,7 @@ class DataLoader:
         if num_workers > 0:
             warnings.warn(f"symgrad's DataLoader loads every batch in the main process: "
                           f"num_workers={num_workers} gives the same batches, without worker "
-                          "processes", UserWarning, stacklevel=2)
+                          "processes (worker_init_fn is not called)", UserWarning, stacklevel=2)
 
     def __setattr__(self, attr: str, value: Any) -> None:
         if self.__initialized and attr in _FROZEN:
@@ -129,9 +131,6 @@ class DataLoader:
         return self.batch_sampler if self.batch_sampler is not None else self.sampler
 
     def __iter__(self) -> Iterator[Any]:
-        if self.worker_init_fn is not None and self.num_workers > 0:
-            for worker in range(self.num_workers):
-                self.worker_init_fn(worker)
         if self._iterable:
             return self._iterate_stream()
         return self._iterate_map()
@@ -139,8 +138,12 @@ class DataLoader:
     def _iterate_map(self) -> Iterator[Any]:
         batched = self.batch_sampler is not None
         getitems = getattr(self.dataset, "__getitems__", None)
+        rows = _rows_of(self.dataset) if self.collate_fn is default_collate else None
         for index in self._index_sampler:
-            if not batched:
+            if rows is not None and batched:  # the same batch, indexed in one go
+                picked = from_numpy(np.asarray(index, dtype=np.int64))
+                yield [t[picked] for t in rows]
+            elif not batched:
                 yield self.collate_fn(self.dataset[index])
             elif callable(getitems):
                 yield self.collate_fn(getitems(index))
@@ -174,6 +177,17 @@ class DataLoader:
                           else math.ceil(length / self.batch_size))
             return length
         return len(self._index_sampler)
+
+
+def _rows_of(dataset: Any) -> tuple[Tensor, ...] | None:
+    """The tensors of a plain ``TensorDataset`` whose batches ``default_collate`` would stack
+    from rows: indexing them with the batch's indices gives the same batch at once. None for
+    any other dataset, or when a tensor requires grad (the graph would differ)."""
+    if type(dataset) is not TensorDataset:
+        return None
+    if any(t.requires_grad for t in dataset.tensors):
+        return None
+    return dataset.tensors
 
 
 def _check_workers(num_workers: int, timeout: float, prefetch_factor: int | None,
