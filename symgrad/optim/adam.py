@@ -12,6 +12,32 @@ from symgrad.optim.optimizer import Optimizer, _check
 from symgrad.optim.sgd import _unsupported
 
 
+def decay_and_moments(optimizer: Optimizer, param: np.ndarray, grad: np.ndarray,
+                      state: dict[str, Any], group: dict[str, Any],
+                      extra: tuple[str, ...] = ()) -> tuple[float, np.ndarray, np.ndarray]:
+    """The first half of an Adam-family step, as PyTorch orders it: count the step (state
+    ``exp_avg``, ``exp_avg_sq`` and the ``extra`` buffers made on the first), apply weight
+    decay (to the gradient, or to p when decoupled), then update the moments in place:
+    ``m = lerp(m, g, 1-β1)``, ``v = β2·v + (1-β2)·g²``. Returns the step and m, v."""
+    fresh = not state
+    step = optimizer._count(state)
+    if fresh:
+        for name in ("exp_avg", "exp_avg_sq", *extra):
+            state[name] = optimizer._zeros(param)
+    beta1, beta2 = group["betas"]
+    weight_decay = group["weight_decay"]
+    if weight_decay != 0:
+        if group["decoupled_weight_decay"]:
+            K.mul_(param, 1 - group["lr"] * weight_decay)
+        else:
+            grad = K.add(grad, param, weight_decay)
+    exp_avg = state["exp_avg"].numpy()
+    exp_avg_sq = state["exp_avg_sq"].numpy()
+    K.lerp_(exp_avg, grad, 1 - beta1)
+    K.addcmul_(K.mul_(exp_avg_sq, beta2), grad, grad, 1 - beta2)
+    return step, exp_avg, exp_avg_sq
+
+
 class Adam(Optimizer):
     """Adam: ``m = lerp(m, g, 1-β1)``, ``v = β2·v + (1-β2)·g²``, then
     ``p -= lr/(1-β1ᵗ) · m / (√v̂/√(1-β2ᵗ) + eps)`` where v̂ is v, or its running maximum with
@@ -48,24 +74,9 @@ class Adam(Optimizer):
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
                 group: dict[str, Any]) -> None:
-        fresh = not state
-        step = self._count(state)
-        if fresh:
-            state["exp_avg"] = self._zeros(param)
-            state["exp_avg_sq"] = self._zeros(param)
-            if group["amsgrad"]:
-                state["max_exp_avg_sq"] = self._zeros(param)
+        extra = ("max_exp_avg_sq",) if group["amsgrad"] else ()
+        step, exp_avg, exp_avg_sq = decay_and_moments(self, param, grad, state, group, extra)
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-        weight_decay = group["weight_decay"]
-        if weight_decay != 0:
-            if group["decoupled_weight_decay"]:
-                K.mul_(param, 1 - lr * weight_decay)
-            else:
-                grad = K.add(grad, param, weight_decay)
-        exp_avg = state["exp_avg"].numpy()
-        exp_avg_sq = state["exp_avg_sq"].numpy()
-        K.lerp_(exp_avg, grad, 1 - beta1)
-        K.addcmul_(K.mul_(exp_avg_sq, beta2), grad, grad, 1 - beta2)
         bias_correction1 = 1 - beta1**step
         bias_correction2 = 1 - beta2**step
         step_size = lr / bias_correction1

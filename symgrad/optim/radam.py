@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from symgrad.optim import _kernels as K
+from symgrad.optim.adam import decay_and_moments
 from symgrad.optim.adamax import _check_adam_like
 from symgrad.optim.optimizer import Optimizer
 from symgrad.optim.sgd import _unsupported
@@ -44,22 +45,8 @@ class RAdam(Optimizer):
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
                 group: dict[str, Any]) -> None:
-        fresh = not state
-        step = self._count(state)
-        if fresh:
-            state["exp_avg"] = self._zeros(param)
-            state["exp_avg_sq"] = self._zeros(param)
+        step, exp_avg, exp_avg_sq = decay_and_moments(self, param, grad, state, group)
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-        weight_decay = group["weight_decay"]
-        if weight_decay != 0:
-            if group["decoupled_weight_decay"]:
-                K.mul_(param, 1 - lr * weight_decay)
-            else:
-                grad = K.add(grad, param, weight_decay)
-        exp_avg = state["exp_avg"].numpy()
-        exp_avg_sq = state["exp_avg_sq"].numpy()
-        K.lerp_(exp_avg, grad, 1 - beta1)
-        K.addcmul_(K.mul_(exp_avg_sq, beta2), grad, grad, 1 - beta2)
         bias_correction1 = 1 - beta1**step
         bias_correction2 = 1 - beta2**step
         update = K.div(exp_avg, bias_correction1)
