@@ -307,6 +307,19 @@ def test_zero_and_fill_and_copy_give_zero_gradients_to_the_old_value():
         np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0])
 
 
+def test_copy_into_integer_and_bool_tensors_converts_as_pytorch():
+    # PyTorch: floats truncated toward zero, nonzero is True, no gradient reaches an integer
+    x = t.zeros(2, 3, dtype=t.long)
+    src = t.tensor([1.7, -2.5, 3.9], requires_grad=True)
+    assert x.copy_(src) is x and x._version == 1
+    np.testing.assert_array_equal(x.numpy(), [[1, -2, 3], [1, -2, 3]])
+    assert x.dtype is t.int64 and not x.requires_grad and x.grad_fn is None
+    flags = t.zeros(3, dtype=t.bool).copy_(t.tensor([0.5, 0.0, -2.0]))
+    np.testing.assert_array_equal(flags.numpy(), [True, False, True])
+    with pytest.raises(RuntimeError, match="The size of tensor a"):
+        t.zeros(2, dtype=t.long).copy_(t.tensor([1.0, 2.0, 3.0]))
+
+
 def test_float32_inputs_of_a_float64_result_are_differentiated_in_float64():
     a = t.tensor([0.7], requires_grad=True)
     b = t.tensor([1.3], dtype=t.float64, requires_grad=True)

@@ -403,10 +403,16 @@ def copy_(self, src: Tensor) -> Tensor:
     >>> x.copy_(symgrad.tensor([1, 2]))
     tensor([[1., 2.],
             [1., 2.]])
+    >>> symgrad.zeros(3, dtype=symgrad.long).copy_(symgrad.tensor([1.7, -2.5, 3.2]))
+    tensor([ 1, -2,  3])
     """
     if not isinstance(src, Tensor):
         raise TypeError("copy_(): argument 'other' (position 1) must be Tensor, not "
                         f"{type(src).__name__}")
+    if not self.dtype.is_floating_point and src.dtype != self.dtype:
+        # into an integer or bool tensor PyTorch converts any source (floats truncated toward
+        # zero); such a tensor carries no gradient, so neither does the converted source
+        src = src.detach().to(self.dtype)
     return apply_inplace(_ew.copy, self, src)
 
 
