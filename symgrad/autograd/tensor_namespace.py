@@ -94,6 +94,11 @@ def isfinite(a: Tensor) -> Tensor:
 
 arcsinh, arccosh, arctanh = _unary(_ew.asinh), _unary(_ew.acosh), _unary(_ew.atanh)
 erfc = _unary(_ew.erfc)
+lgamma, digamma, erfinv = _unary(_ew.lgamma), _unary(_ew.digamma), _unary(_ew.erfinv)
+
+
+def polygamma(n: int, a: Tensor) -> Tensor:
+    return apply_op(_ew.polygamma, _t(a), n=n)
 
 
 def hypot(a: Any, b: Any) -> Tensor:

@@ -518,3 +518,131 @@ def add_windows(out: np.ndarray, g: np.ndarray, kernel: tuple[int, ...],
                     for k, dl, s, o in zip(offset, dilation, stride, n_out, strict=True))
         out[(slice(None), slice(None), *key)] += g[(Ellipsis, *offset)]
     return out
+
+
+# ---------------------------------------------------------------- gamma-family special functions
+# numpy has no kernels for these: math's lgamma elementwise, and series for the rest (recurrence
+# up to a threshold, then the asymptotic expansion), accurate to a few ulps in float64.
+
+def _lgamma1(v: float) -> float:
+    try:
+        return math.lgamma(v)
+    except ValueError:  # a pole (0, -1, -2 ...): PyTorch gives inf
+        return math.inf
+
+
+_lgamma = np.frompyfunc(_lgamma1, 1, 1)
+
+
+def _float(a: Any) -> np.ndarray:
+    a = np.asarray(a)
+    return a if a.dtype.kind == "f" else a.astype(np.float64)
+
+
+def lgamma(a: np.ndarray) -> np.ndarray:
+    """``log|Γ(a)|`` elementwise; inf at the poles (0, -1, -2 ...), as PyTorch."""
+    a = _float(a)
+    return np.asarray(_lgamma(a), dtype=a.dtype)
+
+
+# B_2k / 2k, for the asymptotic expansion of digamma
+_DIGAMMA_TERMS = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1 / 12)
+# B_2k / (2k)!, for the Hurwitz zeta function's Euler-Maclaurin tail
+_ZETA_TERMS = (1 / 12, -1 / 720, 1 / 30240, -1 / 1209600, 1 / 47900160,
+               -691 / 1307674368000, 1 / 74724249600)
+
+
+def digamma(a: np.ndarray) -> np.ndarray:
+    """``Γ'(a)/Γ(a)`` elementwise: -inf at 0 and nan at the negative integers, as PyTorch."""
+    a = _float(a)
+    x0 = a.astype(np.float64)
+    pole = (x0 <= 0) & (x0 == np.floor(x0))
+    reflect = (x0 < 0.5) & ~pole & np.isfinite(x0)
+    with np.errstate(all="ignore"):
+        x = np.where(reflect, 1.0 - x0, x0)
+        x = np.where(pole, 1.0, x)
+        out = np.where(reflect, -np.pi / np.tan(np.pi * x0), 0.0)
+        for _ in range(10):  # psi(x) = psi(x + 1) - 1/x, up to x >= 10
+            small = x < 10
+            if not small.any():
+                break
+            out = out - np.where(small, 1.0 / x, 0.0)
+            x = np.where(small, x + 1.0, x)
+        inv2 = 1.0 / (x * x)
+        series = 0.0
+        for c in reversed(_DIGAMMA_TERMS):
+            series = (series + c) * inv2
+        out = out + np.log(x) - 0.5 / x - series
+    out = np.where(pole, np.where(x0 == 0, -np.inf, np.nan), out)
+    out = np.where(x0 == -np.inf, np.nan, out)
+    return np.asarray(out, dtype=a.dtype)
+
+
+def _hurwitz_zeta(s: int, x: np.ndarray) -> np.ndarray:
+    """``sum_k (x + k)^-s`` for an integer ``s >= 2`` (x not a pole)."""
+    out = np.zeros_like(x)
+    threshold = 10.0 + min(s, 200)
+    # below -2**20 the recurrence would take millions of steps (and x + 1 stops changing)
+    x = np.where(x < -(2.0 ** 20), np.nan, x)
+    while True:
+        small = x < threshold
+        if not small.any():
+            break
+        out = out + np.where(small, x ** -s, 0.0)
+        x = np.where(small, x + 1.0, x)
+    tail = x ** (1.0 - s) / (s - 1) + 0.5 * x ** -s
+    rising, power = float(s), x ** (-s - 1.0)
+    for j, c in enumerate(_ZETA_TERMS):
+        tail = tail + c * rising * power
+        rising *= (s + 2 * j + 1) * (s + 2 * j + 2)
+        power = power / (x * x)
+    return out + tail
+
+
+def polygamma(n: int, a: np.ndarray) -> np.ndarray:
+    """The ``n``-th derivative of digamma elementwise (``n = 0``: digamma itself)."""
+    if n == 0:
+        return digamma(a)
+    a = _float(a)
+    x0 = a.astype(np.float64)
+    pole = (x0 <= 0) & (x0 == np.floor(x0))
+    finite = np.isfinite(x0) & ~pole
+    with np.errstate(all="ignore"):
+        zeta = _hurwitz_zeta(n + 1, np.where(finite, x0, 1.0))
+        out = (-1.0) ** (n + 1) * math.exp(math.lgamma(n + 1) if n < 171 else math.inf) * zeta
+    out = np.where(pole, (-1.0) ** (n + 1) * np.inf, out)
+    out = np.where(x0 == np.inf, 0.0, np.where(x0 == -np.inf, np.nan, out))
+    out = np.where(np.isnan(x0), np.nan, out)
+    return np.asarray(out, dtype=a.dtype)
+
+
+def erfinv(a: np.ndarray) -> np.ndarray:
+    """The inverse of erf elementwise: ±inf at ±1, nan outside [-1, 1]."""
+    a = _float(a)
+    y = a.astype(np.float64)
+    inside = np.abs(y) < 1
+    t = np.where(inside, np.abs(y), 0.0)
+    c = 1.0 - t  # exact for t >= 0.5, where Newton's steps solve erfc(x) = c instead of erf
+    tail = t >= 0.5
+    with np.errstate(all="ignore"):
+        # a first guess from erf's series near 0 and erfc's asymptotic form near 1
+        w = np.maximum(-np.log(np.where(tail, c, 0.5)), 0.5)
+        guess_tail = np.sqrt(np.maximum(w - 0.5 * np.log(np.pi * w), 0.1))
+        x = np.where(tail, guess_tail, t * math.sqrt(math.pi) / 2 * (1 + np.pi / 12 * t * t))
+        for _ in range(60):
+            slope = 2 / math.sqrt(math.pi) * np.exp(-x * x)
+            err = np.where(tail, c - np.asarray(_erfc(x), dtype=np.float64),
+                           np.asarray(_erf(x), dtype=np.float64) - t)
+            step = err / slope
+            x = x - step
+            if np.all(np.abs(step) <= 1e-16 * np.maximum(np.abs(x), 1e-300)):
+                break
+    out = np.where(inside, np.sign(y) * x, np.where(np.abs(y) == 1, np.sign(y) * np.inf, np.nan))
+    return np.asarray(out, dtype=a.dtype)
+
+
+# sympy's names of the special functions numpy lacks, for code generated from formulas
+# (lambdify's namespace in symbolic.check, symbolic.compile's generated module)
+SYMPY_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "erf": erf, "erfc": erfc, "erfinv": erfinv, "loggamma": lgamma, "polygamma": polygamma,
+}

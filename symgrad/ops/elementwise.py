@@ -1134,6 +1134,46 @@ erfc = register(Op(
 ))
 
 
+# the gamma family: each derivative is the next polygamma (numpy has no kernels: numeric's own)
+lgamma = register(Op(
+    "lgamma", "LgammaBackward0",
+    forward=lambda xp, a: xp.lgamma(a),
+    vjp=(lambda xp, g, ans, a: g * xp.digamma(a),),
+    saved=(0,),
+    float_only=True,
+    samples=tuple(Sample(s.shapes, **POSITIVE) for s in UNARY),
+))
+
+digamma = register(Op(
+    "digamma", "DigammaBackward0",
+    forward=lambda xp, a: xp.digamma(a),
+    vjp=(lambda xp, g, ans, a: g * xp.polygamma(1, a),),
+    saved=(0,),
+    float_only=True,
+    samples=tuple(Sample(s.shapes, **POSITIVE) for s in UNARY),
+))
+
+polygamma = register(Op(
+    "polygamma", "PolygammaBackward0",
+    forward=lambda xp, a, n: xp.polygamma(n, a),
+    vjp=(lambda xp, g, ans, a, n: g * xp.polygamma(n + 1, a),),
+    saved=(0,),
+    float_only=True,
+    samples=(Sample(((3,),), {"n": 1}, **POSITIVE), Sample(((2, 3),), {"n": 2}, **POSITIVE),
+             Sample(((),), {"n": 3}, **POSITIVE)),
+))
+
+# d erfinv(y) / dy = sqrt(pi) / 2 * exp(erfinv(y)^2), from the output
+erfinv = register(Op(
+    "erfinv", "ErfinvBackward0",
+    forward=lambda xp, a: xp.erfinv(a),
+    vjp=(lambda xp, g, ans, a: g * (xp.scalar_sqrt(xp.pi) / 2) * xp.exp(ans * ans),),
+    saves_output=True,
+    float_only=True,
+    samples=_unary_samples(low=-0.9, high=0.9),
+))
+
+
 # xlogy(x, y) = x * log(y), and 0 where x == 0 (PyTorch: also for y = 0 or inf; a nan y
 # stays nan); its x-derivative is log(y) (0 where x == 0 and y <= 0, as PyTorch's rule)
 xlogy = register(Op(

@@ -23,6 +23,7 @@ import sympy
 from sympy.functions.elementary.piecewise import ExprCondPair
 from sympy.printing.numpy import NumPyPrinter
 
+from symgrad.numeric.numpy_namespace import SYMPY_FUNCTIONS
 from symgrad.symbolic.calculus import _inputs, grad
 from symgrad.symbolic.lowering import Lowered, _unevaluated, lower
 from symgrad.symbolic.printing import MAX_DEPTH, dag_cse, depth, postorder
@@ -286,7 +287,7 @@ def _compile(lowered: Lowered, inputs: Tensor | Sequence[Tensor] | None, gradien
 def _numpy_names() -> dict[str, Any]:
     """numpy's public names, for the generated code (read once: some of numpy's names are
     attributes that import a submodule or warn on first access)."""
-    return {k: getattr(np, k) for k in dir(np) if not k.startswith("_")}
+    return {**{k: getattr(np, k) for k in dir(np) if not k.startswith("_")}, **SYMPY_FUNCTIONS}
 
 
 def _fold_branches(exprs: Sequence[Any]) -> list[Any]:

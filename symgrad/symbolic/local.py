@@ -31,15 +31,15 @@ import mpmath
 import numpy as np
 import sympy
 
+from symgrad.numeric.numpy_namespace import SYMPY_FUNCTIONS
+
 DIGITS = 40  # working precision of the exact reference values
 _CHUNK = 1 << 20  # positions gathered at once (memory bound of the vectorised evaluation)
 # lambdify's namespace for numpy code: the module itself and lambdify's own numpy translations.
 # (``modules="numpy"`` runs ``from numpy import *``, which imports numpy.testing, numpy.f2py
 # and the other lazy submodules: over half a second of the first check.)
-# numpy has no erf (gelu's template): math's, elementwise
-NUMPY: list[Any] = [{"I": 1j, "Heaviside": np.heaviside,
-                     "erf": np.vectorize(math.erf, otypes=[float]),
-                     "erfc": np.vectorize(math.erfc, otypes=[float])}, np]
+# numpy has no erf (gelu's template), loggamma ...: symgrad.numeric's, elementwise
+NUMPY: list[Any] = [{"I": 1j, "Heaviside": np.heaviside, **SYMPY_FUNCTIONS}, np]
 
 
 def canonical(m: int) -> list[sympy.Symbol]:

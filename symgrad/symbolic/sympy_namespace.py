@@ -183,6 +183,14 @@ sinh = _unary(sympy.sinh)
 cosh = _unary(sympy.cosh)
 erf = _unary(sympy.erf)
 erfc = _unary(sympy.erfc)
+lgamma = _unary(sympy.loggamma)
+digamma = _unary(lambda x: sympy.polygamma(0, x))
+erfinv = _unary(sympy.erfinv)
+
+
+def polygamma(n: int, a: Any) -> Any:
+    """``polygamma(n, a)`` elementwise, exact."""
+    return _unary(lambda x: sympy.polygamma(n, x))(a)
 log1p = _unary(lambda x: sympy.log(1 + x))
 expm1 = _unary(lambda x: sympy.exp(x) - 1)
 log2 = _unary(lambda x: sympy.log(x) / sympy.log(2))

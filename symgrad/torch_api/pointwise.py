@@ -539,6 +539,71 @@ _pointwise("rad2deg", _ew.rad2deg, """Radians to degrees, ``x * 180 / pi``
     """)
 
 
+_pointwise("lgamma", _ew.lgamma, """Elementwise ``log|Γ(x)|``, inf at the poles 0, -1, -2 ...
+    (``LgammaBackward0``; its derivative is :func:`digamma`).
+
+    >>> symgrad.lgamma(symgrad.tensor([0.5, 1.0, 10.0]))
+    tensor([ 0.5724,  0.0000, 12.8018])
+    """)
+_pointwise("digamma", _ew.digamma, """Elementwise ``Γ'(x)/Γ(x)``: -inf at 0 and nan at the
+    negative integers, as PyTorch (``DigammaBackward0``; its derivative is
+    ``polygamma(1, x)``).
+
+    >>> symgrad.digamma(symgrad.tensor([1.0, 0.5]))
+    tensor([-0.5772, -1.9635])
+    """)
+_pointwise("erfinv", _ew.erfinv, """Elementwise inverse of :func:`erf`: ±inf at ±1 and nan
+    outside [-1, 1] (``ErfinvBackward0``).
+
+    >>> symgrad.erfinv(symgrad.tensor([0.0, 0.5, 1.0]))
+    tensor([0.0000, 0.4769,    inf])
+    """, unit_domain=True)
+
+
+def _polygamma_order(n: Any, fn: str) -> int:
+    if isinstance(n, bool) or not isinstance(n, int | np.integer):
+        raise TypeError(f"{fn}(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return int(n)
+
+
+@torch_api(records="polygamma", method=False, example=lambda x: polygamma(1, x.abs() + 0.5))
+def polygamma(n: int, input: Tensor) -> Tensor:  # noqa: A002
+    """The ``n``-th derivative of :func:`digamma` elementwise (``PolygammaBackward0``; its
+    derivative is ``polygamma(n + 1, x)``).
+
+    >>> symgrad.polygamma(1, symgrad.tensor([1.0, 2.5]))
+    tensor([1.6449, 0.4904])
+    """
+    n = _polygamma_order(n, "polygamma")
+    _tensor(input, "polygamma", position=2)
+    return apply_op(_ew.polygamma, input, n=n)
+
+
+@torch_api(records="polygamma", function=False, name="polygamma",
+           example=lambda x: (x.abs() + 0.5).polygamma(2))
+def _polygamma_method(self: Tensor, n: int) -> Tensor:
+    """``polygamma(n, self)``.
+
+    >>> symgrad.tensor([2.5]).polygamma(1)
+    tensor([0.4904])
+    """
+    return apply_op(_ew.polygamma, self, n=_polygamma_order(n, "polygamma"))
+
+
+@torch_api(records="polygamma", function=False, inplace=True,
+           example=lambda x: x.abs_().add_(0.5).polygamma_(1))
+def polygamma_(self: Tensor, n: int) -> Tensor:
+    """In-place ``polygamma(n, self)``.
+
+    >>> x = symgrad.tensor([1.0, 2.5])
+    >>> x.polygamma_(1)
+    tensor([1.6449, 0.4904])
+    """
+    return apply_inplace(_ew.polygamma, self, n=_polygamma_order(n, "polygamma_"))
+
+
 @torch_api(records="logit", example=lambda x: (x / 5 + 0.5).logit())
 def logit(input: Tensor, eps: float | None = None) -> Tensor:  # noqa: A002
     """``log(x / (1 - x))``, the inverse of sigmoid; with ``eps``, x is first clamped into
