@@ -42,11 +42,7 @@ class Adadelta(Optimizer):
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
                 group: dict[str, Any]) -> None:
-        fresh = not state
-        self._count(state)
-        if fresh:
-            state["square_avg"] = self._zeros(param)
-            state["acc_delta"] = self._zeros(param)
+        self._count(state, param, ("square_avg", "acc_delta"))
         rho = group["rho"]
         eps = np.asarray(param.dtype.type(group["eps"]))
         if group["weight_decay"] != 0:

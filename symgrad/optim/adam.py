@@ -19,11 +19,7 @@ def decay_and_moments(optimizer: Optimizer, param: np.ndarray, grad: np.ndarray,
     ``exp_avg``, ``exp_avg_sq`` and the ``extra`` buffers made on the first), apply weight
     decay (to the gradient, or to p when decoupled), then update the moments in place:
     ``m = lerp(m, g, 1-β1)``, ``v = β2·v + (1-β2)·g²``. Returns the step and m, v."""
-    fresh = not state
-    step = optimizer._count(state)
-    if fresh:
-        for name in ("exp_avg", "exp_avg_sq", *extra):
-            state[name] = optimizer._zeros(param)
+    step = optimizer._count(state, param, ("exp_avg", "exp_avg_sq", *extra))
     beta1, beta2 = group["betas"]
     weight_decay = group["weight_decay"]
     if weight_decay != 0:

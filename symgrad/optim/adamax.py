@@ -51,11 +51,7 @@ class Adamax(Optimizer):
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any],
                 group: dict[str, Any]) -> None:
-        fresh = not state
-        step = self._count(state)
-        if fresh:
-            state["exp_avg"] = self._zeros(param)
-            state["exp_inf"] = self._zeros(param)
+        step = self._count(state, param, ("exp_avg", "exp_inf"))
         beta1, beta2 = group["betas"]
         if group["weight_decay"] != 0:
             grad = K.add(grad, param, group["weight_decay"])

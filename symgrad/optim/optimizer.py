@@ -297,11 +297,15 @@ class Optimizer:
         return tensor(0.0, dtype=dtypes.float32)
 
     @staticmethod
-    def _count(state: dict[str, Any]) -> float:
+    def _count(state: dict[str, Any], param: np.ndarray | None = None,
+               zeros: tuple[str, ...] = ()) -> float:
         """Increment the float32 ``step`` tensor of ``state`` (created at 0) and return
-        it, as PyTorch counts steps."""
+        it, as PyTorch counts steps; on the first step, the state buffers named in ``zeros``
+        (after ``step``, in PyTorch's order) are made as zeros like ``param``."""
         if "step" not in state:
             state["step"] = Optimizer._new_step()
+            for name in zeros:
+                state[name] = Optimizer._zeros(param)
         counter = state["step"].numpy()
         counter += 1
         return float(counter)

@@ -21,6 +21,7 @@ import sympy
 
 from symgrad import creation
 from symgrad.autograd.naming import fixed_name
+from symgrad.symbolic.local import diff_term
 from symgrad.symbolic.lowering import (
     Lowered,
     Source,
@@ -52,25 +53,13 @@ def local_partials(definition: Any, active: set[Any]) -> list[tuple[Any, Any]]:
             for u in term.free_symbols:
                 if u in active:
                     by_symbol[u].append(term)
-        return [(u, sympy.Add(*[_diff(term, u) for term in terms]))
+        return [(u, sympy.Add(*[diff_term(term, u) for term in terms]))
                 for u, terms in by_symbol.items()]
-    return [(u, _diff(definition, u)) for u in symbols]
+    return [(u, diff_term(definition, u)) for u in symbols]
 
 
 def _name(symbol: Any) -> str:
     return symbol.name
-
-
-def _diff(expr: Any, u: Any) -> Any:
-    """``sympy.diff(expr, u)``, answered directly when ``expr`` is ``u`` times factors free of
-    ``u`` (the terms of a matmul), where sympy's general machinery costs a millisecond."""
-    if expr is u:
-        return sympy.Integer(1)
-    if expr.is_Mul:
-        others = [f for f in expr.args if f is not u]
-        if len(others) == len(expr.args) - 1 and not any(u in f.free_symbols for f in others):
-            return sympy.Mul(*others)
-    return sympy.diff(expr, u)
 
 
 # stand-ins for a definition's symbols in the templates of Chain.partials
@@ -161,21 +150,7 @@ class Chain:
         ``partial_value`` turns a local partial into what the adjoints are made of: the
         expression itself (formulas) or its value at a point (checks).
         """
-        adjoint: dict[Any, list[Any]] = defaultdict(list)
-        for symbol, value in seeds.items():
-            if symbol in self.active:
-                adjoint[symbol].append(value)
-        for step in reversed(self.lowered.steps):
-            for _, placeholder, definition in step.placeholders():
-                terms = adjoint.pop(placeholder, None)
-                if not terms:
-                    continue
-                a = _sum(terms)
-                if a == 0:
-                    continue
-                for u, p in self.partials(placeholder, definition):
-                    adjoint[u].append(a * partial_value(p))
-        return {u: _sum(terms) for u, terms in adjoint.items()}
+        return self._sweep(seeds, lambda a, p: a * partial_value(p))
 
     def inline(self, expr: Any, memo: dict[Any, Any] | None = None) -> Any:
         """``expr`` with every placeholder replaced by its expression in the leaves' symbols."""
@@ -200,6 +175,14 @@ class Chain:
         return found
 
     def _adjoints_of(self, seeds: dict[Any, Any], everything: bool) -> dict[Any, Any]:
+        return self._sweep(seeds, lambda a, p: _times(a, self.inline(p)), everything)
+
+    def _sweep(self, seeds: dict[Any, Any], term: Callable[[Any, Any], Any],
+               everything: bool = False) -> dict[Any, Any]:
+        """The reverse sweep shared by :meth:`reverse` and :meth:`adjoints`: each
+        placeholder's adjoint ``a`` (its terms summed) sends ``term(a, p)`` to every symbol
+        ``u`` of its definition, ``p`` being the partial by ``u``; ``everything`` keeps the
+        placeholders' adjoints in the result too."""
         adjoint: dict[Any, list[Any]] = defaultdict(list)
         for symbol, value in seeds.items():
             if symbol in self.active:
@@ -216,7 +199,7 @@ class Chain:
                 if _is_zero(a):
                     continue
                 for u, p in self.partials(placeholder, definition):
-                    adjoint[u].append(_times(a, self.inline(p)))
+                    adjoint[u].append(term(a, p))
         done.update((u, _sum(terms)) for u, terms in adjoint.items())
         return done
 
