@@ -1,10 +1,13 @@
 """The declaration of a PyTorch spelling: :func:`torch_api` installs a function as a Tensor method
 and/or a ``symgrad`` function and notes the op it records; :data:`METHODS` and :data:`FUNCTIONS`
-hold what it installed (see ``symgrad.torch_api``).
+hold what it installed, :data:`FAMILIES` the family module that declared each (see
+``symgrad.torch_api``).
 """
 
 from __future__ import annotations
 
+import importlib
+import sys
 import types
 from collections.abc import Callable
 from typing import Any
@@ -17,6 +20,66 @@ NO_GRAPH = "not differentiable / no graph"
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {}  # symgrad.<name>, re-exported by symgrad/__init__
 METHODS: dict[str, Callable[..., Any]] = {}  # Tensor.<name> installed from here
+# ("method" or "function", spelling) -> the family module whose import installs it: what
+# tools/generate_tensor_stub.py writes into symgrad/torch_api/_manifest.py
+FAMILIES: dict[tuple[str, str], str] = {}
+
+
+class Placeholder:
+    """Stands in ``Tensor.__dict__`` for a method (or property, ``attribute``) whose family
+    module is not imported yet (``symgrad.torch_api.lazy`` installs them): the first lookup of
+    the name imports the family, whose declarations replace every placeholder of that family
+    with the real method, and answers with it; later lookups find the method itself.
+
+    >>> x = symgrad.ones(2)
+    >>> x.exp is not None and not isinstance(type(x).__dict__["exp"], Placeholder)
+    True
+    """
+
+    __slots__ = ("name", "family")
+
+    def __init__(self, name: str, family: str) -> None:
+        self.name = name
+        self.family = family
+
+    def resolve(self) -> Any:
+        """Import the family; the real attribute it installed in ``Tensor.__dict__``."""
+        importlib.import_module(self.family)
+        real = Tensor.__dict__.get(self.name)
+        if real is self or real is None:  # the family did not declare it (a stale manifest)
+            raise AttributeError(f"type object 'Tensor' has no attribute '{self.name}'")
+        return real
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        real = self.resolve()
+        return real.__get__(instance, owner) if hasattr(type(real), "__get__") else real
+
+
+class AttributePlaceholder(Placeholder):
+    """A :class:`Placeholder` for a property (``x.T``): assigning or deleting goes to the
+    property too, as it would once installed.
+
+    >>> symgrad.ones(2, 3).mT.shape
+    symgrad.Size([3, 2])
+    """
+
+    __slots__ = ()
+
+    def __set__(self, instance: Any, value: Any) -> None:
+        self.resolve()
+        setattr(instance, self.name, value)
+
+    def __delete__(self, instance: Any) -> None:
+        self.resolve()
+        delattr(instance, self.name)
+
+
+def family() -> str:
+    """The module whose body is running: the family that declares what is installed now."""
+    frame = sys._getframe(1)
+    while frame.f_code.co_name != "<module>":
+        frame = frame.f_back  # type: ignore[assignment]
+    return frame.f_globals["__name__"]
 
 
 def torch_api(
@@ -64,18 +127,23 @@ def torch_api(
             base = _out_of_place(fn)
             if base is not None:
                 _docs.document_inplace(fn, base, method=method)
+        module = family()
         for spelling in (fn.__name__, *aliases, *method_aliases, *function_aliases):
             named = fn if spelling == fn.__name__ else _docs.alias(fn, spelling,
                                                                     method=not function)
             if method and spelling not in function_aliases:
-                if spelling in METHODS or spelling in Tensor.__dict__:
+                present = Tensor.__dict__.get(spelling)
+                if spelling in METHODS or not (present is None
+                                               or isinstance(present, Placeholder)):
                     raise ValueError(f"Tensor.{spelling} is defined twice")
                 METHODS[spelling] = named
+                FAMILIES["method", spelling] = module
                 setattr(Tensor, spelling, property(named) if attribute else named)
             if function and spelling not in method_aliases:
                 if spelling in FUNCTIONS:
                     raise ValueError(f"symgrad.{spelling} is defined twice")
                 FUNCTIONS[spelling] = _function_form(named)
+                FAMILIES["function", spelling] = module
         return fn
 
     return install
