@@ -26,28 +26,31 @@ FAMILIES: dict[tuple[str, str], str] = {}
 
 
 class Placeholder:
-    """Stands in ``Tensor.__dict__`` for a method (or property, ``attribute``) whose family
-    module is not imported yet (``symgrad.torch_api.lazy`` installs them): the first lookup of
-    the name imports the family, whose declarations replace every placeholder of that family
-    with the real method, and answers with it; later lookups find the method itself.
+    """Stands in a class's ``__dict__`` (``Tensor``'s, for a method or, as
+    :class:`AttributePlaceholder`, a property) for an attribute that the module ``module``
+    installs when imported (``symgrad.torch_api.lazy`` puts them there): the first lookup of
+    the name imports the module, which replaces the placeholder with the real attribute, and
+    answers with it; later lookups find the attribute itself.
 
     >>> x = symgrad.ones(2)
     >>> x.exp is not None and not isinstance(type(x).__dict__["exp"], Placeholder)
     True
     """
 
-    __slots__ = ("name", "family")
+    __slots__ = ("owner", "name", "module")
 
-    def __init__(self, name: str, family: str) -> None:
+    def __init__(self, owner: type, name: str, module: str) -> None:
+        self.owner = owner
         self.name = name
-        self.family = family
+        self.module = module
 
     def resolve(self) -> Any:
-        """Import the family; the real attribute it installed in ``Tensor.__dict__``."""
-        importlib.import_module(self.family)
-        real = Tensor.__dict__.get(self.name)
-        if real is self or real is None:  # the family did not declare it (a stale manifest)
-            raise AttributeError(f"type object 'Tensor' has no attribute '{self.name}'")
+        """Import the module; the real attribute it installed."""
+        importlib.import_module(self.module)
+        real = self.owner.__dict__.get(self.name)
+        if real is self or real is None:  # the module did not install it (a stale manifest)
+            raise AttributeError(f"type object {self.owner.__name__!r} has no attribute "
+                                 f"{self.name!r}")
         return real
 
     def __get__(self, instance: Any, owner: type | None = None) -> Any:
