@@ -28,35 +28,6 @@ try:
         no_grad,
         set_grad_enabled,
     )
-    from symgrad.creation import (
-        arange,
-        as_tensor,
-        empty,
-        empty_like,
-        eye,
-        from_numpy,
-        full,
-        full_like,
-        get_rng_state,
-        initial_seed,
-        linspace,
-        manual_seed,
-        multinomial,
-        ones,
-        ones_like,
-        rand,
-        rand_like,
-        randint,
-        randint_like,
-        randn,
-        randn_like,
-        randperm,
-        seed,
-        set_rng_state,
-        tensor,
-        zeros,
-        zeros_like,
-    )
     from symgrad.numeric.dtypes import bool_ as bool  # noqa: A001 - PyTorch's name
     from symgrad.numeric.dtypes import (
         dtype,
@@ -69,11 +40,13 @@ try:
         promote_types,
         set_default_dtype,
     )
-    from symgrad.numeric.printing import set_printoptions
     from symgrad.tensor import Size, Tensor, device
 finally:
     if _collecting:
         gc.enable()
+# importing the submodule symgrad.tensor bound it here as ``tensor``: that name is the factory
+# (``symgrad.tensor([1.0])``), from symgrad.creation on first use like the others in _LAZY below
+del globals()["tensor"]
 
 # numpy warns where PyTorch silently computes inf or nan (log(0), 0/0, exp overflow, 0 * inf in
 # a backward rule); silence that in symgrad's own code only: the user's numpy calls still warn.
@@ -149,6 +122,36 @@ if _clash:
 if TYPE_CHECKING:  # the functions exported on first use, as a generated stub
     from symgrad import linalg, nn, optim, testing, utils, viz
     from symgrad._functions import *  # noqa: F403
+    from symgrad.creation import (
+        arange,
+        as_tensor,
+        empty,
+        empty_like,
+        eye,
+        from_numpy,
+        full,
+        full_like,
+        get_rng_state,
+        initial_seed,
+        linspace,
+        manual_seed,
+        multinomial,
+        ones,
+        ones_like,
+        rand,
+        rand_like,
+        randint,
+        randint_like,
+        randn,
+        randn_like,
+        randperm,
+        seed,
+        set_rng_state,
+        tensor,
+        zeros,
+        zeros_like,
+    )
+    from symgrad.numeric.printing import set_printoptions
     from symgrad.serialization import load, save
     from symgrad.torch_api.reductions import return_types
 
@@ -159,7 +162,14 @@ _LAZY = {"linalg": ("symgrad.linalg", None), "nn": ("symgrad.nn", None),
          "utils": ("symgrad.utils", None),
          "viz": ("symgrad.viz", None), "load": ("symgrad.serialization", "load"),
          "save": ("symgrad.serialization", "save"),
-         "return_types": ("symgrad.torch_api.reductions", "return_types")}
+         "return_types": ("symgrad.torch_api.reductions", "return_types"),
+         "set_printoptions": ("symgrad.numeric.printing", "set_printoptions"),
+         **{name: ("symgrad.creation", name) for name in (
+             "arange", "as_tensor", "empty", "empty_like", "eye", "from_numpy", "full",
+             "full_like", "get_rng_state", "initial_seed", "linspace", "manual_seed",
+             "multinomial", "ones", "ones_like", "rand", "rand_like", "randint", "randint_like",
+             "randn", "randn_like", "randperm", "seed", "set_rng_state", "tensor", "zeros",
+             "zeros_like")}}
 
 
 def __getattr__(name: str) -> Any:

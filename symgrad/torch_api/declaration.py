@@ -6,13 +6,13 @@ hold what it installed, :data:`FAMILIES` the family module that declared each (s
 
 from __future__ import annotations
 
+import gc
 import importlib
 import sys
 import types
 from collections.abc import Callable
 from typing import Any
 
-from symgrad import _docs
 from symgrad.tensor import Tensor
 
 COMPOSITE = "composite of registered ops"
@@ -23,6 +23,23 @@ METHODS: dict[str, Callable[..., Any]] = {}  # Tensor.<name> installed from here
 # ("method" or "function", spelling) -> the family module whose import installs it: what
 # tools/generate_tensor_stub.py writes into symgrad/torch_api/_manifest.py
 FAMILIES: dict[tuple[str, str], str] = {}
+
+
+def load(module: str) -> Any:
+    """Import ``module`` (a family of spellings or ops, the engine), with the garbage collector
+    paused as ``import symgrad`` pauses it: the import makes thousands of objects and frees
+    almost none, so the collector's passes over them would find nothing.
+
+    >>> load("symgrad.autograd.engine").__name__
+    'symgrad.autograd.engine'
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return importlib.import_module(module)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 class Placeholder:
@@ -46,7 +63,7 @@ class Placeholder:
 
     def resolve(self) -> Any:
         """Import the module; the real attribute it installed."""
-        importlib.import_module(self.module)
+        load(self.module)
         real = self.owner.__dict__.get(self.name)
         if real is self or real is None:  # the module did not install it (a stale manifest)
             raise AttributeError(f"type object {self.owner.__name__!r} has no attribute "
@@ -119,6 +136,8 @@ def torch_api(
     """
 
     def install(fn: Callable[..., Any]) -> Callable[..., Any]:
+        from symgrad import _docs  # (here: only a family's import needs it, not symgrad's)
+
         if name is not None:
             fn.__name__ = name
             fn.__qualname__ = fn.__qualname__.rpartition(".")[0] + "." * (

@@ -11,14 +11,13 @@ every family had been imported.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Any
 
 from symgrad.autograd.graph import Node
 from symgrad.tensor import Tensor
 from symgrad.torch_api._manifest import SPELLINGS
-from symgrad.torch_api.declaration import FUNCTIONS, AttributePlaceholder, Placeholder
+from symgrad.torch_api.declaration import FUNCTIONS, AttributePlaceholder, Placeholder, load
 
 PACKAGE = __name__.rpartition(".")[0]  # symgrad.torch_api
 ENGINE = "symgrad.autograd.engine"  # installs Node.__call__
@@ -52,7 +51,7 @@ def function(name: str) -> Callable[..., Any] | None:
     family = FUNCTION_FAMILIES.get(name)
     if family is None:
         return None
-    importlib.import_module(family)
+    load(family)
     return FUNCTIONS[name]
 
 
@@ -64,7 +63,7 @@ def load_all() -> None:
     False
     """
     for family in FAMILIES:
-        importlib.import_module(family)
+        load(family)
 
 
 _install()
