@@ -115,11 +115,8 @@ def numel(input: Tensor) -> int:  # noqa: A002 - PyTorch's name
 
 # The function spellings declared in ``symgrad.torch_api`` (``symgrad.exp``, ``symgrad.tan`` ...):
 # every one is declared there once, none is listed here; each is exported when first used, its
-# family module imported then (``symgrad.torch_api.lazy``).
-_clash = sorted(name for name in torch_api.lazy.FUNCTION_FAMILIES if name in globals())
-if _clash:
-    raise ImportError(f"symgrad.torch_api redefines {_clash}")
-if TYPE_CHECKING:  # the functions exported on first use, as a generated stub
+# family module imported then (``symgrad.torch_api.lazy``; see __getattr__ below).
+if TYPE_CHECKING:  # what __getattr__ below loads on first use, for type checkers
     from symgrad import linalg, nn, optim, testing, utils, viz
     from symgrad._functions import *  # noqa: F403
     from symgrad.creation import (
@@ -170,6 +167,11 @@ _LAZY = {"linalg": ("symgrad.linalg", None), "nn": ("symgrad.nn", None),
              "multinomial", "ones", "ones_like", "rand", "rand_like", "randint", "randint_like",
              "randn", "randn_like", "randperm", "seed", "set_rng_state", "tensor", "zeros",
              "zeros_like")}}
+
+_clash = sorted(name for name in torch_api.lazy.FUNCTION_FAMILIES
+                if name in globals() or name in _LAZY)
+if _clash:
+    raise ImportError(f"symgrad.torch_api redefines {_clash}")
 
 
 def __getattr__(name: str) -> Any:

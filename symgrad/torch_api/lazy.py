@@ -52,7 +52,7 @@ def function(name: str) -> Callable[..., Any] | None:
     if family is None:
         return None
     load(family)
-    return FUNCTIONS[name]
+    return FUNCTIONS.get(name)  # (None if the family did not declare it: a stale manifest)
 
 
 def load_all() -> None:
