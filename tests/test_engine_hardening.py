@@ -262,9 +262,14 @@ def test_a_custom_functions_node_stays_tracked():
     assert node() is None
 
 
-def test_a_collection_that_starts_while_a_node_is_being_made_leaves_it_alone():
+def test_a_node_a_collection_finds_half_made_is_untracked_by_the_next_one():
     from symgrad.autograd import graph
 
-    half_made = object.__new__(graph.node_class("MulBackward0"))  # no slot written yet
-    graph._untrack_graphs("start", {"generation": 1, "collected": 0, "uncollectable": 0})
-    assert gc.is_tracked(half_made)
+    node = object.__new__(graph.node_class("MulBackward0"))  # no slot written yet
+    info = {"generation": 1, "collected": 0, "uncollectable": 0}
+    graph._untrack_graphs("start", info)
+    assert gc.is_tracked(node)  # left alone while half made
+    gc.collect()  # (moves it to the oldest generation, which a collection does not scan)
+    node.next, node._inputs, node.special = (None,), (1.0,), False
+    graph._untrack_graphs("start", info)
+    assert not gc.is_tracked(node)

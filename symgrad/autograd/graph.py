@@ -517,23 +517,31 @@ else:  # pragma: no cover - the collector keeps tracking everything
 def _untrack_graphs(phase: str, info: dict[str, int]) -> None:
     """``gc.callbacks`` entry: before a collection of the older generations, untrack the plain
     nodes that survived in the younger ones, and their edge and input tuples."""
+    global _half_made
     if phase != "start" or not info["generation"]:
         return
-    plain, is_tracked, untrack = _plain_classes, gc.is_tracked, _untrack
+    candidates = [node for node in (ref() for ref in _half_made) if node is not None]
+    _half_made = []
     for generation in (0, 1):
-        for obj in gc.get_objects(generation):
-            if type(obj) in plain:
-                try:
-                    edges, inputs = obj.next, obj._inputs
-                    if obj.special or obj.cyclic:
-                        continue
-                except AttributeError:  # being made (the collection started in apply_op)
-                    continue
-                untrack(obj)
-                if is_tracked(edges):
-                    untrack(edges)
-                if type(inputs) is tuple and is_tracked(inputs):
-                    untrack(inputs)
+        candidates += [obj for obj in gc.get_objects(generation) if type(obj) in _plain_classes]
+    is_tracked, untrack = gc.is_tracked, _untrack
+    for node in candidates:
+        try:
+            edges, inputs = node.next, node._inputs
+            if node.special or node.cyclic:
+                continue
+        except AttributeError:  # being made: the collection started in apply_op
+            _half_made.append(weakref.ref(node))  # (this collection moves it on: see it later)
+            continue
+        if is_tracked(node):
+            untrack(node)
+        if is_tracked(edges):
+            untrack(edges)
+        if type(inputs) is tuple and is_tracked(inputs):
+            untrack(inputs)
+
+
+_half_made: list[weakref.ref] = []  # nodes a collection found half made, for the next one
 
 
 def keep_tracked(node: Node) -> None:
