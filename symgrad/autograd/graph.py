@@ -533,11 +533,9 @@ def _untrack_graphs(phase: str, info: dict[str, int]) -> None:
         except AttributeError:  # being made: the collection started in apply_op
             _half_made.append(weakref.ref(node))  # (this collection moves it on: see it later)
             continue
-        if is_tracked(node):
-            untrack(node)
-        if is_tracked(edges):
-            untrack(edges)
-        if type(inputs) is tuple and is_tracked(inputs):
+        untrack(node)  # (PyObject_GC_UnTrack does nothing to an untracked object)
+        untrack(edges)
+        if type(inputs) is tuple and is_tracked(inputs):  # (often a shared, untracked one)
             untrack(inputs)
 
 
