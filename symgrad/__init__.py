@@ -150,7 +150,7 @@ if TYPE_CHECKING:  # what __getattr__ below loads on first use, for type checker
     )
     from symgrad.numeric.printing import set_printoptions
     from symgrad.serialization import load, save
-    from symgrad.torch_api.reductions import return_types
+    from symgrad.torch_api.sorting import return_types
 
 # Loaded on first use (``symgrad.nn``, ``symgrad.save``), so that ``import symgrad`` costs little
 # more than ``import numpy``: the name -> (module, attribute or None for the module itself).
@@ -159,7 +159,7 @@ _LAZY = {"linalg": ("symgrad.linalg", None), "nn": ("symgrad.nn", None),
          "utils": ("symgrad.utils", None),
          "viz": ("symgrad.viz", None), "load": ("symgrad.serialization", "load"),
          "save": ("symgrad.serialization", "save"),
-         "return_types": ("symgrad.torch_api.reductions", "return_types"),
+         "return_types": ("symgrad.torch_api.sorting", "return_types"),  # (it adds sort ...)
          "set_printoptions": ("symgrad.numeric.printing", "set_printoptions"),
          **{name: ("symgrad.creation", name) for name in (
              "arange", "as_tensor", "empty", "empty_like", "eye", "from_numpy", "full",

@@ -128,3 +128,14 @@ def test_installed_methods_replace_their_placeholders():
     left = [n for n, v in vars(symgrad.Tensor).items() if isinstance(v, declaration.Placeholder)]
     assert left == []
     assert not isinstance(vars(symgrad.autograd.Node)["__call__"], declaration.Placeholder)
+
+
+def test_return_types_holds_every_family_s_types_on_first_access():
+    # sorting adds its named tuples (sort, topk ...) to the namespace reductions makes
+    found = _fresh("""
+        import json
+        import symgrad
+        print(json.dumps(sorted(vars(symgrad.return_types))))
+    """)
+    assert found == sorted(vars(symgrad.return_types))
+    assert {"max", "sort", "topk"} <= set(found)
