@@ -97,8 +97,8 @@ class AttributePlaceholder(Placeholder):
 def family() -> str:
     """The module whose body is running: the family that declares what is installed now."""
     frame = sys._getframe(1)
-    while frame.f_code.co_name != "<module>":
-        frame = frame.f_back  # type: ignore[assignment]
+    while frame.f_code.co_name != "<module>" and frame.f_back is not None:
+        frame = frame.f_back
     return frame.f_globals["__name__"]
 
 
