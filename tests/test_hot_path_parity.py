@@ -88,6 +88,12 @@ SCALARS = {  # the other operand only
     "np_arr_f64": lambda L, rg: (np.array(_M), None),
     "np_arr_f32_row": lambda L, rg: (np.array([2.0, -0.5, 4.0], dtype=np.float32), None),
     "np_arr_i64": lambda L, rg: (np.array([1, 2, 3]), None),
+    "inf": lambda L, rg: (math.inf, None),
+    "nan": lambda L, rg: (math.nan, None),
+    "big_int": lambda L, rg: (2 ** 64, None),
+    "none": lambda L, rg: (None, None),
+    "str": lambda L, rg: ("2", None),
+    "list": lambda L, rg: ([1.0, 2.0, 3.0], None),
 }
 OPERANDS = {**TENSORS, **SCALARS}
 
@@ -105,6 +111,9 @@ GENERAL = {  # the function spellings (symgrad's general path), recorded from to
     "add_fn": lambda L, a, b: L.add(a, b),
     "mul_fn": lambda L, a, b: L.mul(a, b),
     "div_fn": lambda L, a, b: L.div(a, b),
+    "add_method": lambda L, a, b: a.add(b),
+    "mul_method": lambda L, a, b: a.mul(b),
+    "div_method": lambda L, a, b: a.div(b),
 }
 UNARY = {
     "reciprocal": lambda a: a.reciprocal(),
@@ -241,6 +250,9 @@ def describe(L, variant, call, fn, makers, rgs):
                 record["error"] = first_sentence(error)
                 return record
             record["type"] = "Tensor" if isinstance(out, L.Tensor) else type(out).__name__
+            if not hasattr(out, "dtype"):  # ("2" * x: a str)
+                record["value"] = repr(out)
+                return record
             record["dtype"] = str(out.dtype).split(".")[-1]
             record["shape"] = list(out.shape)
             record["value"] = _numbers(out)
@@ -391,6 +403,17 @@ KNOWN_GAPS = {  # name -> (reason, which case keys)
                     "graph, RuntimeError when the tensor requires grad) and refuses array <op> "
                     "tensor and torch.add(tensor, array) with a TypeError",
                     lambda key: "|np_arr" in key),
+    "big_int": ("a Python int outside [-2**63, 2**64) is used (as a float with a float tensor; "
+                "numpy's OverflowError 'Python int too large to convert to C long' with an "
+                "integer one) where PyTorch raises OverflowError 'int too big to convert' (a "
+                "range check would cost every x * 2 on the fast path)",
+                lambda key: "|big_int|" in key),
+    "junk_other": ("symgrad.add/mul/div(x, None | str | list) and the methods raise TypeError with "
+                   "symgrad's own "
+                   "sentence where PyTorch says \"add(): argument 'other' (position 2) must be "
+                   "Tensor, not NoneType\" (position 1 from the method: one code serves both)",
+                   lambda key: key.split("|")[0] in GENERAL
+                   and key.split("|")[2] in ("none", "str", "list")),
     "view_rebuilt": ("a view's history rebuilt after an in-place change of its base is named "
                      "after the view op (SliceBackward0, in the version error 'output 0 of "
                      "Slice') where PyTorch names it AsStridedBackward0 (documented in "
