@@ -142,7 +142,9 @@ div = register(Op(
     singular=(_DIVISION_BY_ZERO,),
     forward=lambda xp, a, b: a / b,
     vjp=(lambda xp, g, ans, a, b: g / b,
-         lambda xp, g, ans, a, b: -g * a / (b * b)),
+         # (a / b) / b, as PyTorch: b * b would overflow at half the exponent range, and
+         # a / a then gives exactly 0
+         lambda xp, g, ans, a, b: -g * (a / b / b)),
     saved={0: (1,), 1: (0, 1)},
     float_only=True,
     samples=tuple(Sample(s.shapes, **POSITIVE) for s in BINARY),
