@@ -35,6 +35,7 @@ DATA = pathlib.Path(__file__).parent / "data" / "torch_hot_path.json.gz"
 
 _M = [[0.5, -1.25, 2.0], [1.5, 0.25, -3.0]]
 _SPECIAL = [[0.0, -1.0, math.inf], [math.nan, -0.0, 2.0]]
+_HUGE = [[1e20, -3e-20, 1e30], [1e-30, 2.5, -1e19]]  # (squares overflow / underflow in float32)
 
 
 def _leaf(L, value, dtype, rg):
@@ -69,6 +70,9 @@ TENSORS = {  # float kinds take requires_grad; the others ignore it
     "f32_bad": lambda L, rg: _leaf(L, [1.0, 2.0, 3.0, 4.0], "float32", rg),
     "f32_special": lambda L, rg: _leaf(L, _SPECIAL, "float32", rg),
     "f64_special": lambda L, rg: _leaf(L, _SPECIAL, "float64", rg),
+    "f32_huge": lambda L, rg: _leaf(L, _HUGE, "float32", rg),
+    "f64_huge": lambda L, rg: _leaf(L, [[v * 1e270 if abs(v) > 1 else v * 1e-270 for v in row]
+                                        for row in _HUGE], "float64", rg),
     "f32_slice": lambda L, rg: _view(L, rg, (2, 5), lambda b: b[:, 1:4]),
     "f32_t": lambda L, rg: _view(L, rg, (3, 2), lambda b: b.t()),
     "f32_expand": lambda L, rg: _view(L, rg, (1, 3), lambda b: b.expand(2, 3)),
@@ -331,9 +335,10 @@ def cases():
         for op, fn in BINARY.items():
             if variant.startswith("rebump") and op not in ("mul", "rmul", "div", "rdiv"):
                 continue
-            for ka in few_a if variant != "seterr" else ("f32_special", "f64_special"):
+            for ka in few_a if variant != "seterr" else ("f32_special", "f64_special",
+                                                         "f32_huge"):
                 for kb in few_b if variant != "seterr" else \
-                        ("f32_special", "f64", "zero", "float_zero", "i64_zero"):
+                        ("f32_special", "f64", "zero", "float_zero", "i64_zero", "f32_huge"):
                     for ra, rb in ((True, True), (True, False), (False, True)):
                         if rb and kb not in FLOAT_KINDS or variant in (
                                 "no_grad", "inference_mode", "enable_grad") and not ra:
@@ -441,6 +446,10 @@ KNOWN_GAPS = {  # name -> (reason, which case keys)
                    "Tensor, not NoneType\" (position 1 from the method: one code serves both)",
                    lambda key: key.split("|")[0] in GENERAL
                    and key.split("|")[2] in ("none", "str", "list")),
+    "cast_late": ("a float32 input's gradient from a float64 result is cast to float32 at "
+                  "the leaf, after the view nodes between (expand's sum runs in float64), where "
+                  "PyTorch casts it at the op: inf + -inf is nan there, a finite sum here",
+                  lambda key: "f64_huge" in key and "f32_expand" in key),
     "view_rebuilt": ("a view's history rebuilt after an in-place change of its base is named "
                      "after the view op (SliceBackward0, in the version error 'output 0 of "
                      "Slice') where PyTorch names it AsStridedBackward0 (documented in "

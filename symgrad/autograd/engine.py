@@ -562,7 +562,7 @@ def _commit(p: _Pass, keep_graph: bool) -> None:
     the graph unless it is kept, run post-accumulation hooks)."""
     leaf_grads, create_graph = p.leaf_grads, p.create_graph
     p.grads.clear()  # drop the pass's references, so that fresh gradients can be taken over
-    with _accumulation:
+    with _accumulation, numeric_xp.quiet():  # (a cast or sum to inf is silent, as the pass)
         while leaf_grads:
             tensor, g = leaf_grads.pop()
             # a fresh array that nothing else references can become .grad without a copy

@@ -220,7 +220,7 @@ reciprocal = register(Op(
     "reciprocal", "ReciprocalBackward0",
     singular=(_RECIPROCAL_AT_0,),
     forward=lambda xp, a: 1.0 / a,
-    vjp=(lambda xp, g, ans, a: -g * ans * ans,),
+    vjp=(lambda xp, g, ans, a: -g * (ans * ans),),  # (PyTorch's order: 0 * inf is nan)
     saves_output=True,
     float_only=True,
     samples=tuple(Sample(s.shapes, **POSITIVE) for s in UNARY),
