@@ -285,7 +285,7 @@ tanh = register(Op(
 sigmoid = register(Op(
     "sigmoid", "SigmoidBackward0",
     forward=lambda xp, a: xp.sigmoid(a),
-    vjp=(lambda xp, g, ans, a: g * ans * (1 - ans),),
+    vjp=(lambda xp, g, ans, a: g * (1 - ans) * ans,),  # (PyTorch's order of the products)
     saves_output=True,
     float_only=True,
     samples=UNARY,
