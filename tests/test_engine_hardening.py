@@ -128,6 +128,26 @@ def test_nodes_that_save_nothing_run_again_after_freeing():
     assert x.grad.tolist() == [6.0] * 200
 
 
+def test_freeing_keeps_shapes_and_producers_but_no_values():
+    x = t.ones(200, requires_grad=True)
+    d = x * 2
+    e = d + 1  # add reads no value (a dropped input); mul reads its inputs
+    y = (e * e).sum()
+    node_sum = y.grad_fn
+    node_mul = node_sum.next_functions[0][0]
+    node_add = node_mul.next_functions[0][0]
+    y.backward()
+    for node in (node_add, node_mul):
+        assert node.freed
+        assert all(v.strides == (0,) for v in node.values[:1])  # a stand-in holds no data
+    given = node_add.inputs[0]
+    assert given.shape == (200,) and given.dtype == t.float32
+    assert given.grad_fn is d.grad_fn
+    a, b = node_mul.inputs  # the tensor read twice: one stand-in for both
+    assert a is b and a.grad_fn is node_add and a.shape == (200,)
+    assert x.grad.tolist() == [12.0] * 200
+
+
 def test_lowering_and_check_after_freeing_use_the_replay():
     from symgrad import symbolic
 

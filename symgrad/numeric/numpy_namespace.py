@@ -279,8 +279,10 @@ def sum_to_shape(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     if g.shape == shape:
         return g
     lead = g.ndim - len(shape)
-    if lead:
-        g = _add_reduce(g, tuple(range(lead)))  # a fresh array: no reshape (view) needed after
+    if lead:  # (a fresh array: no reshape, a view, is needed after)
+        g = _add_reduce(g, 0 if lead == 1 else tuple(range(lead)))
+        if g.shape == shape:  # (a bias's gradient: g.sum(0))
+            return g
     axes = tuple(i for i, size in enumerate(shape) if size == 1 and g.shape[i] != 1)
     return _add_reduce(g, axes, keepdims=True) if axes else g
 
