@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -99,39 +99,21 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
     """Run ``op`` forward on the inputs' values and record its node when grad is needed.
 
     Only floating-point results are recorded: integer and bool results (casts, comparisons)
-    are not differentiable, as in PyTorch.
+    are not differentiable, as in PyTorch. (One- and two-input calls go through
+    :func:`apply_unary` and :func:`apply_binary`, which hot callers call directly.)
+
+    >>> apply_op(ops.elementwise.mul, symgrad.ones(2, requires_grad=True), 3.0)
+    tensor([3., 3.], grad_fn=<MulBackward0>)
     """
-    # the inputs' arrays, and which inputs require grad (bit i: input i); unrolled for the
-    # common one- and two-input ops
     n = len(inputs)
+    if n == 2:
+        return apply_binary(op, inputs[0], inputs[1], params, 3)
     if n == 1 and isinstance(inputs[0], Tensor):
-        values = (inputs[0]._value,)
-        need = 1 if inputs[0]._requires_grad else 0
-    elif n == 2:
-        a, b = inputs
-        need = 0
-        if a.__class__ is Tensor or isinstance(a, Tensor):  # (subclasses: nn.Parameter)
-            if a._requires_grad:
-                need = 1
-            a = a._value
-        if b.__class__ is Tensor or isinstance(b, Tensor):
-            if b._requires_grad:
-                need |= 2
-            b = b._value
-        values = (a, b)
-    else:
-        values, need = _unpack(inputs)
+        return apply_unary(op, inputs[0], params, 3)
+    values, need = _unpack(inputs)
     if op.float_only:
-        for v in values:
-            if v.__class__ is np.ndarray and v.dtype.kind in "biu":
-                values = tuple([_as_float(v) for v in values])
-                break
-    try:
-        out = op.forward(xp, *values, **params) if params else op.forward(xp, *values)
-    except ValueError as error:
-        raise _forward_error(op, values, error) from None
-    except xp.FLOAT_ERRORS:  # the user's np.seterr / warnings filter: compute as PyTorch does
-        out = _forward_quietly(op, values, params)
+        values = _floats(values)
+    out = _forward(op, values, params)
     if out.__class__ is not np.ndarray:
         out = np.asarray(out)
     dtype = out.dtype
@@ -139,14 +121,115 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
         out, values = _promoted(op, inputs, params, out, values, need)
         dtype = out.dtype
     if need and _mode.enabled and (dtype is _F32 or dtype.kind == "f"):
+        node = _node(op, params, values, out, need, 2)
+        node.versions = _graph.saved_versions(inputs, node.saved) if node.saved \
+            else _graph._epoch
+        node._inputs = inputs
+        node.next = _edges(inputs)
+        result = _new(Tensor)
+        result._value = out
+        result._requires_grad = True
+        result.grad_fn = node
+    else:
+        result = _make(out)
+    if out.base is not None and isinstance(inputs[0], Tensor):
+        _maybe_view(result, inputs[0], op, params)
+    return result
+
+
+def _floats(values: tuple) -> tuple:
+    """The values of a float-only op: integer and bool arrays in the default float dtype."""
+    for v in values:
+        if v.__class__ is np.ndarray and v.dtype.kind in "biu":
+            return tuple([_as_float(v) for v in values])
+    return values
+
+
+def _forward(op: ops.Op, values: Sequence[Any], params: dict | None) -> Any:
+    """``op``'s forward on the values, numpy's failures worded as PyTorch's."""
+    try:
+        return op.forward(xp, *values, **params) if params else op.forward(xp, *values)
+    except ValueError as error:
+        raise _forward_error(op, values, error) from None
+    except xp.FLOAT_ERRORS:  # the user's np.seterr / warnings filter: compute as PyTorch does
+        return _forward_quietly(op, values, params or {})
+
+
+def _node(op: ops.Op, params: dict | None, values: tuple, out: np.ndarray, need: int,
+          depth: int) -> Any:
+    """A new node of ``op`` (its edges, inputs and versions left to the caller), created
+    ``depth`` frames below the op's caller."""
+    cls = op.node_class
+    if cls is None:
+        cls = _node_class(op, params or {}, values)
+    node = _new(cls)
+    _locate(node, depth + 1)
+    node.saved = op.saved_by_need[need]
+    node.op = op
+    node.params = params or None
+    node.values = values
+    node.ans = out
+    node.special = op.joint_vjp is not None  # (such nodes run the engine's careful way)
+    node.freed = False
+    return node
+
+
+def _locate(node: Any, depth: int) -> None:
+    """Set ``node``'s creation site from the frame ``depth`` frames above the caller (and, in
+    anomaly mode, its forward stack)."""
+    try:
+        frame = _getframe(depth + 1)
+        code = frame.f_code
+        if code is _graph._user_code:
+            node.code = code
+            node.lasti = frame.f_lasti
+        else:
+            node.code, node.lasti = _graph.locate(frame)
+    except ValueError:  # a shallow stack
+        node.code, node.lasti = None, 0
+    if _graph._anomaly_threads:
+        _graph._record_forward(node, depth + 1)
+
+
+def _maybe_view(result: Tensor, source: Tensor, op: ops.Op, params: dict | None) -> None:
+    """Mark ``result`` a view of ``source`` when its array is a numpy view of the source's."""
+    base = result._value.base
+    if base is source._value or base is source._value.base:
+        _mark_view(result, source, op, params if params is not None else {})
+
+
+def apply_unary(op: ops.Op, x: Tensor, params: dict | None = None, depth: int = 2) -> Tensor:
+    """:func:`apply_op` for one Tensor input (the hot path of unary methods): ``params`` a dict
+    or None; ``depth``, the frames from here to the op's caller.
+
+    >>> apply_unary(ops.elementwise.exp, symgrad.zeros(2, requires_grad=True))
+    tensor([1., 1.], grad_fn=<ExpBackward0>)
+    """
+    value = x._value
+    if op.float_only and value.__class__ is np.ndarray and value.dtype.kind in "biu":
+        value = _as_float(value)
+    try:
+        out = op.forward(xp, value, **params) if params else op.forward(xp, value)
+    except ValueError as error:
+        raise _forward_error(op, (value,), error) from None
+    except xp.FLOAT_ERRORS:  # the user's np.seterr / warnings filter: compute as PyTorch does
+        out = _forward_quietly(op, (value,), params or {})
+    if out.__class__ is not np.ndarray:
+        out = np.asarray(out)
+    dtype = out.dtype
+    values = (value,)
+    if dtype is _F64 and op.promotes and value.dtype is not _F64:
+        out, values = _promoted(op, (x,), params or {}, out, values, x._requires_grad)
+        dtype = out.dtype
+    if x._requires_grad and _mode.enabled and (dtype is _F32 or dtype.kind == "f"):
         # the node, its slots filled here rather than by Node.__init__ (this runs for every
         # recorded op)
         cls = op.node_class
         if cls is None:
-            cls = _node_class(op, params, values)
+            cls = _node_class(op, params or {}, values)
         node = _new(cls)
-        try:  # where the op was called: the caller of apply_op's caller (symgrad code)
-            frame = _getframe(2)
+        try:  # where the op was called
+            frame = _getframe(depth)
             code = frame.f_code
             if code is _graph._user_code:
                 node.code = code
@@ -156,9 +239,113 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
         except ValueError:  # a shallow stack
             node.code, node.lasti = None, 0
         if _graph._anomaly_threads:
-            _graph._record_forward(node, 2)
+            _graph._record_forward(node, depth)
+        saved = node.saved = op.saved_by_need[1]
+        counter = x._counter
+        node.versions = _graph.saved_versions((x,), saved) if saved and counter is not None \
+            and counter._value else _graph._epoch
+        node.op = op
+        node.params = params or None
+        node.values = values
+        node.ans = out
+        node.special = op.joint_vjp is not None  # (such nodes run the engine's careful way)
+        node.freed = False
+        # where the input's gradient goes (next), and the input the node keeps: not one
+        # computed by another node whose value the rules do not read (graph.DROPPED), nor a
+        # leaf its edge holds (graph.AT_EDGE), so that a long chain keeps no tensor and no tuple
+        # of inputs per op (see Node.inputs)
+        if x._base is None:
+            edge = x.grad_fn
+            if edge is None:
+                node.next = (x,)
+                node._inputs = _graph.ONE_AT_EDGE if values[0] is x._value else (x,)
+            else:
+                node.next = (edge,)
+                node._inputs = _graph.ONE_DROPPED if not saved and values[0] is x._value \
+                    and x._name is None else (x,)
+        else:
+            node.next = (_edge(x),)
+            node._inputs = (x,)
+        result = _new(Tensor)
+        result._value = out
+        result._requires_grad = True
+        result.grad_fn = node
+    else:
+        result = _new(Tensor)
+        result._value = out
+        result._requires_grad = False
+        result.grad_fn = None
+    if out.base is not None:
+        _maybe_view(result, x, op, params)
+    return result
+
+
+def apply_binary(op: ops.Op, a: Any, b: Any, params: dict | None = None,
+                 depth: int = 2) -> Tensor:
+    """:func:`apply_op` for two inputs, Tensors or Python numbers (the hot path of binary
+    operators): ``params`` a dict or None; ``depth``, the frames from here to the op's caller.
+
+    >>> apply_binary(ops.elementwise.add, symgrad.ones(2, requires_grad=True), 1.0)
+    tensor([2., 2.], grad_fn=<AddBackward0>)
+    """
+    need = 0
+    va, vb = a, b
+    if a.__class__ is Tensor or isinstance(a, Tensor):  # (subclasses: nn.Parameter)
+        if a._requires_grad:
+            need = 1
+        va = a._value
+    if b.__class__ is Tensor or isinstance(b, Tensor):
+        if b._requires_grad:
+            need |= 2
+        vb = b._value
+    if op.float_only and (va.__class__ is np.ndarray and va.dtype.kind in "biu"
+                          or vb.__class__ is np.ndarray and vb.dtype.kind in "biu"):
+        va, vb = _as_float(va), _as_float(vb)
+    try:
+        out = op.forward(xp, va, vb, **params) if params else op.forward(xp, va, vb)
+    except ValueError as error:
+        raise _forward_error(op, (va, vb), error) from None
+    except xp.FLOAT_ERRORS:  # the user's np.seterr / warnings filter: compute as PyTorch does
+        out = _forward_quietly(op, (va, vb), params or {})
+    if out.__class__ is not np.ndarray:
+        out = np.asarray(out)
+    dtype = out.dtype
+    values = (va, vb)
+    # (two float64 arrays: PyTorch's result is float64 too)
+    if dtype is _F64 and op.promotes and not (va.__class__ is np.ndarray and va.dtype is _F64
+                                              and vb.__class__ is np.ndarray
+                                              and vb.dtype is _F64):
+        out, values = _promoted(op, (a, b), params or {}, out, values, need)
+        dtype = out.dtype
+    if need and _mode.enabled and (dtype is _F32 or dtype.kind == "f"):
+        # the node, its slots filled here rather than by Node.__init__ (this runs for every
+        # recorded op)
+        cls = op.node_class
+        if cls is None:
+            cls = _node_class(op, params or {}, values)
+        node = _new(cls)
+        try:  # where the op was called
+            frame = _getframe(depth)
+            code = frame.f_code
+            if code is _graph._user_code:
+                node.code = code
+                node.lasti = frame.f_lasti
+            else:
+                node.code, node.lasti = _graph.locate(frame)
+        except ValueError:  # a shallow stack
+            node.code, node.lasti = None, 0
+        if _graph._anomaly_threads:
+            _graph._record_forward(node, depth)
         saved = node.saved = op.saved_by_need[need]
-        node.versions = _graph.saved_versions(inputs, saved) if saved else _graph._epoch
+        node.versions = _graph._epoch
+        if saved:  # (a saved input with in-place changes: their versions)
+            counter = a._counter if va is not a else None
+            if counter is not None and counter._value:
+                node.versions = _graph.saved_versions((a, b), saved)
+            else:
+                counter = b._counter if vb is not b else None
+                if counter is not None and counter._value:
+                    node.versions = _graph.saved_versions((a, b), saved)
         node.op = op
         node.params = params or None
         node.values = values
@@ -169,68 +356,218 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
         # computed by another node whose value the rules do not read (graph.DROPPED), nor a
         # second reference to a leaf its edge holds (graph.AT_EDGE), so that a long chain keeps
         # no tensor and, mostly, no tuple of inputs per op (see Node.inputs)
-        node._inputs = inputs
-        if n == 1:
-            x = inputs[0]
-            if x._base is None:
-                edge = x.grad_fn
-                if edge is None:
-                    node.next = (x,)
-                    if values[0] is x._value:
-                        node._inputs = _graph.ONE_AT_EDGE
-                else:
-                    node.next = (edge,)
-                    if not saved and values[0] is x._value and x._name is None:
-                        node._inputs = _graph.ONE_DROPPED
+        ka, kb = a, b
+        ea = eb = None
+        if need & 1:
+            if a._base is None:
+                ea = a.grad_fn
+                if ea is None:
+                    ea = a
+                    if values[0] is a._value:
+                        ka = _AT_EDGE
+                elif 0 not in saved and values[0] is a._value and a._name is None:
+                    ka = _DROPPED
             else:
-                node.next = (_edge(x),)
-        elif n == 2:
-            a, b = inputs
-            ea = eb = None
-            if need & 1:
-                if a._base is None:
-                    ea = a.grad_fn
-                    if ea is None:
-                        ea = a
-                        if values[0] is a._value:
-                            a = _AT_EDGE
-                    elif 0 not in saved and values[0] is a._value and a._name is None:
-                        a = _DROPPED
-                else:
-                    ea = _edge(a)
-            if need & 2:
-                if b._base is None:
-                    eb = b.grad_fn
-                    if eb is None:
-                        eb = b
-                        if values[1] is b._value:
-                            b = _AT_EDGE
-                    elif 1 not in saved and values[1] is b._value and b._name is None:
-                        b = _DROPPED
-                else:
-                    eb = _edge(b)
-            node.next = (ea, eb)
-            if a is _DROPPED or a is _AT_EDGE:
-                if b is _DROPPED or b is _AT_EDGE:
-                    node._inputs = _graph.TWO[(a is _AT_EDGE) * 2 + (b is _AT_EDGE)]
-                else:
-                    node._inputs = (a, b)
-            elif b is _DROPPED or b is _AT_EDGE:
-                node._inputs = (a, b)
+                ea = _edge(a)
+        if need & 2:
+            if b._base is None:
+                eb = b.grad_fn
+                if eb is None:
+                    eb = b
+                    if values[1] is b._value:
+                        kb = _AT_EDGE
+                elif 1 not in saved and values[1] is b._value and b._name is None:
+                    kb = _DROPPED
+            else:
+                eb = _edge(b)
+        node.next = (ea, eb)
+        if ka is _DROPPED or ka is _AT_EDGE:
+            if kb is _DROPPED or kb is _AT_EDGE:
+                node._inputs = _graph.TWO[(ka is _AT_EDGE) * 2 + (kb is _AT_EDGE)]
+            else:
+                node._inputs = (ka, kb)
+        elif kb is _DROPPED or kb is _AT_EDGE:
+            node._inputs = (ka, kb)
         else:
-            node.next = _edges(inputs)
+            node._inputs = (a, b)
         result = _new(Tensor)
         result._value = out
         result._requires_grad = True
         result.grad_fn = node
     else:
-        result = _make(out)
-    base = out.base
-    if base is not None and isinstance(inputs[0], Tensor):
-        source = inputs[0]
-        if base is source._value or base is source._value.base:
-            _mark_view(result, source, op, params)
+        result = _new(Tensor)
+        result._value = out
+        result._requires_grad = False
+        result.grad_fn = None
+    if out.base is not None and va is not a:
+        _maybe_view(result, a, op, params)
     return result
+
+
+def binary_method(op: ops.Op, convert: Callable[[Any], Any]) -> Callable[[Tensor, Any], Tensor]:
+    """The Tensor method ``self <op> other`` (an operator such as ``__mul__``): a fast path for
+    the common case, ``self`` a float tensor that is not a view and ``other`` one of the same
+    dtype or a Python number, and :func:`apply_binary` for every other. ``convert(other)``
+    takes an operand that is not a Tensor or Python number (None: the method returns
+    NotImplemented).
+
+    >>> mul = binary_method(ops.elementwise.mul, lambda other: None)
+    >>> mul(symgrad.ones(2, requires_grad=True), symgrad.tensor([2.0, 3.0]))
+    tensor([2., 3.], grad_fn=<MulBackward0>)
+    """
+    forward, saved_by_need = op.forward, op.saved_by_need
+    special = op.joint_vjp is not None
+    # whether input 0 / 1 is saved, per need mask (bit i: input i needs a gradient)
+    keeps = [(0 in saved, 1 in saved) for saved in saved_by_need]
+    fast = op.node_name_of is None
+
+    def method(self: Tensor, other: Any) -> Tensor:
+        cls = other.__class__
+        if cls is Tensor:
+            vb = other._value
+            rb = other._requires_grad
+            plain = other._base is None
+        elif cls is float or cls is int:
+            vb, rb, plain = other, False, True
+        else:
+            if not isinstance(other, Tensor):
+                other = convert(other)
+                if other is None:
+                    return NotImplemented
+            return apply_binary(op, self, other)
+        va = self._value
+        dtype = va.dtype
+        if fast and plain and (dtype is _F32 or dtype is _F64) and self._base is None and (
+                vb is other or vb.dtype is dtype):
+            try:
+                out = forward(xp, va, vb)
+            except Exception:  # (numpy's errors, worded as PyTorch's, on the general path)
+                return apply_binary(op, self, other)
+            if out.__class__ is np.ndarray and out.dtype is dtype and out.base is None:
+                result = _new(Tensor)
+                result._value = out
+                ra = self._requires_grad
+                if (ra or rb) and _mode.enabled:
+                    node = _new(op.node_class or _node_class(op, {}, (va, vb)))
+                    frame = _getframe(1)
+                    code = node.code = frame.f_code
+                    if code is _graph._user_code:
+                        node.lasti = frame.f_lasti
+                    else:
+                        node.code, node.lasti = _graph.locate(frame)
+                    if _graph._anomaly_threads:
+                        _graph._record_forward(node, 1)
+                    need = 3 if ra and rb else 1 if ra else 2
+                    saved = node.saved = saved_by_need[need]
+                    node.versions = _graph._epoch
+                    if saved:  # (a saved input with in-place changes: their versions)
+                        counter = self._counter
+                        if (counter is None or not counter._value) and vb is not other:
+                            counter = other._counter
+                        if counter is not None and counter._value:
+                            node.versions = _graph.saved_versions((self, other), saved)
+                    node.op = op
+                    node.params = None
+                    node.values = (va, vb)
+                    node.ans = out
+                    node.special = special
+                    node.freed = False
+                    # as in apply_binary: the edges, and the inputs kept
+                    keep_a, keep_b = keeps[need]
+                    a = self
+                    if ra:
+                        ea = self.grad_fn
+                        if ea is None:
+                            ea, a = self, _AT_EDGE
+                        elif not keep_a and self._name is None:
+                            a = _DROPPED
+                    else:
+                        ea = None
+                    b = other
+                    if rb:
+                        eb = other.grad_fn
+                        if eb is None:
+                            eb, b = other, _AT_EDGE
+                        elif not keep_b and other._name is None:
+                            b = _DROPPED
+                    else:
+                        eb = None
+                    node.next = (ea, eb)
+                    if (a is _DROPPED or a is _AT_EDGE) and (b is _DROPPED or b is _AT_EDGE):
+                        node._inputs = _graph.TWO[(a is _AT_EDGE) * 2 + (b is _AT_EDGE)]
+                    else:
+                        node._inputs = (a, b)
+                    result._requires_grad = True
+                    result.grad_fn = node
+                else:
+                    result._requires_grad = False
+                    result.grad_fn = None
+                return result
+        return apply_binary(op, self, other)
+
+    return method
+
+
+def unary_method(op: ops.Op) -> Callable[[Tensor], Tensor]:
+    """The Tensor method applying ``op`` to ``self``: a fast path for the common case, a plain
+    float tensor that is not a view, and :func:`apply_unary` for every other.
+
+    >>> unary_method(ops.elementwise.exp)(symgrad.zeros(2, requires_grad=True))
+    tensor([1., 1.], grad_fn=<ExpBackward0>)
+    """
+    forward, saved = op.forward, op.saved_by_need[1]
+    special = op.joint_vjp is not None
+    fast = op.node_name_of is None
+
+    def method(self: Tensor) -> Tensor:
+        value = self._value
+        dtype = value.dtype
+        if (dtype is _F32 or dtype is _F64) and fast and self._base is None:
+            try:
+                out = forward(xp, value)
+            except Exception:  # (numpy's errors, worded as PyTorch's, on the general path)
+                return apply_unary(op, self)
+            if out.__class__ is np.ndarray and out.dtype is dtype and out.base is None:
+                result = _new(Tensor)
+                result._value = out
+                if self._requires_grad and _mode.enabled:
+                    node = _new(op.node_class or _node_class(op, {}, (value,)))
+                    frame = _getframe(1)
+                    code = node.code = frame.f_code
+                    if code is _graph._user_code:
+                        node.lasti = frame.f_lasti
+                    else:
+                        node.code, node.lasti = _graph.locate(frame)
+                    if _graph._anomaly_threads:
+                        _graph._record_forward(node, 1)
+                    node.saved = saved
+                    counter = self._counter
+                    node.versions = _graph.saved_versions((self,), saved) if saved \
+                        and counter is not None and counter._value else _graph._epoch
+                    node.op = op
+                    node.params = None
+                    node.values = (value,)
+                    node.ans = out
+                    node.special = special
+                    node.freed = False
+                    # as in apply_unary: the edge, the input kept
+                    edge = self.grad_fn
+                    if edge is None:
+                        node.next = (self,)
+                        node._inputs = _graph.ONE_AT_EDGE
+                    else:
+                        node.next = (edge,)
+                        node._inputs = _graph.ONE_DROPPED if not saved \
+                            and self._name is None else (self,)
+                    result._requires_grad = True
+                    result.grad_fn = node
+                else:
+                    result._requires_grad = False
+                    result.grad_fn = None
+                return result
+        return apply_unary(op, self)
+
+    return method
 
 
 def _unpack(inputs: Sequence[Any]) -> tuple[tuple, int]:

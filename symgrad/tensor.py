@@ -20,9 +20,8 @@ import numpy as np
 
 from symgrad.autograd import graph as _graph
 from symgrad.autograd.grad_mode import is_grad_enabled
-from symgrad.autograd.graph import Node, RemovableHandle, Version, leaf_hooks
+from symgrad.autograd.graph import Node, RemovableHandle, Version, keep_tracked, leaf_hooks
 from symgrad.numeric import dtypes
-from symgrad.numeric.printing import format_tensor
 
 if TYPE_CHECKING:  # the methods symgrad.torch_api installs, as a generated stub
     from symgrad._tensor_methods import TensorMethods as _InstalledMethods
@@ -573,6 +572,7 @@ class Tensor(_InstalledMethods):
             if self.grad_fn.tensor_hooks is None:
                 self.grad_fn.tensor_hooks = {}
                 self.grad_fn.special = True
+                keep_tracked(self.grad_fn)
             hooks = self.grad_fn.tensor_hooks
         else:
             if self._hooks is None:
@@ -755,6 +755,8 @@ class Tensor(_InstalledMethods):
 
     # ------------------------------------------------------------------ Python protocols
     def __repr__(self) -> str:
+        from symgrad.numeric.printing import format_tensor  # (loaded on first print)
+
         suffixes = []
         if self.grad_fn is not None:
             suffixes.append(f"grad_fn=<{type(self.grad_fn).__name__}>")

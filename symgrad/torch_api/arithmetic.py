@@ -13,11 +13,17 @@ from collections.abc import Callable
 from typing import Any
 
 from symgrad import ops
-from symgrad.dispatch import apply_inplace, apply_op
+from symgrad.dispatch import (
+    apply_binary,
+    apply_inplace,
+    apply_op,
+    apply_unary,
+    binary_method,
+    unary_method,
+)
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor
 from symgrad.torch_api.arguments import (
-    FAST_OPERANDS,
     check_alpha,
     check_not_bool_sub,
     operand,
@@ -28,27 +34,25 @@ from symgrad.torch_api.declaration import NO_GRAPH, torch_api
 _ew = ops.elementwise
 
 
-def _fast_binary(op: ops.Op) -> Callable[[Tensor, Any], Tensor]:
-    """``self <op> other`` for the hottest operators: tensors and Python numbers pass through a
-    set lookup; other operands are converted, or refused with NotImplemented (so Python raises
-    its own TypeError, as with PyTorch)."""
+def _runs(op: ops.Op) -> Callable[[Callable[..., Tensor]], Callable[..., Tensor]]:
+    """The decorated unary method, documented by its ``def`` (signature and docstring), is run
+    by :func:`symgrad.dispatch.unary_method` for ``op`` (its body is not used)."""
 
-    def method(self: Tensor, other: Any) -> Tensor:
-        if other.__class__ not in FAST_OPERANDS:
-            other = operand(other)
-            if other is None:
-                return NotImplemented
-        return apply_op(op, self, other)
+    def install(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
+        method = unary_method(op)
+        for attribute in ("__name__", "__qualname__", "__doc__", "__module__", "__annotations__"):
+            setattr(method, attribute, getattr(fn, attribute))
+        return method
 
-    return method
+    return install
 
 
 __add__ = torch_api("add", function=False, method_aliases=("__radd__",), name="__add__",
-                    example=lambda x: x + x)(_fast_binary(_ew.add))
+                    example=lambda x: x + x)(binary_method(_ew.add, operand))
 __mul__ = torch_api("mul", function=False, method_aliases=("__rmul__",), name="__mul__",
-                    example=lambda x: x * x)(_fast_binary(_ew.mul))
+                    example=lambda x: x * x)(binary_method(_ew.mul, operand))
 __truediv__ = torch_api("div", function=False, name="__truediv__",
-                        example=lambda x: x / 2.0)(_fast_binary(_ew.div))
+                        example=lambda x: x / 2.0)(binary_method(_ew.div, operand))
 
 
 @torch_api("add", example=lambda x: x.add(x))
@@ -69,7 +73,7 @@ def add(input: Any, other: Any, *, alpha: float = 1) -> Tensor:  # noqa: A002 - 
     if alpha != 1:
         check_alpha(input, other, alpha)
         return apply_op(_ew.add, input, other, alpha=alpha)
-    return apply_op(_ew.add, input, other)
+    return apply_binary(_ew.add, input, other)
 
 
 @torch_api("sub", aliases=("subtract",), example=lambda x: x.sub(1.0))
@@ -92,7 +96,7 @@ def sub(input: Any, other: Any, *, alpha: float = 1) -> Tensor:  # noqa: A002
     if alpha != 1:
         check_alpha(input, other, alpha)
         return apply_op(_ew.sub, input, other, alpha=alpha)
-    return apply_op(_ew.sub, input, other)
+    return apply_binary(_ew.sub, input, other)
 
 
 @torch_api("mul", aliases=("multiply",), example=lambda x: x.mul(x))
@@ -105,7 +109,7 @@ def mul(input: Any, other: Any) -> Tensor:  # noqa: A002
     """
     if not isinstance(input, Tensor):
         return other.mul(input)
-    return apply_op(_ew.mul, input, operand(other, strict=True))
+    return apply_binary(_ew.mul, input, operand(other, strict=True))
 
 
 @torch_api("pow_scalar", example=lambda x: x.pow(2))
@@ -123,7 +127,7 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001,A002 - PyTorch's nam
         return exponent.__rpow__(input)
     if isinstance(exponent, Tensor):
         _check_bool_pow(input, exponent)
-        return apply_op(_ew.pow, input, exponent)
+        return apply_binary(_ew.pow, input, exponent)
     if input._value.dtype.kind == "b" and isinstance(exponent, bool):
         return input.clone() if exponent else input.new_ones(input.shape)  # x**True is x
     return apply_op(_ew.pow_scalar, input, exponent=scalar(exponent))
@@ -148,17 +152,17 @@ def neg(self) -> Tensor:
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
                            "you are trying to invert a mask, use the `~` or `logical_not()` "
                            "operator instead.")
-    return apply_op(_ew.neg, self)
+    return apply_unary(_ew.neg, self)
 
 
 @torch_api("reciprocal")
+@_runs(_ew.reciprocal)
 def reciprocal(self) -> Tensor:
     """``1 / self`` (``ReciprocalBackward0``).
 
     >>> symgrad.reciprocal(symgrad.tensor([2.0, 4.0]))
     tensor([0.5000, 0.2500])
     """
-    return apply_op(_ew.reciprocal, self)
 
 
 @torch_api("pow_scalar")
@@ -172,103 +176,103 @@ def square(self) -> Tensor:
 
 
 @torch_api("exp")
+@_runs(_ew.exp)
 def exp(self) -> Tensor:
     """Elementwise ``e ** x`` (``ExpBackward0``).
 
     >>> symgrad.exp(symgrad.tensor([0.0, 1.0]))
     tensor([1.0000, 2.7183])
     """
-    return apply_op(_ew.exp, self)
 
 
 @torch_api("log")
+@_runs(_ew.log)
 def log(self) -> Tensor:
     """Elementwise natural logarithm (``LogBackward0``); nan below 0, -inf at 0.
 
     >>> symgrad.log(symgrad.tensor([1.0, 2.0]))
     tensor([0.0000, 0.6931])
     """
-    return apply_op(_ew.log, self)
 
 
 @torch_api("sqrt")
+@_runs(_ew.sqrt)
 def sqrt(self) -> Tensor:
     """Elementwise square root (``SqrtBackward0``).
 
     >>> symgrad.sqrt(symgrad.tensor([4.0, 2.0]))
     tensor([2.0000, 1.4142])
     """
-    return apply_op(_ew.sqrt, self)
 
 
 @torch_api("sin")
+@_runs(_ew.sin)
 def sin(self) -> Tensor:
     """Elementwise sine (``SinBackward0``).
 
     >>> symgrad.sin(symgrad.tensor([0.0, 1.0]))
     tensor([0.0000, 0.8415])
     """
-    return apply_op(_ew.sin, self)
 
 
 @torch_api("cos")
+@_runs(_ew.cos)
 def cos(self) -> Tensor:
     """Elementwise cosine (``CosBackward0``).
 
     >>> symgrad.cos(symgrad.tensor([0.0, 1.0]))
     tensor([1.0000, 0.5403])
     """
-    return apply_op(_ew.cos, self)
 
 
 @torch_api("tanh")
+@_runs(_ew.tanh)
 def tanh(self) -> Tensor:
     """Elementwise hyperbolic tangent (``TanhBackward0``).
 
     >>> symgrad.tanh(symgrad.tensor([0.0, 1.0]))
     tensor([0.0000, 0.7616])
     """
-    return apply_op(_ew.tanh, self)
 
 
 @torch_api("sigmoid")
+@_runs(_ew.sigmoid)
 def sigmoid(self) -> Tensor:
     """Elementwise logistic function ``1 / (1 + e ** -x)`` (``SigmoidBackward0``).
 
     >>> symgrad.sigmoid(symgrad.tensor([0.0, 2.0]))
     tensor([0.5000, 0.8808])
     """
-    return apply_op(_ew.sigmoid, self)
 
 
 @torch_api("relu")
+@_runs(_ew.relu)
 def relu(self) -> Tensor:
     """Elementwise ``max(x, 0)``; the gradient at 0 is 0, as in PyTorch (``ReluBackward0``).
 
     >>> symgrad.relu(symgrad.tensor([-1.0, 0.0, 2.0]))
     tensor([0., 0., 2.])
     """
-    return apply_op(_ew.relu, self)
 
 
 @torch_api("abs", aliases=("absolute",))
+@_runs(_ew.abs)
 def abs(self) -> Tensor:
     """Elementwise absolute value; the gradient at 0 is 0, as in PyTorch (``AbsBackward0``).
 
     >>> symgrad.abs(symgrad.tensor([-1.5, 2.0]))
     tensor([1.5000, 2.0000])
     """
-    return apply_op(_ew.abs, self)
 
 
 @torch_api("sign")
+@_runs(_ew.sign)
 def sign(self) -> Tensor:
     """Elementwise sign (-1, 0 or 1); its gradient is zero (``SignBackward0``).
 
     >>> symgrad.sign(symgrad.tensor([-2.0, 0.0, 3.0]))
     tensor([-1.,  0.,  1.])
     """
-    return apply_op(_ew.sign, self)
 
 
 @torch_api("sub", function=False, example=lambda x: x - 1.0)
@@ -277,7 +281,7 @@ def __sub__(self, other: Any) -> Tensor:
     if other is None:
         return NotImplemented
     check_not_bool_sub(self, other)
-    return apply_op(_ew.sub, self, other)
+    return apply_binary(_ew.sub, self, other)
 
 
 @torch_api("rsub", function=False, example=lambda x: 1.0 - x)
@@ -287,7 +291,7 @@ def __rsub__(self, other: Any) -> Tensor:
         return NotImplemented
     check_not_bool_sub(self, other)
     if isinstance(other, Tensor):
-        return apply_op(_ew.sub, other, self)
+        return apply_binary(_ew.sub, other, self)
     return apply_op(_ew.rsub, self, other=other)
 
 
@@ -297,7 +301,7 @@ def __rtruediv__(self, other: Any) -> Tensor:
     if other is None:
         return NotImplemented
     if isinstance(other, Tensor):
-        return apply_op(_ew.div, other, self)
+        return apply_binary(_ew.div, other, self)
     return self.reciprocal() * other  # PyTorch records 2 / x as MulBackward0(reciprocal)
 
 
@@ -316,7 +320,7 @@ def __rpow__(self, base: Any) -> Tensor:
         return NotImplemented
     _check_bool_pow(base, self)
     if isinstance(base, Tensor):
-        return apply_op(_ew.pow, base, self)
+        return apply_binary(_ew.pow, base, self)
     return apply_op(_ew.rpow_scalar, self, base=base)
 
 
