@@ -314,3 +314,24 @@ def test_operators_on_0d_tensors_run_their_forward_once(dtype):
     assert z.shape == () and z.dtype == x.dtype and z.item() == -5.0
     z.backward()
     assert x.grad.item() == -1.0
+
+
+def test_a_full_sums_gradient_is_expanded_as_in_pytorch():
+    # PyTorch's SumBackward0 expands the gradient (strides 0): a hook sees the view and may not
+    # change it in place; .grad and retained grads are arrays of their own
+    x = t.ones(3, 4, requires_grad=True)
+    y = x * 2
+    seen = []
+    y.register_hook(lambda g: seen.append(g.stride()))
+    y.retain_grad()
+    y.sum().backward()
+    assert seen == [(0, 0)]
+    assert y.grad.stride() == (4, 1) and x.grad.stride() == (4, 1)
+    y.grad.add_(1)
+    x.grad.add_(1)
+    assert y.grad.tolist() == [[2.0] * 4] * 3 and x.grad.tolist() == [[3.0] * 4] * 3
+    z = x * 2
+    z.register_hook(lambda g: g.add_(1))
+    with pytest.raises(RuntimeError, match="^unsupported operation: more than one element of "
+                                           "the written-to tensor refers to a single memory"):
+        z.sum().backward()

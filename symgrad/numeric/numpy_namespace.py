@@ -183,8 +183,21 @@ def expand_dims(a: np.ndarray, axis: int | tuple[int, ...]) -> np.ndarray:
 
 
 def spread(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """``g`` broadcast to ``shape`` as a new array: a reduction's VJP (``broadcast_to`` would
-    give a read-only view, but through numpy's slower Python wrapper)."""
+    """``g`` broadcast to ``shape``: a reduction's VJP. A single value (``g`` 0-d: a full
+    reduction's) becomes a read-only view with zero strides, as PyTorch's ``expand``: nothing is
+    written, and an in-place change of it is refused as in PyTorch; any other ``g``, a new
+    array (``broadcast_to`` would give a view, but through numpy's slower Python wrapper).
+
+    >>> view = spread(np.float32(2.0), (2, 3))
+    >>> view.tolist(), view.strides, view.flags.writeable
+    ([[2.0, 2.0, 2.0], [2.0, 2.0, 2.0]], (0, 0), False)
+    """
+    if g.ndim == 0:
+        if g.__class__ is not np.ndarray:
+            g = np.asarray(g)  # (a numpy scalar)
+        view = np.ndarray(shape, g.dtype, g, 0, (0,) * len(shape))
+        view.flags.writeable = False
+        return view
     out = np.empty(shape, dtype=g.dtype)
     out[...] = g
     return out
