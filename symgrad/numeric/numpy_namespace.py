@@ -287,6 +287,20 @@ def log_softmax(a: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
         return s - np.log(np.exp(s).sum(axis=axis, keepdims=True))
 
 
+def tanh_backward(g: np.ndarray, ans: np.ndarray) -> np.ndarray:
+    """``g * (1 - ans * ans)``, tanh's VJP from its output, into one new array (the expression
+    as written makes three, which costs a third of the time on large arrays).
+
+    >>> tanh_backward(np.array([2.0, 1.0]), np.array([0.5, 0.0])).tolist()
+    [1.5, 1.0]
+    """
+    out = ans * ans
+    if out.__class__ is np.ndarray and out.dtype == g.dtype and out.shape == g.shape:
+        np.subtract(1, out, out=out)
+        return np.multiply(g, out, out=out)
+    return g * (1 - out)
+
+
 def sum_to_shape(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """Sum a broadcast gradient back to ``shape``: the one rule for broadcasting's VJP."""
     if g.shape == shape:
