@@ -129,6 +129,26 @@ def test_nodes_that_save_nothing_run_again_after_freeing():
     assert x.grad.tolist() == [6.0] * 200
 
 
+def test_freeing_keeps_shapes_and_producers_but_no_values():
+    x = t.ones(200, requires_grad=True)
+    d = x * 2
+    e = d + 1  # add reads no value (a dropped input); mul reads its inputs
+    y = (e * e).sum()
+    node_sum = y.grad_fn
+    node_mul = node_sum.next_functions[0][0]
+    node_add = node_mul.next_functions[0][0]
+    y.backward()
+    for node in (node_add, node_mul):
+        assert node.freed
+        assert all(v.strides == (0,) for v in node.values[:1])  # a stand-in holds no data
+    given = node_add.inputs[0]
+    assert given.shape == (200,) and given.dtype == t.float32
+    assert given.grad_fn is d.grad_fn
+    a, b = node_mul.inputs  # the tensor read twice: one stand-in for both
+    assert a is b and a.grad_fn is node_add and a.shape == (200,)
+    assert x.grad.tolist() == [12.0] * 200
+
+
 def test_lowering_and_check_after_freeing_use_the_replay():
     from symgrad import symbolic
 
@@ -273,3 +293,45 @@ def test_a_node_a_collection_finds_half_made_is_untracked_by_the_next_one():
     node.next, node._inputs, node.special = (None,), (1.0,), False
     graph._untrack_graphs("start", info)
     assert not gc.is_tracked(node)
+
+
+# ----------------------------------------------------------------- 0-d results (W2's loss / N)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_operators_on_0d_tensors_run_their_forward_once(dtype):
+    from symgrad.dispatch import binary_method, unary_method
+
+    calls = []
+    add = Op("add_counted", "AddBackward0", forward=lambda xp, a, b: calls.append(1) or a + b,
+             vjp=(lambda xp, g, ans, a, b: g, lambda xp, g, ans, a, b: g))
+    neg = Op("neg_counted", "NegBackward0", forward=lambda xp, a: calls.append(1) or -a,
+             vjp=(lambda xp, g, ans, a: -g,))
+    x = t.tensor(3.0, dtype=getattr(t, dtype), requires_grad=True)
+    y = binary_method(add, lambda other: None)(x, 2)  # numpy gives a scalar for a 0-d result
+    z = unary_method(neg)(y)
+    assert len(calls) == 2
+    assert z.shape == () and z.dtype == x.dtype and z.item() == -5.0
+    z.backward()
+    assert x.grad.item() == -1.0
+
+
+def test_a_full_sums_gradient_is_expanded_as_in_pytorch():
+    # PyTorch's SumBackward0 expands the gradient (strides 0): a hook sees the view and may not
+    # change it in place; .grad and retained grads are arrays of their own
+    x = t.ones(3, 4, requires_grad=True)
+    y = x * 2
+    seen = []
+    y.register_hook(lambda g: seen.append(g.stride()))
+    y.retain_grad()
+    y.sum().backward()
+    assert seen == [(0, 0)]
+    assert y.grad.stride() == (4, 1) and x.grad.stride() == (4, 1)
+    y.grad.add_(1)
+    x.grad.add_(1)
+    assert y.grad.tolist() == [[2.0] * 4] * 3 and x.grad.tolist() == [[3.0] * 4] * 3
+    z = x * 2
+    z.register_hook(lambda g: g.add_(1))
+    with pytest.raises(RuntimeError, match="^unsupported operation: more than one element of "
+                                           "the written-to tensor refers to a single memory"):
+        z.sum().backward()

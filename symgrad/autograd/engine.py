@@ -32,6 +32,7 @@ from symgrad.autograd import anomaly
 from symgrad.autograd import graph as _graph
 from symgrad.autograd import tensor_namespace as differentiable
 from symgrad.autograd.grad_mode import _mode
+from symgrad.autograd.graph import DROPPED as _DROPPED
 from symgrad.autograd.graph import Node, _rules, runs_custom_backward
 from symgrad.dispatch import _edge
 from symgrad.numeric import numpy_namespace as numeric_xp
@@ -481,7 +482,8 @@ def _fit(node: Node, i: int, gi: Any, value: Any) -> Any:
     if gi.__class__ is np.ndarray and value.__class__ is np.ndarray:  # (the common case)
         shape, wanted = gi.shape, value.shape
         lead = len(shape) - len(wanted)
-        if lead >= 0 and all(s == t or s == 1 for s, t in zip(wanted, shape[lead:], strict=True)):
+        if lead >= 0 and (shape[lead:] == wanted or all(  # (first: a bias's gradient)
+                s == t or s == 1 for s, t in zip(wanted, shape[lead:], strict=True))):
             return numeric_xp.sum_to_shape(gi, wanted)
     shape, wanted = _shape_of(gi), _shape_of(value)
     if not _expandable(wanted, shape):
@@ -572,14 +574,8 @@ def _commit(p: _Pass, keep_graph: bool) -> None:
         g = None
         for tensor, g in p.retained:
             _accumulate(tensor, g, create_graph)
-    if not keep_graph:  # free what PyTorch frees (see _release; inlined for small values)
-        for node in p.processed:
-            node.freed = node.special = True
-            node.ans = None
-            for value in node.values:
-                if value.__class__ is np.ndarray and value.nbytes >= _KEEP_BELOW:
-                    _release(node)
-                    break
+    if not keep_graph:  # free what PyTorch frees
+        _release(p.processed)
     for tensor, g in p.hooked_leaves:
         _after_accumulation(tensor, g)
 
@@ -600,35 +596,54 @@ def _placeholder(value: np.ndarray) -> np.ndarray:
     return known
 
 
-def _release(node: Node) -> None:
+def _release(nodes: list[Node]) -> None:
     """Free what a backward without ``retain_graph`` frees in PyTorch (the caller drops the
-    node's output): the intermediate values it saved. An input computed by another node keeps
-    its shape, dtype and producer, and a weak reference to its tensor for naming (a stand-in;
-    one per tensor, when the node reads it twice as in ``x * x``). What lowering's replay reads
-    stays: the graph, the leaves, the constants."""
-    values = inputs = None
-    for i, edge in enumerate(node.next):
-        if edge is None or isinstance(edge, Tensor):
-            continue
-        value = node.values[i]
-        if value.__class__ is not np.ndarray or value.nbytes < _KEEP_BELOW:
-            continue
-        if values is None:
-            values, inputs = list(node.values), list(node._inputs)
-        raw = node._inputs[i]
-        for j in range(i):  # the same tensor at an earlier position (x * x): its stand-in
-            if isinstance(raw, Tensor) and node._inputs[j] is raw and inputs[j] is not raw:
-                values[i], inputs[i] = values[j], inputs[j]
-                break
-        else:
-            values[i] = array = _placeholder(value)
-            inputs[i] = stand_in = _make(array, edge, True)
-            if isinstance(raw, Tensor):  # (not DROPPED: see Node.inputs; never AT_EDGE here)
-                stand_in.__dict__["_stands_for"] = weakref.ref(raw)
-                if raw._name is not None:
-                    stand_in._name = raw._name
-    if values is not None:
-        node.values, node.inputs = tuple(values), tuple(inputs)
+    nodes' outputs): the intermediate values they saved. An input computed by another node
+    keeps its shape, dtype and producer (a placeholder value): a dropped one (see
+    :attr:`Node.inputs`) gets its stand-in when asked, a kept one gets it now (see
+    :func:`_stand_in`). What lowering's replay reads stays: the graph, the leaves, the
+    constants."""
+    for node in nodes:
+        node.freed = node.special = True
+        node.ans = None
+        values = inputs = None
+        i = -1
+        for edge in node.next:
+            i += 1
+            if edge is None or isinstance(edge, Tensor):  # (a leaf's value stays)
+                continue
+            value = node.values[i]
+            if value.__class__ is not np.ndarray or value.nbytes < _KEEP_BELOW:
+                continue  # (a small value costs less than its placeholder, and stays)
+            if values is None:
+                values = list(node.values)
+            if node._inputs[i] is _DROPPED:
+                values[i] = _placeholder(value)
+                continue
+            if inputs is None:
+                inputs = list(node._inputs)
+            _stand_in(node._inputs, i, edge, values, inputs)
+        if values is not None:
+            node.values = tuple(values)
+            if inputs is not None:
+                node._inputs = tuple(inputs)
+
+
+def _stand_in(raws: tuple, i: int, edge: Node, values: list[Any], inputs: list[Any]) -> None:
+    """Replace the kept tensor ``raws[i]`` of a freed node in ``inputs`` by a stand-in: a
+    tensor with a placeholder value (put into ``values``), the same producer and a weak
+    reference to the tensor for naming; the same stand-in as at an earlier input when the
+    node reads the tensor twice (``x * x``)."""
+    raw = raws[i]  # (a Tensor: neither dropped nor, its edge being a node, AT_EDGE)
+    for j in range(i):
+        if raws[j] is raw and inputs[j] is not raw:
+            values[i], inputs[i] = values[j], inputs[j]
+            return
+    values[i] = array = _placeholder(values[i])
+    inputs[i] = stand_in = _make(array, edge, True)
+    stand_in.__dict__["_stands_for"] = weakref.ref(raw)
+    if raw._name is not None:
+        stand_in._name = raw._name
 
 
 _warned_create_graph = False

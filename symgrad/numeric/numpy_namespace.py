@@ -183,8 +183,21 @@ def expand_dims(a: np.ndarray, axis: int | tuple[int, ...]) -> np.ndarray:
 
 
 def spread(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """``g`` broadcast to ``shape`` as a new array: a reduction's VJP (``broadcast_to`` would
-    give a read-only view, but through numpy's slower Python wrapper)."""
+    """``g`` broadcast to ``shape``: a reduction's VJP. A single value (``g`` 0-d: a full
+    reduction's) becomes a read-only view with zero strides, as PyTorch's ``expand``: nothing is
+    written, and an in-place change of it is refused as in PyTorch; any other ``g``, a new
+    array (``broadcast_to`` would give a view, but through numpy's slower Python wrapper).
+
+    >>> view = spread(np.float32(2.0), (2, 3))
+    >>> view.tolist(), view.strides, view.flags.writeable
+    ([[2.0, 2.0, 2.0], [2.0, 2.0, 2.0]], (0, 0), False)
+    """
+    if g.ndim == 0:
+        if g.__class__ is not np.ndarray:
+            g = np.asarray(g)  # (a numpy scalar)
+        view = np.ndarray(shape, g.dtype, g, 0, (0,) * len(shape))
+        view.flags.writeable = False
+        return view
     out = np.empty(shape, dtype=g.dtype)
     out[...] = g
     return out
@@ -274,13 +287,29 @@ def log_softmax(a: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
         return s - np.log(np.exp(s).sum(axis=axis, keepdims=True))
 
 
+def tanh_backward(g: np.ndarray, ans: np.ndarray) -> np.ndarray:
+    """``g * (1 - ans * ans)``, tanh's VJP from its output, into one new array (the expression
+    as written makes three, which costs a third of the time on large arrays).
+
+    >>> tanh_backward(np.array([2.0, 1.0]), np.array([0.5, 0.0])).tolist()
+    [1.5, 1.0]
+    """
+    out = ans * ans
+    if out.__class__ is np.ndarray and out.dtype == g.dtype and out.shape == g.shape:
+        np.subtract(1, out, out=out)
+        return np.multiply(g, out, out=out)
+    return g * (1 - out)
+
+
 def sum_to_shape(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """Sum a broadcast gradient back to ``shape``: the one rule for broadcasting's VJP."""
     if g.shape == shape:
         return g
     lead = g.ndim - len(shape)
-    if lead:
-        g = _add_reduce(g, tuple(range(lead)))  # a fresh array: no reshape (view) needed after
+    if lead:  # (a fresh array: no reshape, a view, is needed after)
+        g = _add_reduce(g, 0 if lead == 1 else tuple(range(lead)))
+        if g.shape == shape:  # (a bias's gradient: g.sum(0))
+            return g
     axes = tuple(i for i, size in enumerate(shape) if size == 1 and g.shape[i] != 1)
     return _add_reduce(g, axes, keepdims=True) if axes else g
 

@@ -540,6 +540,11 @@ def astype(a: Any, dtype: str | None) -> Expressions:
     return asarray(np.array(asarray(a)))
 
 
+def tanh_backward(g: Any, ans: Any) -> Expressions:
+    """tanh's VJP from its output, ``g * (1 - ans**2)``."""
+    return g * (1 - ans * ans)
+
+
 def sum_to_shape(g: Any, shape: Sequence[int]) -> Expressions:
     """Sum a broadcast cotangent back to ``shape`` (the broadcasting rule)."""
     g = asarray(g)
