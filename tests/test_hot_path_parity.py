@@ -163,7 +163,7 @@ def _enable_grad_in_no_grad(L):
 
 
 VARIANTS = ("plain", "no_grad", "inference_mode", "enable_grad", "anomaly", "hooks", "bump_a",
-            "bump_b", "bump_out", "seterr", "rebump_a", "rebump_b", "retain")
+            "bump_b", "bump_out", "seterr", "rebump_a", "rebump_b", "retain", "warn_error")
 # bump_x: operand x changed in place after the op; rebump_x: before it too (a saved version
 # that is not 0)
 
@@ -183,7 +183,16 @@ def _whole_context(L, variant):
         return L.autograd.detect_anomaly()
     if variant == "seterr":
         return np.errstate(all="raise")
+    if variant == "warn_error":  # numpy's RuntimeWarnings raised by the user's filter
+        return _runtime_warnings_raise()
     return contextlib.nullcontext()
+
+
+@contextlib.contextmanager
+def _runtime_warnings_raise():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        yield
 
 
 # --- describing a case ------------------------------------------------------------------------
@@ -335,9 +344,9 @@ def cases():
         for op, fn in BINARY.items():
             if variant.startswith("rebump") and op not in ("mul", "rmul", "div", "rdiv"):
                 continue
-            for ka in few_a if variant != "seterr" else ("f32_special", "f64_special",
-                                                         "f32_huge"):
-                for kb in few_b if variant != "seterr" else \
+            special = variant in ("seterr", "warn_error")
+            for ka in few_a if not special else ("f32_special", "f64_special", "f32_huge"):
+                for kb in few_b if not special else \
                         ("f32_special", "f64", "zero", "float_zero", "i64_zero", "f32_huge"):
                     for ra, rb in ((True, True), (True, False), (False, True)):
                         if rb and kb not in FLOAT_KINDS or variant in (
