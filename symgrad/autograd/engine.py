@@ -430,6 +430,12 @@ def _run(p: _Pass) -> None:
         if capturing and node in wanted:
             p.captured[node] = g
         values, ans, params, vjp = node.values, node.ans, node.params, node.op.vjp
+        # the rules are called with the values unpacked (a call with ``*values`` builds a tuple)
+        n = 0 if params else len(values)
+        if n == 1:
+            a = values[0]
+        elif n == 2:
+            a, b = values
         i = -1
         for nxt in node.next:
             i += 1
@@ -437,29 +443,31 @@ def _run(p: _Pass) -> None:
                 continue
             if useful is not None and nxt not in useful:
                 continue
-            rule = vjp[i]
-            gi = rule(xp, g, ans, *values, **params) if params else rule(xp, g, ans, *values)
-            value = values[i]
+            if n == 1:
+                gi = vjp[i](xp, g, ans, a)
+                value = a
+            elif n == 2:
+                gi = vjp[i](xp, g, ans, a, b)
+                value = b if i else a
+            else:
+                rule = vjp[i]
+                gi = rule(xp, g, ans, *values, **params) if params else rule(xp, g, ans, *values)
+                value = values[i]
             if gi.shape != value.shape:  # the broadcasting rule, inlined
                 gi = _fit(node, i, gi, value)
             if gi.dtype is not value.dtype and gi.dtype != value.dtype:
                 gi = gi.astype(value.dtype)
-            earlier = get(nxt)
             left = dependencies[nxt] - 1
-            dependencies[nxt] = left
-            if target is not None and not left:
-                grads[target] = g_next  # a later one is ready too: the stack's order
-                push(target)
-                target = None
-            if earlier is None:
-                if not left:
-                    target, g_next = nxt, gi
-                else:
-                    grads[nxt] = gi
-            else:
-                grads[nxt] = earlier + gi
-                if not left:
-                    push(nxt)
+            if left:  # more gradients to come
+                dependencies[nxt] = left
+                earlier = get(nxt)
+                grads[nxt] = gi if earlier is None else earlier + gi
+            else:  # its last one: it runs next, and one found before waits on the stack
+                earlier = take(nxt, None)
+                if target is not None:
+                    grads[target] = g_next
+                    push(target)
+                target, g_next = nxt, gi if earlier is None else earlier + gi
 
 
 def _check_versions(node: Node) -> None:
