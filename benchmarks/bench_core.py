@@ -379,8 +379,8 @@ def recorded_bytes_per_op(n: int) -> float:
 
 def tracked_objects_per_op(n: int) -> float:
     """Objects the cyclic GC tracks that recording an ``n``-op chain on float32[10] keeps
-    alive, per op (after a collection, which untracks tuples of untracked objects): what every
-    full collection walks, so what makes a long graph's forward grow faster than linearly."""
+    alive, per op, after a collection (which untracks plain nodes, their edge and input tuples
+    and tuples of untracked objects): what every later full collection walks."""
     rng = np.random.default_rng(SEED)
     x = t.tensor(rng.uniform(-0.5, 0.5, 10).astype(np.float32), requires_grad=True)
     w = t.tensor(rng.uniform(0.3, 0.7, 10).astype(np.float32), requires_grad=True)

@@ -20,7 +20,7 @@ import numpy as np
 
 from symgrad.autograd import graph as _graph
 from symgrad.autograd.grad_mode import is_grad_enabled
-from symgrad.autograd.graph import Node, RemovableHandle, Version, leaf_hooks
+from symgrad.autograd.graph import Node, RemovableHandle, Version, keep_tracked, leaf_hooks
 from symgrad.numeric import dtypes
 from symgrad.numeric.printing import format_tensor
 
@@ -573,6 +573,7 @@ class Tensor(_InstalledMethods):
             if self.grad_fn.tensor_hooks is None:
                 self.grad_fn.tensor_hooks = {}
                 self.grad_fn.special = True
+                keep_tracked(self.grad_fn)
             hooks = self.grad_fn.tensor_hooks
         else:
             if self._hooks is None:

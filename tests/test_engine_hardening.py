@@ -4,6 +4,7 @@ frees saved values after a backward that does not retain the graph (as PyTorch d
 import gc
 import threading
 import tracemalloc
+import weakref
 
 import numpy as np
 import pytest
@@ -140,3 +141,135 @@ def test_lowering_and_check_after_freeing_use_the_replay():
     value = float(lowered.expr.subs(lowered.values)[()])
     assert abs(value - y.item()) < 1e-9 * abs(y.item())
     assert str(symbolic.check(y)).startswith("gradient check passed")  # (a replay's backward)
+
+
+# ----------------------------------------------------------------- the cycle collector
+
+
+def _chain(n):
+    """An n-op chain (h*w, h+x, tanh, exp) on two leaves; the leaves and the output."""
+    rng = np.random.default_rng(3)
+    x = t.tensor(rng.uniform(-0.5, 0.5, 10), requires_grad=True)
+    w = t.tensor(rng.uniform(0.3, 0.7, 10), requires_grad=True)
+    steps = (lambda h: h * w, lambda h: h + x, lambda h: h.tanh(), lambda h: h.exp())
+    h = x
+    for i in range(n):
+        h = steps[i & 3](h)
+    return x, w, h
+
+
+def _nodes(y):
+    node, found = y.grad_fn, []
+    while node is not None:
+        found.append(node)
+        node = next((e for e in node.next if e is not None and not isinstance(e, t.Tensor)), None)
+    return found
+
+
+def test_a_collection_untracks_a_long_graphs_nodes_and_edges_and_backward_is_unchanged():
+    x, w, y = _chain(2000)
+    gc.collect()
+    nodes = _nodes(y)
+    assert len(nodes) == 2000
+    assert not any(gc.is_tracked(node) or gc.is_tracked(node.next) for node in nodes)
+    y.sum().backward()
+    gc.disable()  # the same graph, never seen by a collection
+    try:
+        x2, w2, y2 = _chain(2000)
+        assert all(gc.is_tracked(node) for node in _nodes(y2))
+        y2.sum().backward()
+    finally:
+        gc.enable()
+    np.testing.assert_array_equal(x.grad.numpy(), x2.grad.numpy())
+    np.testing.assert_array_equal(w.grad.numpy(), w2.grad.numpy())
+
+
+def test_an_untracked_graph_is_freed_when_dropped_without_a_collection():
+    x, w, y = _chain(200)
+    gc.collect()
+    first, last = (weakref.ref(n) for n in (_nodes(y)[-1], y.grad_fn))
+    gc.disable()
+    try:
+        del y
+        assert first() is None and last() is None
+    finally:
+        gc.enable()
+
+
+def _hook_on_tensor(y):
+    y.register_hook(lambda g: g + 0 * y)
+
+
+def _hook_on_node(y):
+    y.grad_fn.register_hook(lambda gi, go: None if y is not None else gi)
+
+
+def _prehook_on_node(y):
+    y.grad_fn.register_prehook(lambda go: None if y is not None else go)
+
+
+def _metadata(y):
+    y.grad_fn.metadata["output"] = y
+
+
+@pytest.mark.parametrize("make_cycle", [_hook_on_tensor, _hook_on_node, _prehook_on_node,
+                                        _metadata])
+def test_a_reference_cycle_through_a_node_is_still_collected(make_cycle):
+    x = t.ones(3, requires_grad=True)
+    y = (x * 2).exp()
+    gc.collect()  # the nodes are untracked now
+    assert not gc.is_tracked(y.grad_fn)
+    make_cycle(y)  # y -> node -> hook/metadata -> y
+    assert gc.is_tracked(y.grad_fn)
+    node = weakref.ref(y.grad_fn)
+    del y
+    gc.collect()
+    assert node() is None
+
+
+def _lowered_and_dropped():
+    x = t.ones(2, requires_grad=True)
+    y = (x * 3).sum()
+    gc.collect()
+    t.symbolic.lower(y)  # cached on y.grad_fn, and the lowering holds y
+    return weakref.ref(y.grad_fn)  # (lower reads this frame's locals: they go with it)
+
+
+def test_a_symbolic_lowering_cache_on_a_root_is_collected():
+    node = _lowered_and_dropped()
+    gc.collect()
+    assert node() is None
+
+
+def test_a_custom_functions_node_stays_tracked():
+    class Twice(t.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            out = a * 2
+            ctx.save_for_backward(out)
+            return out
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    y = Twice.apply(t.ones(2, requires_grad=True))
+    gc.collect()
+    assert gc.is_tracked(y.grad_fn)
+    node = weakref.ref(y.grad_fn)
+    del y
+    gc.collect()
+    assert node() is None
+
+
+def test_a_node_a_collection_finds_half_made_is_untracked_by_the_next_one():
+    from symgrad.autograd import graph
+
+    node = object.__new__(graph.node_class("MulBackward0"))  # no slot written yet
+    info = {"generation": 1, "collected": 0, "uncollectable": 0}
+    graph._untrack_graphs("start", info)
+    assert gc.is_tracked(node)  # left alone while half made
+    gc.collect()  # (moves it to the oldest generation, which a collection does not scan)
+    node.next, node._inputs, node.special = (None,), (1.0,), False
+    graph._untrack_graphs("start", info)
+    assert not gc.is_tracked(node)

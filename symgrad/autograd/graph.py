@@ -9,6 +9,8 @@ remembers where in user code its forward op was called (:attr:`Node.creation_sit
 
 from __future__ import annotations
 
+import ctypes
+import gc
 import itertools
 import os
 import sys
@@ -200,6 +202,7 @@ class Node:
     retained: Any = None  # weak reference to the output tensor that retains its grad
     pre_hooks: dict | None = None  # register_prehook: fn(grad_outputs)
     post_hooks: dict | None = None  # register_hook: fn(grad_inputs, grad_outputs)
+    cyclic: bool = False  # holds what may lead back to it: the collector tracks it (keep_tracked)
     # anomaly mode only: the forward call's stack, and the node whose backward created this one
     forward_stack: Any = None
     anomaly_parent: Node | None = None
@@ -306,6 +309,7 @@ class Node:
         data = self.__dict__.get("_metadata")
         if data is None:
             data = self.__dict__["_metadata"] = {}
+            keep_tracked(self)
             if self.forward_stack is not None:
                 data["traceback_"] = self.forward_stack.format()
             if self.anomaly_parent is not None:
@@ -325,6 +329,7 @@ class Node:
         if self.pre_hooks is None:
             self.pre_hooks = {}
             self.special = True
+            keep_tracked(self)
         return _add_hook(self.pre_hooks, hook)
 
     def register_hook(self, hook: Callable[[tuple, tuple], tuple | None]) -> RemovableHandle:
@@ -341,6 +346,7 @@ class Node:
         if self.post_hooks is None:
             self.post_hooks = {}
             self.special = True
+            keep_tracked(self)
         return _add_hook(self.post_hooks, hook)
 
     @property
@@ -486,4 +492,63 @@ def node_class(name: str) -> type[Node]:
     if cls is None:
         cls = type(name, (Node,), {"__slots__": (), "__module__": "symgrad.autograd.graph"})
         _node_classes[name] = cls
+        _plain_classes.add(cls)
     return cls
+
+
+# The cycle collector. PyTorch's nodes are C++ objects that Python's collector never sees; ours
+# are Python objects (a node and its edge tuple per recorded op), and a long graph made every
+# full collection walk all of them, and full collections came more often as it grew. They cannot
+# form a reference cycle among themselves (a graph is acyclic and a node does not point back at
+# its output), so when a collection of the older generations starts, the plain nodes that
+# survived the young generation stop being tracked, with their edge and input tuples;
+# refcounting still frees them. A node that may sit on a cycle stays tracked (or is tracked
+# again by keep_tracked): one with hooks, metadata, a retained grad or a lowering cache, and a
+# custom Function's node (its ctx may hold its outputs). Other interpreters keep tracking all.
+
+_plain_classes: set[type] = set()  # the registry ops' node classes (node_class)
+if sys.implementation.name == "cpython":
+    _untrack = ctypes.PYFUNCTYPE(None, ctypes.py_object)(("PyObject_GC_UnTrack", ctypes.pythonapi))
+    _track = ctypes.PYFUNCTYPE(None, ctypes.py_object)(("PyObject_GC_Track", ctypes.pythonapi))
+else:  # pragma: no cover - the collector keeps tracking everything
+    _untrack = _track = None
+
+
+def _untrack_graphs(phase: str, info: dict[str, int]) -> None:
+    """``gc.callbacks`` entry: before a collection of the older generations, untrack the plain
+    nodes that survived in the younger ones, and their edge and input tuples."""
+    global _half_made
+    if phase != "start" or not info["generation"]:
+        return
+    candidates = [node for node in (ref() for ref in _half_made) if node is not None]
+    _half_made = []
+    for generation in (0, 1):
+        candidates += [obj for obj in gc.get_objects(generation) if type(obj) in _plain_classes]
+    is_tracked, untrack = gc.is_tracked, _untrack
+    for node in candidates:
+        try:
+            edges, inputs = node.next, node._inputs
+            if node.special or node.cyclic:
+                continue
+        except AttributeError:  # being made: the collection started in apply_op
+            _half_made.append(weakref.ref(node))  # (this collection moves it on: see it later)
+            continue
+        untrack(node)  # (PyObject_GC_UnTrack does nothing to an untracked object)
+        untrack(edges)
+        if type(inputs) is tuple and is_tracked(inputs):  # (often a shared, untracked one)
+            untrack(inputs)
+
+
+_half_made: list[weakref.ref] = []  # nodes a collection found half made, for the next one
+
+
+def keep_tracked(node: Node) -> None:
+    """Keep ``node`` tracked by the cycle collector (track it again if it was untracked): it
+    now holds something that may lead back to it (a hook, metadata, a cache)."""
+    node.cyclic = True
+    if _track is not None and not gc.is_tracked(node):
+        _track(node)
+
+
+if _untrack is not None:
+    gc.callbacks.append(_untrack_graphs)

@@ -328,7 +328,10 @@ def lower(output: Tensor, constants: str = "numbers", *,
     root = output.grad_fn
     if root is None:
         return _Lowering(output, constants, caller_names()).run(progress)
-    cache = root.__dict__.setdefault("_symbolic_lowered", {})
+    cache = root.__dict__.get("_symbolic_lowered")
+    if cache is None:  # (the cache leads back to the root: a cycle the collector must see)
+        cache = root.__dict__["_symbolic_lowered"] = {}
+        graph.keep_tracked(root)
     found = cache.get(constants)
     if found is not None and found[1].output is output and found[0] == _fingerprint(found[1]):
         return found[1]
