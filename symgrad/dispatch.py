@@ -125,7 +125,8 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
         node.versions = _graph.saved_versions(inputs, node.saved) if node.saved \
             else _graph._epoch
         node._inputs = inputs
-        node.next = _edges(inputs)
+        node.next = edges = _edges(inputs)
+        _graph.count_uses(edges)
         result = _new(Tensor)
         result._value = out
         result._requires_grad = True
@@ -171,6 +172,7 @@ def _node(op: ops.Op, params: dict | None, values: tuple, out: np.ndarray, need:
     node.ans = out
     node.special = op.joint_vjp is not None  # (such nodes run the engine's careful way)
     node.freed = False
+    node.uses = 0
     return node
 
 
@@ -254,17 +256,20 @@ def apply_unary(op: ops.Op, x: Tensor, params: dict | None = None, depth: int = 
         # computed by another node whose value the rules do not read (graph.DROPPED), nor a
         # leaf its edge holds (graph.AT_EDGE), so that a long chain keeps no tensor and no tuple
         # of inputs per op (see Node.inputs)
+        node.uses = 0
         if x._base is None:
             edge = x.grad_fn
             if edge is None:
                 node.next = (x,)
                 node._inputs = _graph.ONE_AT_EDGE if values[0] is x._value else (x,)
             else:
+                edge.uses += 1
                 node.next = (edge,)
                 node._inputs = _graph.ONE_DROPPED if not saved and values[0] is x._value \
                     and x._name is None else (x,)
         else:
-            node.next = (_edge(x),)
+            node.next = edges = (_edge(x),)
+            _graph.count_uses(edges)
             node._inputs = (x,)
         result = _new(Tensor)
         result._value = out
@@ -380,7 +385,9 @@ def apply_binary(op: ops.Op, a: Any, b: Any, params: dict | None = None,
                     kb = _DROPPED
             else:
                 eb = _edge(b)
-        node.next = (ea, eb)
+        node.next = edges = (ea, eb)
+        node.uses = 0
+        _graph.count_uses(edges)
         if ka is _DROPPED or ka is _AT_EDGE:
             if kb is _DROPPED or kb is _AT_EDGE:
                 node._inputs = _graph.TWO[(ka is _AT_EDGE) * 2 + (kb is _AT_EDGE)]
@@ -474,13 +481,16 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any]) -> Callable[[Tensor
                     node.freed = False
                     # as in apply_binary: the edges, and the inputs kept
                     keep_a, keep_b = keeps[need]
+                    node.uses = 0
                     a = self
                     if ra:
                         ea = self.grad_fn
                         if ea is None:
                             ea, a = self, _AT_EDGE
-                        elif not keep_a and self._name is None:
-                            a = _DROPPED
+                        else:
+                            ea.uses += 1
+                            if not keep_a and self._name is None:
+                                a = _DROPPED
                     else:
                         ea = None
                     b = other
@@ -488,8 +498,10 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any]) -> Callable[[Tensor
                         eb = other.grad_fn
                         if eb is None:
                             eb, b = other, _AT_EDGE
-                        elif not keep_b and other._name is None:
-                            b = _DROPPED
+                        else:
+                            eb.uses += 1
+                            if not keep_b and other._name is None:
+                                b = _DROPPED
                     else:
                         eb = None
                     node.next = (ea, eb)
@@ -551,11 +563,13 @@ def unary_method(op: ops.Op) -> Callable[[Tensor], Tensor]:
                     node.special = special
                     node.freed = False
                     # as in apply_unary: the edge, the input kept
+                    node.uses = 0
                     edge = self.grad_fn
                     if edge is None:
                         node.next = (self,)
                         node._inputs = _graph.ONE_AT_EDGE
                     else:
+                        edge.uses += 1
                         node.next = (edge,)
                         node._inputs = _graph.ONE_DROPPED if not saved \
                             and self._name is None else (self,)

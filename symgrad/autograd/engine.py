@@ -295,17 +295,37 @@ def _run_node(node: Node, g: Any, xp: Any, create_graph: bool, useful: set | Non
 def _distribute(node: Node, results: list, p: _Pass) -> None:
     """Pass the gradients ``node`` computed on to its inputs' targets (None, undefined, adds
     nothing but counts as arrived)."""
-    grads, dependencies, useful = p.grads, p.dependencies, p.useful
+    grads, dependencies, useful, counted = p.grads, p.dependencies, p.useful, p.counted
     for nxt, gi in zip(node.next, results, strict=True):
         if nxt is None or (useful is not None and nxt not in useful):
             continue
         if gi is not None:
             earlier = grads.get(nxt)
             grads[nxt] = gi if earlier is None else earlier + gi
+        if counted:  # (see _run)
+            if isinstance(nxt, Tensor):
+                continue
+            left = dependencies.get(nxt, nxt.uses) - 1
+            if left == 0:
+                dependencies.pop(nxt, None)
+                p.ready.append(nxt)
+            else:
+                dependencies[nxt] = left
+            continue
         left = dependencies[nxt] - 1
         dependencies[nxt] = left
         if left == 0:
             p.ready.append(nxt)
+
+
+def _recount(p: _Pass) -> None:
+    """Leave the counted way (see _run): the nodes still waiting for gradients from uses
+    outside this graph get their exact counts (those of the nodes they reach too, by a walk of
+    the rest of the graph), and those that nothing left reaches are ready."""
+    waiting = list(p.dependencies)
+    p.dependencies, _ = _collect(waiting, False)
+    p.ready.extend(node for node in waiting if node not in p.dependencies)
+    p.counted = False
 
 
 def _after_accumulation(tensor: Tensor, g: Any) -> None:
@@ -324,7 +344,7 @@ class _Pass:
 
     __slots__ = ("grads", "dependencies", "ready", "useful", "wanted", "capture",
                  "accumulate_into", "create_graph", "xp", "anomalous", "check_nan", "captured",
-                 "leaf_grads", "retained", "processed", "hooked_leaves", "node")
+                 "leaf_grads", "retained", "processed", "hooked_leaves", "node", "counted")
 
     def __init__(self, capture: Sequence[Any] | None, accumulate_into: set[Any] | None,
                  create_graph: bool) -> None:
@@ -342,6 +362,7 @@ class _Pass:
         self.processed: list[Node] = []
         self.hooked_leaves: list[tuple[Tensor, Any]] = []  # to run after accumulation
         self.node: Node | None = None  # the node running (for anomaly mode's report)
+        self.counted = False  # whether nodes run after their recorded uses (see _run)
 
 
 def execute(
@@ -363,9 +384,13 @@ def execute(
     """
     p = _Pass(capture, accumulate_into, create_graph)
     targets = [_edge(r) for r in roots]
-    p.dependencies, nodes = _collect(targets, p.wanted is not None)
-    p.useful = _useful(nodes, p.dependencies, p.wanted) if p.wanted is not None else None
-    del nodes
+    if len(targets) == 1 and p.wanted is None and not (create_graph or p.anomalous
+                                                       or _graph.leaf_hooked):
+        p.dependencies, p.useful, p.counted = {}, None, True  # (no walk of the graph: see _run)
+    else:
+        p.dependencies, nodes = _collect(targets, p.wanted is not None)
+        p.useful = _useful(nodes, p.dependencies, p.wanted) if p.wanted is not None else None
+        del nodes
     grads = p.grads
     for target, g in zip(targets, root_grads, strict=True):
         grads[target] = grads[target] + g if target in grads else g
@@ -389,8 +414,15 @@ def execute(
 
 def _run(p: _Pass) -> None:
     """The loop of the pass: each target runs once all its gradients have arrived. Plain nodes
-    (the hot path) are inlined; leaves and careful nodes go through helpers."""
+    (the hot path) are inlined; leaves and careful nodes go through helpers.
+
+    Counted (``p.counted``: one root, all leaves wanted, none hooked, no anomaly mode nor
+    create_graph), the graph is not walked first: a node runs once it has a gradient from each
+    of its recorded uses (``Node.uses``), and the leaves, complete only at the end, are reached
+    then (nothing can tell when: they have no hooks). A node some of whose uses lie outside
+    this graph waits; when only such nodes are left, the pass counts exactly (_recount)."""
     grads, dependencies, ready, useful = p.grads, p.dependencies, p.ready, p.useful
+    counted = deferred = p.counted
     careful = p.anomalous or p.create_graph
     capturing = p.capture is not None
     wanted = p.wanted
@@ -403,6 +435,10 @@ def _run(p: _Pass) -> None:
     while True:
         if target is None:
             if not ready:
+                if counted and dependencies:
+                    _recount(p)
+                    counted, dependencies = False, p.dependencies
+                    continue
                 break
             target = pop()
             g = take(target, None)
@@ -457,7 +493,20 @@ def _run(p: _Pass) -> None:
                 gi = _fit(node, i, gi, value)
             if gi.dtype is not value.dtype and gi.dtype != value.dtype:
                 gi = gi.astype(value.dtype)
-            left = dependencies[nxt] - 1
+            if counted:
+                if nxt.__class__ is Tensor or isinstance(nxt, Tensor):  # a leaf: at the end
+                    earlier = get(nxt)
+                    grads[nxt] = gi if earlier is None else earlier + gi
+                    continue
+                uses = nxt.uses
+                if uses == 1:
+                    left = 0
+                else:
+                    left = dependencies.get(nxt, uses) - 1
+                    if not left:
+                        del dependencies[nxt]
+            else:
+                left = dependencies[nxt] - 1
             if left:  # more gradients to come
                 dependencies[nxt] = left
                 earlier = get(nxt)
@@ -468,6 +517,9 @@ def _run(p: _Pass) -> None:
                     grads[target] = g_next
                     push(target)
                 target, g_next = nxt, gi if earlier is None else earlier + gi
+    if deferred:  # the leaves' gradients are complete
+        for leaf, g in list(grads.items()):
+            _reach_leaf(p, leaf, g)
 
 
 def _check_versions(node: Node) -> None:
