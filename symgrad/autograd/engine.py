@@ -385,7 +385,7 @@ def execute(
     p = _Pass(capture, accumulate_into, create_graph)
     targets = [_edge(r) for r in roots]
     if len(targets) == 1 and p.wanted is None and not (create_graph or p.anomalous
-                                                       or _graph.leaf_hooked):
+                                                       or _graph.hooked_leaves):
         p.dependencies, p.useful, p.counted = {}, None, True  # (no walk of the graph: see _run)
     else:
         p.dependencies, nodes = _collect(targets, p.wanted is not None)

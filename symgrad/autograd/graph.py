@@ -408,14 +408,13 @@ def leaf_hooks(tensor: Any) -> LeafHooks:
     """The (created on demand) :class:`LeafHooks` of a leaf tensor."""
     hooks = tensor._leaf_hooks
     if hooks is None:
-        global leaf_hooked
-        leaf_hooked = True
         hooks = tensor._leaf_hooks = LeafHooks()
+        hooked_leaves[id(tensor)] = tensor
     return hooks
 
 
-leaf_hooked = False
-"""Whether a leaf tensor got a hook in this process (then backward finds, before it starts,
+hooked_leaves: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+"""The live leaf tensors that got a hook, by id (while there is one, backward finds before it starts
 when each leaf's gradient is complete: see the engine)."""
 
 

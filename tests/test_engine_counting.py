@@ -1,0 +1,118 @@
+"""A plain backward does not walk the graph before it starts: each node counts the edges into it
+as they are recorded (``Node.uses``), and runs once that many gradients arrived. These tests
+check the counts against the graph, and the gradients against a pass that counts by walking
+(``autograd.grad`` does) and against finite differences, also where a node has uses outside the
+graph being differentiated."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import symgrad as t
+from symgrad.autograd.graph import Node
+
+
+def _edges_into(root: Node) -> dict[Node, int]:
+    """The edges into every node reachable from ``root``, counted by walking."""
+    counts: dict[Node, int] = {}
+    seen, stack = {root}, [root]
+    while stack:
+        for target in stack.pop().next:
+            if isinstance(target, Node):
+                counts[target] = counts.get(target, 0) + 1
+                if target not in seen:
+                    seen.add(target)
+                    stack.append(target)
+    return counts
+
+
+class _Double(t.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+
+
+def _every_recording_path(x: t.Tensor, w: t.Tensor) -> t.Tensor:
+    """Ops recorded by each path of dispatch: the operators' and unary methods' fast paths,
+    apply_unary / apply_binary with params, the general path (three inputs), a view, an in-place
+    op, a joint-VJP op (cat) and a custom Function."""
+    h = (x * w + x).tanh()  # fast paths
+    h = h.add(w, alpha=2.0) * 3.0  # apply_binary with params; a Python number
+    h = h.pow(2).clamp(-5.0, 5.0)  # apply_unary with params
+    h = t.where(h > 0, h, w)  # three inputs
+    v = h[1:]  # a view
+    v = v.exp()
+    g = h.clone()
+    g.mul_(w)  # in place
+    c = t.cat([v, g, h * h])  # x * x: two edges into one node
+    return _Double.apply(c).sum()
+
+
+def test_every_recording_path_counts_its_edges():
+    x = t.tensor([0.3, -0.2, 0.9], requires_grad=True)
+    w = t.tensor([1.2, 0.5, -0.7], requires_grad=True)
+    root = _every_recording_path(x, w).grad_fn
+    counts = _edges_into(root)
+    assert len(counts) > 10
+    assert {node.name(): node.uses for node in counts} == {
+        node.name(): n for node, n in counts.items()}
+    assert all(node.uses == n for node, n in counts.items())
+
+
+def _grads_by_walking(loss: t.Tensor, leaves: list[t.Tensor]) -> list[np.ndarray]:
+    return [g.numpy() for g in t.autograd.grad(loss, leaves, retain_graph=True)]
+
+
+@pytest.mark.parametrize("dangling", [False, True])
+def test_backward_agrees_with_a_pass_that_walks_the_graph(dangling):
+    x = t.tensor([0.3, -0.7, 1.1], dtype=t.float64, requires_grad=True)
+    w = t.tensor([1.5, 0.2, -0.4], dtype=t.float64, requires_grad=True)
+    y = (x * w).tanh()
+    kept = [y.exp(), (y * 2).sin()] if dangling else []  # uses of y outside the loss's graph
+    loss = t.cat([y.sin() * y, y * x, y[:2].cos()]).sum()
+    assert y.grad_fn.uses == 4 + 2 * dangling
+    expected = _grads_by_walking(loss, [x, w])
+    loss.backward()
+    assert np.array_equal(x.grad.numpy(), expected[0])
+    assert np.array_equal(w.grad.numpy(), expected[1])
+    assert len(kept) == 2 * dangling
+
+
+def test_a_node_waiting_for_uses_outside_the_graph_runs_once_nothing_else_can():
+    x = t.tensor([0.5, -1.5], dtype=t.float64, requires_grad=True)
+    a = x.exp()
+    b = a * a  # a: two uses inside
+    unused = a.sin()  # and one outside
+    c = (b + a).tanh()
+    c.sum().backward()
+    v = x.detach().numpy()
+    ev = np.exp(v)
+    expected = (1 - np.tanh(ev * ev + ev) ** 2) * (2 * ev + 1) * ev
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-12)
+    assert unused.grad_fn.next[0] is a.grad_fn
+
+
+def test_counts_survive_a_retained_graph_run_twice():
+    x = t.tensor([1.0, 2.0], requires_grad=True)
+    y = x.sigmoid()
+    loss = (y * y + y).sum()
+    loss.backward(retain_graph=True)
+    first = x.grad.clone()
+    loss.backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * first.numpy(), rtol=1e-6)
+
+
+def test_a_hooked_leaf_still_runs_its_hook_when_its_gradient_is_complete():
+    calls = []
+    x = t.tensor([1.0, 2.0], requires_grad=True)
+    x.register_hook(lambda g: calls.append(("x", g.tolist())))
+    y = x * 3
+    y.register_hook(lambda g: calls.append(("y", g.tolist())))
+    z = (y.exp() * x).sum()
+    z.backward()
+    assert [name for name, _ in calls] == ["y", "x"]
