@@ -450,6 +450,8 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any]) -> Callable[[Tensor
                 out = forward(xp, va, vb)
             except Exception:  # (numpy's errors, worded as PyTorch's, on the general path)
                 return apply_binary(op, self, other)
+            if out.__class__ is not np.ndarray:  # a 0-d result: numpy gives a scalar
+                out = np.asarray(out)
             if out.__class__ is np.ndarray and out.dtype is dtype and out.base is None:
                 result = _new(Tensor)
                 result._value = out
@@ -539,6 +541,8 @@ def unary_method(op: ops.Op) -> Callable[[Tensor], Tensor]:
                 out = forward(xp, value)
             except Exception:  # (numpy's errors, worded as PyTorch's, on the general path)
                 return apply_unary(op, self)
+            if out.__class__ is not np.ndarray:  # a 0-d result: numpy gives a scalar
+                out = np.asarray(out)
             if out.__class__ is np.ndarray and out.dtype is dtype and out.base is None:
                 result = _new(Tensor)
                 result._value = out

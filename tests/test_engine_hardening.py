@@ -273,3 +273,24 @@ def test_a_node_a_collection_finds_half_made_is_untracked_by_the_next_one():
     node.next, node._inputs, node.special = (None,), (1.0,), False
     graph._untrack_graphs("start", info)
     assert not gc.is_tracked(node)
+
+
+# ----------------------------------------------------------------- 0-d results (W2's loss / N)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_operators_on_0d_tensors_run_their_forward_once(dtype):
+    from symgrad.dispatch import binary_method, unary_method
+
+    calls = []
+    add = Op("add_counted", "AddBackward0", forward=lambda xp, a, b: calls.append(1) or a + b,
+             vjp=(lambda xp, g, ans, a, b: g, lambda xp, g, ans, a, b: g))
+    neg = Op("neg_counted", "NegBackward0", forward=lambda xp, a: calls.append(1) or -a,
+             vjp=(lambda xp, g, ans, a: -g,))
+    x = t.tensor(3.0, dtype=getattr(t, dtype), requires_grad=True)
+    y = binary_method(add, lambda other: None)(x, 2)  # numpy gives a scalar for a 0-d result
+    z = unary_method(neg)(y)
+    assert len(calls) == 2
+    assert z.shape == () and z.dtype == x.dtype and z.item() == -5.0
+    z.backward()
+    assert x.grad.item() == -1.0
