@@ -557,9 +557,11 @@ def unary_method(op: ops.Op) -> Callable[[Tensor], Tensor]:
                     if _graph._anomaly_threads:
                         _graph._record_forward(node, 1)
                     node.saved = saved
-                    counter = self._counter
-                    node.versions = _graph.saved_versions((self,), saved) if saved \
-                        and counter is not None and counter._value else _graph._epoch
+                    node.versions = _graph._epoch
+                    if saved:  # (a saved input with in-place changes: its version)
+                        counter = self._counter
+                        if counter is not None and counter._value:
+                            node.versions = _graph.saved_versions((self,), saved)
                     node.op = op
                     node.params = None
                     node.values = (value,)

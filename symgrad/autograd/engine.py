@@ -442,12 +442,16 @@ def _run(p: _Pass) -> None:
                 break
             target = pop()
             g = take(target, None)
+            if isinstance(target, Tensor):  # a leaf (g None: its gradient is undefined)
+                _reach_leaf(p, target, g)
+                target = None
+                continue
         else:
             g = g_next
-        if isinstance(target, Tensor):  # a leaf (g None: its gradient is undefined)
-            _reach_leaf(p, target, g)
-            target = None
-            continue
+            if not counted and isinstance(target, Tensor):  # (counted: leaves wait for the end)
+                _reach_leaf(p, target, g)
+                target = None
+                continue
         node = target
         target = None
         # carefully: hooked, retaining or freed nodes and those of ops whose input gradients
