@@ -67,12 +67,15 @@ def main() -> None:
                 for name, us in _self_times(err).items():
                     if name.startswith("symgrad"):
                         own[name] = min(own.get(name, us), us)
-    print(f"import time, median of {args.runs} fresh processes each")
+    print(f"import time, median of {args.runs} fresh processes each (and quartiles of the "
+          "per-pair ratio: each symgrad run over the numpy run just before it)")
     for i, what in ((0, "wall"), (1, "cpu")):
         numpy_s = statistics.median(t[i] for t in times["numpy"])
         symgrad_s = statistics.median(t[i] for t in times["symgrad"])
+        pairs = [s[i] / n[i] for n, s in zip(times["numpy"], times["symgrad"], strict=True)]
+        q1, _, q3 = statistics.quantiles(pairs, n=4) if len(pairs) > 1 else pairs * 3
         print(f"  {what:4s}  numpy {numpy_s * 1e3:7.1f} ms   symgrad {symgrad_s * 1e3:7.1f} ms   "
-              f"ratio {symgrad_s / numpy_s:.2f}  (goal <= 1.2)")
+              f"ratio {symgrad_s / numpy_s:.2f}  (goal <= 1.2; pairs {q1:.2f}-{q3:.2f})")
     if own:
         print(f"  symgrad's own modules: {sum(own.values()) / 1e3:.1f} ms (-X importtime self "
               "times, min over runs); costliest:")

@@ -28,35 +28,6 @@ try:
         no_grad,
         set_grad_enabled,
     )
-    from symgrad.creation import (
-        arange,
-        as_tensor,
-        empty,
-        empty_like,
-        eye,
-        from_numpy,
-        full,
-        full_like,
-        get_rng_state,
-        initial_seed,
-        linspace,
-        manual_seed,
-        multinomial,
-        ones,
-        ones_like,
-        rand,
-        rand_like,
-        randint,
-        randint_like,
-        randn,
-        randn_like,
-        randperm,
-        seed,
-        set_rng_state,
-        tensor,
-        zeros,
-        zeros_like,
-    )
     from symgrad.numeric.dtypes import bool_ as bool  # noqa: A001 - PyTorch's name
     from symgrad.numeric.dtypes import (
         dtype,
@@ -69,12 +40,13 @@ try:
         promote_types,
         set_default_dtype,
     )
-    from symgrad.numeric.printing import set_printoptions
     from symgrad.tensor import Size, Tensor, device
-    from symgrad.torch_api.reductions import return_types
 finally:
     if _collecting:
         gc.enable()
+# importing the submodule symgrad.tensor bound it here as ``tensor``: that name is the factory
+# (``symgrad.tensor([1.0])``), from symgrad.creation on first use like the others in _LAZY below
+del globals()["tensor"]
 
 # numpy warns where PyTorch silently computes inf or nan (log(0), 0/0, exp overflow, 0 * inf in
 # a backward rule); silence that in symgrad's own code only: the user's numpy calls still warn.
@@ -141,21 +113,44 @@ def numel(input: Tensor) -> int:  # noqa: A002 - PyTorch's name
     return input.numel()
 
 
-def _install_functions() -> None:
-    """Export the function spellings declared in ``symgrad.torch_api`` (``symgrad.exp``,
-    ``symgrad.tan`` ...): every one is declared there once, none is listed here."""
-    namespace = globals()
-    clash = sorted(name for name in torch_api.FUNCTIONS if name in namespace)
-    if clash:
-        raise ImportError(f"symgrad.torch_api redefines {clash}")
-    namespace.update(torch_api.FUNCTIONS)
-
-
-_install_functions()
-if TYPE_CHECKING:  # the functions just installed, as a generated stub
+# The function spellings declared in ``symgrad.torch_api`` (``symgrad.exp``, ``symgrad.tan`` ...):
+# every one is declared there once, none is listed here; each is exported when first used, its
+# family module imported then (``symgrad.torch_api.lazy``; see __getattr__ below).
+if TYPE_CHECKING:  # what __getattr__ below loads on first use, for type checkers
     from symgrad import linalg, nn, optim, testing, utils, viz
     from symgrad._functions import *  # noqa: F403
+    from symgrad.creation import (
+        arange,
+        as_tensor,
+        empty,
+        empty_like,
+        eye,
+        from_numpy,
+        full,
+        full_like,
+        get_rng_state,
+        initial_seed,
+        linspace,
+        manual_seed,
+        multinomial,
+        ones,
+        ones_like,
+        rand,
+        rand_like,
+        randint,
+        randint_like,
+        randn,
+        randn_like,
+        randperm,
+        seed,
+        set_rng_state,
+        tensor,
+        zeros,
+        zeros_like,
+    )
+    from symgrad.numeric.printing import set_printoptions
     from symgrad.serialization import load, save
+    from symgrad.torch_api.sorting import return_types
 
 # Loaded on first use (``symgrad.nn``, ``symgrad.save``), so that ``import symgrad`` costs little
 # more than ``import numpy``: the name -> (module, attribute or None for the module itself).
@@ -163,15 +158,31 @@ _LAZY = {"linalg": ("symgrad.linalg", None), "nn": ("symgrad.nn", None),
          "optim": ("symgrad.optim", None), "testing": ("symgrad.testing", None),
          "utils": ("symgrad.utils", None),
          "viz": ("symgrad.viz", None), "load": ("symgrad.serialization", "load"),
-         "save": ("symgrad.serialization", "save")}
+         "save": ("symgrad.serialization", "save"),
+         "return_types": ("symgrad.torch_api.sorting", "return_types"),  # (it adds sort ...)
+         "set_printoptions": ("symgrad.numeric.printing", "set_printoptions"),
+         **{name: ("symgrad.creation", name) for name in (
+             "arange", "as_tensor", "empty", "empty_like", "eye", "from_numpy", "full",
+             "full_like", "get_rng_state", "initial_seed", "linspace", "manual_seed",
+             "multinomial", "ones", "ones_like", "rand", "rand_like", "randint", "randint_like",
+             "randn", "randn_like", "randperm", "seed", "set_rng_state", "tensor", "zeros",
+             "zeros_like")}}
+
+_clash = sorted(name for name in torch_api.lazy.FUNCTION_FAMILIES
+                if name in globals() or name in _LAZY)
+if _clash:
+    raise ImportError(f"symgrad.torch_api redefines {_clash}")
 
 
 def __getattr__(name: str) -> Any:
     target = _LAZY.get(name)
     if target is None:
-        raise AttributeError(f"module 'symgrad' has no attribute {name!r}")
-    module = importlib.import_module(target[0])
-    value = module if target[1] is None else getattr(module, target[1])
+        value = torch_api.lazy.function(name)
+        if value is None:
+            raise AttributeError(f"module 'symgrad' has no attribute {name!r}")
+    else:
+        module = importlib.import_module(target[0])
+        value = module if target[1] is None else getattr(module, target[1])
     globals()[name] = value
     return value
 
@@ -188,6 +199,7 @@ __all__ = sorted([
       if not name.startswith("_") and name not in _NOT_PUBLIC
       and (not isinstance(value, type(ops)) or name in _PUBLIC_MODULES)),
     *_LAZY,
+    *torch_api.lazy.FUNCTION_FAMILIES,
 ])
 
 

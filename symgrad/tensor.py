@@ -22,7 +22,6 @@ from symgrad.autograd import graph as _graph
 from symgrad.autograd.grad_mode import is_grad_enabled
 from symgrad.autograd.graph import Node, RemovableHandle, Version, keep_tracked, leaf_hooks
 from symgrad.numeric import dtypes
-from symgrad.numeric.printing import format_tensor
 
 if TYPE_CHECKING:  # the methods symgrad.torch_api installs, as a generated stub
     from symgrad._tensor_methods import TensorMethods as _InstalledMethods
@@ -757,6 +756,8 @@ class Tensor(_InstalledMethods):
 
     # ------------------------------------------------------------------ Python protocols
     def __repr__(self) -> str:
+        from symgrad.numeric.printing import format_tensor  # (loaded on first print)
+
         suffixes = []
         if self.grad_fn is not None:
             suffixes.append(f"grad_fn=<{type(self.grad_fn).__name__}>")

@@ -21,6 +21,10 @@ import symgrad
 import symgrad.nn.functional as F
 from symgrad.autograd.function import FunctionCtx
 
+# The spellings install on first use; install them all, so that the static lookups below
+# (inspect.getattr_static) find every method instead of its placeholder.
+symgrad.torch_api.load_all()
+
 # Where users reach public names; ``symgrad.symbolic`` and ``symgrad.viz`` load lazily.
 MODULES = ("symgrad", "symgrad.nn", "symgrad.nn.functional", "symgrad.nn.init",
            "symgrad.nn.utils", "symgrad.optim", "symgrad.optim.lr_scheduler",

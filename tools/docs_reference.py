@@ -44,13 +44,17 @@ def _public_callables() -> dict[str, Callable]:
     """The public spellings: ``Tensor.x``, ``symgrad.x``, ``F.x``, ``linalg.x``."""
     from symgrad.nn import functional
 
+    torch_api.load_all()  # every spelling installed on Tensor (they install on first use)
     found: dict[str, Callable] = {}
     for prefix, owner in (("Tensor.", symgrad.Tensor), ("symgrad.", symgrad),
                           ("F.", functional), ("linalg.", symgrad.linalg)):
         for name in dir(owner):
             if name.startswith("_") and not (prefix == "Tensor." and name in _DUNDERS):
                 continue
-            obj = inspect.getattr_static(owner, name, None)
+            # a class's attributes as declared; a module's as exported (symgrad.exp is bound
+            # when first read)
+            obj = (inspect.getattr_static(owner, name, None) if isinstance(owner, type)
+                   else getattr(owner, name, None))
             if isinstance(obj, property):
                 obj = obj.fget
             obj = getattr(obj, "__func__", obj)

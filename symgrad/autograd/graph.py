@@ -525,7 +525,8 @@ def node_class(name: str) -> type[Node]:
 
 _plain_classes: set[type] = set()  # the registry ops' node classes (node_class)
 if sys.implementation.name == "cpython":
-    _untrack = ctypes.PYFUNCTYPE(None, ctypes.py_object)(("PyObject_GC_UnTrack", ctypes.pythonapi))
+    # (given the object's address, id(), which ctypes passes on faster than the object)
+    _untrack = ctypes.PYFUNCTYPE(None, ctypes.c_void_p)(("PyObject_GC_UnTrack", ctypes.pythonapi))
     _track = ctypes.PYFUNCTYPE(None, ctypes.py_object)(("PyObject_GC_Track", ctypes.pythonapi))
 else:  # pragma: no cover - the collector keeps tracking everything
     _untrack = _track = None
@@ -550,10 +551,10 @@ def _untrack_graphs(phase: str, info: dict[str, int]) -> None:
         except AttributeError:  # being made: the collection started in apply_op
             _half_made.append(weakref.ref(node))  # (this collection moves it on: see it later)
             continue
-        untrack(node)  # (PyObject_GC_UnTrack does nothing to an untracked object)
-        untrack(edges)
+        untrack(id(node))  # (PyObject_GC_UnTrack does nothing to an untracked object)
+        untrack(id(edges))
         if type(inputs) is tuple and is_tracked(inputs):  # (often a shared, untracked one)
-            untrack(inputs)
+            untrack(id(inputs))
 
 
 _half_made: list[weakref.ref] = []  # nodes a collection found half made, for the next one

@@ -8,37 +8,32 @@ decorator installs it as a Tensor method and/or a ``symgrad.<name>`` function (`
 exports :data:`FUNCTIONS`, ``tensor.py`` defines no such method) and notes which registered op
 it records, which the registry test reads to check every public method. The ops themselves
 (forward and VJP rules) are in ``symgrad.ops``; ``tensor.py`` keeps the Tensor's state.
+
+The family modules are imported on first use of one of their spellings (``lazy.py``), not by
+``import symgrad``; reading :data:`METHODS` or :data:`FUNCTIONS` from this package imports them
+all first, so that both are complete.
 """
 
 from __future__ import annotations
 
-# the family modules install their spellings on import
-from symgrad.torch_api import (  # noqa: F401
-    arithmetic,
-    arranging,
-    autograd,
-    comparison,
-    composites,
-    conv,
-    conversion,
-    fused,
-    inplace_functions,
-    integer,
-    metadata,
-    nn,
-    pointwise,
-    products,
-    random,
-    reductions,
-    shaping,
-    softmax,
-    sorting,
-    views,
-)
+import importlib
+from typing import Any
+
+from symgrad.torch_api import lazy
 from symgrad.torch_api.declaration import (  # noqa: F401 - the declaration API
     COMPOSITE,
-    FUNCTIONS,
-    METHODS,
     NO_GRAPH,
     torch_api,
 )
+from symgrad.torch_api.lazy import load_all  # noqa: F401
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("METHODS", "FUNCTIONS"):
+        lazy.load_all()
+        from symgrad.torch_api import declaration
+
+        return getattr(declaration, name)
+    if f"{lazy.PACKAGE}.{name}" in lazy.FAMILIES:
+        return importlib.import_module(f"{lazy.PACKAGE}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

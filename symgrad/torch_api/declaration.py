@@ -1,15 +1,18 @@
 """The declaration of a PyTorch spelling: :func:`torch_api` installs a function as a Tensor method
 and/or a ``symgrad`` function and notes the op it records; :data:`METHODS` and :data:`FUNCTIONS`
-hold what it installed (see ``symgrad.torch_api``).
+hold what it installed, :data:`FAMILIES` the family module that declared each (see
+``symgrad.torch_api``).
 """
 
 from __future__ import annotations
 
+import gc
+import importlib
+import sys
 import types
 from collections.abc import Callable
 from typing import Any
 
-from symgrad import _docs
 from symgrad.tensor import Tensor
 
 COMPOSITE = "composite of registered ops"
@@ -17,6 +20,86 @@ NO_GRAPH = "not differentiable / no graph"
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {}  # symgrad.<name>, re-exported by symgrad/__init__
 METHODS: dict[str, Callable[..., Any]] = {}  # Tensor.<name> installed from here
+# ("method" or "function", spelling) -> the family module whose import installs it: what
+# tools/generate_tensor_stub.py writes into symgrad/torch_api/_manifest.py
+FAMILIES: dict[tuple[str, str], str] = {}
+
+
+def load(module: str) -> Any:
+    """Import ``module`` (a family of spellings or ops, the engine), with the garbage collector
+    paused as ``import symgrad`` pauses it: the import makes thousands of objects and frees
+    almost none, so the collector's passes over them would find nothing.
+
+    >>> load("symgrad.autograd.engine").__name__
+    'symgrad.autograd.engine'
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return importlib.import_module(module)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+class Placeholder:
+    """Stands in a class's ``__dict__`` (``Tensor``'s, for a method or, as
+    :class:`AttributePlaceholder`, a property) for an attribute that the module ``module``
+    installs when imported (``symgrad.torch_api.lazy`` puts them there): the first lookup of
+    the name imports the module, which replaces the placeholder with the real attribute, and
+    answers with it; later lookups find the attribute itself.
+
+    >>> x = symgrad.ones(2)
+    >>> x.exp is not None and not isinstance(type(x).__dict__["exp"], Placeholder)
+    True
+    """
+
+    __slots__ = ("owner", "name", "module")
+
+    def __init__(self, owner: type, name: str, module: str) -> None:
+        self.owner = owner
+        self.name = name
+        self.module = module
+
+    def resolve(self) -> Any:
+        """Import the module; the real attribute it installed."""
+        load(self.module)
+        real = self.owner.__dict__.get(self.name)
+        if real is self or real is None:  # the module did not install it (a stale manifest)
+            raise AttributeError(f"type object {self.owner.__name__!r} has no attribute "
+                                 f"{self.name!r}")
+        return real
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        real = self.resolve()
+        return real.__get__(instance, owner) if hasattr(type(real), "__get__") else real
+
+
+class AttributePlaceholder(Placeholder):
+    """A :class:`Placeholder` for a property (``x.T``): assigning or deleting goes to the
+    property too, as it would once installed.
+
+    >>> symgrad.ones(2, 3).mT.shape
+    symgrad.Size([3, 2])
+    """
+
+    __slots__ = ()
+
+    def __set__(self, instance: Any, value: Any) -> None:
+        self.resolve()
+        setattr(instance, self.name, value)
+
+    def __delete__(self, instance: Any) -> None:
+        self.resolve()
+        delattr(instance, self.name)
+
+
+def family() -> str:
+    """The module whose body is running: the family that declares what is installed now."""
+    frame = sys._getframe(1)
+    while frame.f_code.co_name != "<module>":
+        frame = frame.f_back  # type: ignore[assignment]
+    return frame.f_globals["__name__"]
 
 
 def torch_api(
@@ -53,6 +136,8 @@ def torch_api(
     """
 
     def install(fn: Callable[..., Any]) -> Callable[..., Any]:
+        from symgrad import _docs  # (here: only a family's import needs it, not symgrad's)
+
         if name is not None:
             fn.__name__ = name
             fn.__qualname__ = fn.__qualname__.rpartition(".")[0] + "." * (
@@ -64,18 +149,23 @@ def torch_api(
             base = _out_of_place(fn)
             if base is not None:
                 _docs.document_inplace(fn, base, method=method)
+        module = family()
         for spelling in (fn.__name__, *aliases, *method_aliases, *function_aliases):
             named = fn if spelling == fn.__name__ else _docs.alias(fn, spelling,
                                                                     method=not function)
             if method and spelling not in function_aliases:
-                if spelling in METHODS or spelling in Tensor.__dict__:
+                present = Tensor.__dict__.get(spelling)
+                if spelling in METHODS or not (present is None
+                                               or isinstance(present, Placeholder)):
                     raise ValueError(f"Tensor.{spelling} is defined twice")
                 METHODS[spelling] = named
+                FAMILIES["method", spelling] = module
                 setattr(Tensor, spelling, property(named) if attribute else named)
             if function and spelling not in method_aliases:
                 if spelling in FUNCTIONS:
                     raise ValueError(f"symgrad.{spelling} is defined twice")
                 FUNCTIONS[spelling] = _function_form(named)
+                FAMILIES["function", spelling] = module
         return fn
 
     return install
