@@ -411,12 +411,15 @@ def apply_binary(op: ops.Op, a: Any, b: Any, params: dict | None = None,
     return result
 
 
-def binary_method(op: ops.Op, convert: Callable[[Any], Any]) -> Callable[[Tensor, Any], Tensor]:
+def binary_method(op: ops.Op, convert: Callable[[Any], Any],
+                  check: Callable[[Tensor, Any], None] | None = None,
+                  ) -> Callable[[Tensor, Any], Tensor]:
     """The Tensor method ``self <op> other`` (an operator such as ``__mul__``): a fast path for
     the common case, ``self`` a float tensor that is not a view and ``other`` one of the same
     dtype or a Python number, and :func:`apply_binary` for every other. ``convert(other)``
     takes an operand that is not a Tensor or Python number (None: the method returns
-    NotImplemented).
+    NotImplemented); ``check(self, other)`` raises PyTorch's error for operands the op refuses
+    (it is not called on the fast path, whose operands it would accept).
 
     >>> mul = binary_method(ops.elementwise.mul, lambda other: None)
     >>> mul(symgrad.ones(2, requires_grad=True), symgrad.tensor([2.0, 3.0]))
@@ -427,6 +430,11 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any]) -> Callable[[Tensor
     # whether input 0 / 1 is saved, per need mask (bit i: input i needs a gradient)
     keeps = [(0 in saved, 1 in saved) for saved in saved_by_need]
     fast = op.node_name_of is None
+
+    def general(self: Tensor, other: Any) -> Tensor:
+        if check is not None:
+            check(self, other)
+        return apply_binary(op, self, other, None, 3)
 
     def method(self: Tensor, other: Any) -> Tensor:
         cls = other.__class__
@@ -441,7 +449,7 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any]) -> Callable[[Tensor
                 other = convert(other)
                 if other is None:
                     return NotImplemented
-            return apply_binary(op, self, other)
+            return general(self, other)
         va = self._value
         dtype = va.dtype
         if fast and plain and (dtype is _F32 or dtype is _F64) and self._base is None and (
@@ -449,7 +457,7 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any]) -> Callable[[Tensor
             try:
                 out = forward(xp, va, vb)
             except Exception:  # (numpy's errors, worded as PyTorch's, on the general path)
-                return apply_binary(op, self, other)
+                return general(self, other)
             if out.__class__ is not np.ndarray:  # a 0-d result: numpy gives a scalar
                 out = np.asarray(out)
             if out.__class__ is np.ndarray and out.dtype is dtype and out.base is None:
@@ -517,7 +525,7 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any]) -> Callable[[Tensor
                     result._requires_grad = False
                     result.grad_fn = None
                 return result
-        return apply_binary(op, self, other)
+        return general(self, other)
 
     return method
 
