@@ -438,12 +438,14 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
 
     def method(self: Tensor, other: Any) -> Tensor:
         cls = other.__class__
+        # (a view has a version counter: one without is no view)
         if cls is Tensor:
             vb = other._value
             rb = other._requires_grad
-            plain = other._base is None
+            cb = other._counter
+            plain = cb is None or other._base is None
         elif cls is float or cls is int:
-            vb, rb, plain = other, False, True
+            vb, rb, plain, cb = other, False, True, None
         else:
             if not isinstance(other, Tensor):
                 other = convert(other)
@@ -452,8 +454,9 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
             return general(self, other)
         va = self._value
         dtype = va.dtype
-        if fast and plain and (dtype is _F32 or dtype is _F64) and self._base is None and (
-                vb is other or vb.dtype is dtype):
+        ca = self._counter
+        if fast and plain and (dtype is _F32 or dtype is _F64) and (
+                ca is None or self._base is None) and (vb is other or vb.dtype is dtype):
             try:
                 out = forward(xp, va, vb)
             except Exception:  # (numpy's errors, worded as PyTorch's, on the general path)
@@ -476,13 +479,10 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
                         _graph._record_forward(node, 1)
                     need = 3 if ra and rb else 1 if ra else 2
                     saved = node.saved = saved_by_need[need]
-                    node.versions = _graph._epoch
-                    if saved:  # (a saved input with in-place changes: their versions)
-                        counter = self._counter
-                        if (counter is None or not counter._value) and vb is not other:
-                            counter = other._counter
-                        if counter is not None and counter._value:
-                            node.versions = _graph.saved_versions((self, other), saved)
+                    # (a saved input with in-place changes: their versions)
+                    node.versions = _graph.saved_versions((self, other), saved) if saved and (
+                        ca is not None and ca._value or cb is not None and cb._value) \
+                        else _graph._epoch
                     node.op = op
                     node.params = None
                     node.values = (va, vb)
@@ -544,7 +544,8 @@ def unary_method(op: ops.Op) -> Callable[[Tensor], Tensor]:
     def method(self: Tensor) -> Tensor:
         value = self._value
         dtype = value.dtype
-        if (dtype is _F32 or dtype is _F64) and fast and self._base is None:
+        counter = self._counter  # (a view has one: one without is no view)
+        if (dtype is _F32 or dtype is _F64) and fast and (counter is None or self._base is None):
             try:
                 out = forward(xp, value)
             except Exception:  # (numpy's errors, worded as PyTorch's, on the general path)
@@ -565,11 +566,9 @@ def unary_method(op: ops.Op) -> Callable[[Tensor], Tensor]:
                     if _graph._anomaly_threads:
                         _graph._record_forward(node, 1)
                     node.saved = saved
-                    node.versions = _graph._epoch
-                    if saved:  # (a saved input with in-place changes: its version)
-                        counter = self._counter
-                        if counter is not None and counter._value:
-                            node.versions = _graph.saved_versions((self,), saved)
+                    # (a saved input with in-place changes: its version)
+                    node.versions = _graph.saved_versions((self,), saved) if saved \
+                        and counter is not None and counter._value else _graph._epoch
                     node.op = op
                     node.params = None
                     node.values = (value,)
