@@ -116,3 +116,58 @@ def test_a_hooked_leaf_still_runs_its_hook_when_its_gradient_is_complete():
     z = (y.exp() * x).sum()
     z.backward()
     assert [name for name, _ in calls] == ["y", "x"]
+
+
+def _node_fields(node: Node) -> dict:
+    """What a recorded node holds, comparable between two recordings of the same op."""
+    def same(x):  # tensors and arrays by identity, the rest by value
+        return id(x) if isinstance(x, t.Tensor | np.ndarray) else x
+    return dict(cls=type(node), op=node.op, params=node.params, saved=node.saved,
+                versions=node.versions, special=node.special, freed=node.freed,
+                uses=node.uses, next=tuple(same(e) for e in node.next),
+                inputs=tuple(same(r) for r in node._inputs),
+                values=tuple(same(v) for v in node.values), line=node.creation_site[1])
+
+
+@pytest.mark.parametrize("dtype", [t.float32, t.float64])
+@pytest.mark.parametrize("case", ["leaf-leaf", "node-leaf", "node-number", "same", "no-grad-other",
+                                  "changed-in-place"])
+@pytest.mark.parametrize("spelling", ["__mul__", "__add__", "__sub__", "__truediv__"])
+def test_the_operators_fast_path_records_what_the_general_path_records(spelling, case, dtype):
+    from symgrad.dispatch import apply_binary
+    from symgrad.ops import elementwise as ew
+
+    op = {"__mul__": ew.mul, "__add__": ew.add, "__sub__": ew.sub, "__truediv__": ew.div}[spelling]
+    x = t.tensor([0.5, -1.5, 2.0], dtype=dtype, requires_grad=True)
+    w = t.tensor([1.5, 0.25, -3.0], dtype=dtype, requires_grad=True)
+    h = x * 2.0
+    a, b = {"leaf-leaf": (x, w), "node-leaf": (h, w), "node-number": (h, 3.0), "same": (h, h),
+            "no-grad-other": (h, w.detach()), "changed-in-place": (h, h.clone())}[case]
+    if case == "changed-in-place":
+        b.mul_(2.0)  # a version counter with changes: the node keeps the versions it saw
+    fast = getattr(a, spelling)(b)
+    line = __import__("sys")._getframe().f_lineno - 1
+    general = apply_binary(op, a, b)  # (called from here: its creation site is not this line)
+    expected = _node_fields(general.grad_fn)
+    expected.update(line=line)
+    assert _node_fields(fast.grad_fn) == expected
+    assert fast._value.dtype == general._value.dtype and np.array_equal(fast._value,
+                                                                        general._value)
+
+
+@pytest.mark.parametrize("dtype", [t.float32, t.float64])
+@pytest.mark.parametrize("name", ["exp", "tanh", "sigmoid", "log", "relu", "sin"])
+@pytest.mark.parametrize("leaf", [True, False])
+def test_the_unary_fast_path_records_what_the_general_path_records(name, leaf, dtype):
+    from symgrad.dispatch import apply_unary
+    from symgrad.ops import elementwise as ew
+
+    x = t.tensor([0.5, 1.5, 2.0], dtype=dtype, requires_grad=True)
+    a = x if leaf else x * 2.0
+    fast = getattr(a, name)()
+    line = __import__("sys")._getframe().f_lineno - 1
+    general = apply_unary(getattr(ew, name), a)
+    expected = _node_fields(general.grad_fn)
+    expected.update(line=line)
+    assert _node_fields(fast.grad_fn) == expected
+    assert np.array_equal(fast._value, general._value)
