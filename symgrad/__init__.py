@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import builtins
 import gc
-import importlib
 import math
 import os
 import warnings
@@ -181,7 +180,7 @@ def __getattr__(name: str) -> Any:
         if value is None:
             raise AttributeError(f"module 'symgrad' has no attribute {name!r}")
     else:
-        module = importlib.import_module(target[0])
+        module = torch_api.load(target[0])
         value = module if target[1] is None else getattr(module, target[1])
     globals()[name] = value
     return value
@@ -192,7 +191,7 @@ def __getattr__(name: str) -> Any:
 # (creation, dispatch, numeric, ops, tensor, torch_api ...) stay importable by their full names.
 _PUBLIC_MODULES = frozenset({"autograd", "cuda", "linalg", "nn", "optim", "symbolic", "testing",
                              "utils", "viz"})
-_NOT_PUBLIC = frozenset({"TYPE_CHECKING", "Any", "annotations", "builtins", "gc", "importlib",
+_NOT_PUBLIC = frozenset({"TYPE_CHECKING", "Any", "annotations", "builtins", "gc",
                          "math", "os"})
 __all__ = sorted([
     *(name for name, value in globals().items()

@@ -141,7 +141,7 @@ def _manifest() -> str:
     for path in sorted(MANIFEST.parent.glob("*.py")):  # every module, whichever declares
         importlib.import_module(f"symgrad.torch_api.{path.stem}")
     families: dict[str, tuple[list[str], list[str], list[str]]] = {}
-    for (kind, name), module in sorted(declaration.FAMILIES.items()):
+    for (kind, name), module in sorted(declaration.DECLARED_IN.items()):
         family = module.removeprefix("symgrad.torch_api.")
         methods, attributes, functions = families.setdefault(family, ([], [], []))
         if kind == "function":

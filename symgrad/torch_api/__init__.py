@@ -16,13 +16,13 @@ all first, so that both are complete.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from symgrad.torch_api import lazy
 from symgrad.torch_api.declaration import (  # noqa: F401 - the declaration API
     COMPOSITE,
     NO_GRAPH,
+    load,
     torch_api,
 )
 from symgrad.torch_api.lazy import load_all  # noqa: F401
@@ -35,5 +35,5 @@ def __getattr__(name: str) -> Any:
 
         return getattr(declaration, name)
     if f"{lazy.PACKAGE}.{name}" in lazy.FAMILIES:
-        return importlib.import_module(f"{lazy.PACKAGE}.{name}")
+        return load(f"{lazy.PACKAGE}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

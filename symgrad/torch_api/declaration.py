@@ -1,6 +1,6 @@
 """The declaration of a PyTorch spelling: :func:`torch_api` installs a function as a Tensor method
 and/or a ``symgrad`` function and notes the op it records; :data:`METHODS` and :data:`FUNCTIONS`
-hold what it installed, :data:`FAMILIES` the family module that declared each (see
+hold what it installed, :data:`DECLARED_IN` the family module that declared each (see
 ``symgrad.torch_api``).
 """
 
@@ -22,7 +22,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {}  # symgrad.<name>, re-exported by 
 METHODS: dict[str, Callable[..., Any]] = {}  # Tensor.<name> installed from here
 # ("method" or "function", spelling) -> the family module whose import installs it: what
 # tools/generate_tensor_stub.py writes into symgrad/torch_api/_manifest.py
-FAMILIES: dict[tuple[str, str], str] = {}
+DECLARED_IN: dict[tuple[str, str], str] = {}
 
 
 def load(module: str) -> Any:
@@ -97,8 +97,8 @@ class AttributePlaceholder(Placeholder):
 def family() -> str:
     """The module whose body is running: the family that declares what is installed now."""
     frame = sys._getframe(1)
-    while frame.f_code.co_name != "<module>":
-        frame = frame.f_back  # type: ignore[assignment]
+    while frame.f_code.co_name != "<module>" and frame.f_back is not None:
+        frame = frame.f_back
     return frame.f_globals["__name__"]
 
 
@@ -159,13 +159,13 @@ def torch_api(
                                                or isinstance(present, Placeholder)):
                     raise ValueError(f"Tensor.{spelling} is defined twice")
                 METHODS[spelling] = named
-                FAMILIES["method", spelling] = module
+                DECLARED_IN["method", spelling] = module
                 setattr(Tensor, spelling, property(named) if attribute else named)
             if function and spelling not in method_aliases:
                 if spelling in FUNCTIONS:
                     raise ValueError(f"symgrad.{spelling} is defined twice")
                 FUNCTIONS[spelling] = _function_form(named)
-                FAMILIES["function", spelling] = module
+                DECLARED_IN["function", spelling] = module
         return fn
 
     return install
