@@ -319,12 +319,24 @@ def _distribute(node: Node, results: list, p: _Pass) -> None:
 
 
 def _recount(p: _Pass) -> None:
-    """Leave the counted way (see _run): the nodes still waiting for gradients from uses
-    outside this graph get their exact counts (those of the nodes they reach too, by a walk of
-    the rest of the graph), and those that nothing left reaches are ready."""
-    waiting = list(p.dependencies)
-    p.dependencies, _ = _collect(waiting, False)
-    p.ready.extend(node for node in waiting if node not in p.dependencies)
+    """Leave the counted way (see _run), where nodes wait for gradients from uses outside this
+    graph. Unless user code ran (a hook, a custom Function's backward), the pass starts over,
+    counting exactly, so that it runs the nodes and sums their gradients in the same order as
+    a pass that counts from the start (floating-point sums depend on it). Else the waiting nodes
+    get their exact counts (those of the nodes they reach too, by a walk of the rest of the
+    graph), and those that nothing left reaches are ready."""
+    if not p.observed:
+        root, g = p.seed
+        p.grads.clear()
+        p.grads[root] = g
+        p.processed.clear()
+        p.retained.clear()
+        p.dependencies, _ = _collect([root], False)
+        p.ready.append(root)
+    else:
+        waiting = list(p.dependencies)
+        p.dependencies, _ = _collect(waiting, False)
+        p.ready.extend(node for node in waiting if node not in p.dependencies)
     p.counted = False
 
 
@@ -344,7 +356,8 @@ class _Pass:
 
     __slots__ = ("grads", "dependencies", "ready", "useful", "wanted", "capture",
                  "accumulate_into", "create_graph", "xp", "anomalous", "check_nan", "captured",
-                 "leaf_grads", "retained", "processed", "hooked_leaves", "node", "counted")
+                 "leaf_grads", "retained", "processed", "hooked_leaves", "node", "counted",
+                 "seed", "observed")
 
     def __init__(self, capture: Sequence[Any] | None, accumulate_into: set[Any] | None,
                  create_graph: bool) -> None:
@@ -363,6 +376,8 @@ class _Pass:
         self.hooked_leaves: list[tuple[Tensor, Any]] = []  # to run after accumulation
         self.node: Node | None = None  # the node running (for anomaly mode's report)
         self.counted = False  # whether nodes run after their recorded uses (see _run)
+        self.seed: tuple[Any, Any] | None = None  # a counted pass's root and its gradient
+        self.observed = False  # whether user code ran (hooks, custom backward: see _recount)
 
 
 def execute(
@@ -387,6 +402,7 @@ def execute(
     if len(targets) == 1 and p.wanted is None and not (create_graph or p.anomalous
                                                        or _graph.hooked_leaves):
         p.dependencies, p.useful, p.counted = {}, None, True  # (no walk of the graph: see _run)
+        p.seed = (targets[0], root_grads[0])
     else:
         p.dependencies, nodes = _collect(targets, p.wanted is not None)
         p.useful = _useful(nodes, p.dependencies, p.wanted) if p.wanted is not None else None
@@ -438,6 +454,7 @@ def _run(p: _Pass) -> None:
                 if counted and dependencies:
                     _recount(p)
                     counted, dependencies = False, p.dependencies
+                    deferred = p.observed
                     continue
                 break
             target = pop()
@@ -595,6 +612,9 @@ def _run_careful(p: _Pass, node: Node, g: Any) -> None:
     """Run a node that is not plain: a freed graph's, hooked or retaining (``special``), in
     anomaly mode or with create_graph, one no gradient reached, or a joint-VJP op's."""
     useful = p.useful
+    if node.custom_backward or node.special and (node.tensor_hooks or node.pre_hooks
+                                                  or node.post_hooks):
+        p.observed = True  # (see _recount)
     if node.special:
         if node.freed and _holds_saved_values(node) and any(
                 nxt is not None and (useful is None or nxt in useful)
