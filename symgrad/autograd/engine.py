@@ -318,6 +318,10 @@ def _distribute(node: Node, results: list, p: _Pass) -> None:
             p.ready.append(nxt)
 
 
+_WALK_AFTER_RESTART = 64
+_walk_first = 0  # passes left that walk the graph first: a pass had to start over (_recount)
+
+
 def _recount(p: _Pass) -> None:
     """Leave the counted way (see _run), where nodes wait for gradients from uses outside this
     graph. Unless user code ran (a hook, a custom Function's backward), the pass starts over,
@@ -326,6 +330,8 @@ def _recount(p: _Pass) -> None:
     get their exact counts (those of the nodes they reach too, by a walk of the rest of the
     graph), and those that nothing left reaches are ready."""
     if not p.observed:
+        global _walk_first
+        _walk_first = _WALK_AFTER_RESTART  # (the next passes likely have such uses too)
         root, g = p.seed
         p.grads.clear()
         p.grads[root] = g
@@ -399,8 +405,13 @@ def execute(
     """
     p = _Pass(capture, accumulate_into, create_graph)
     targets = [_edge(r) for r in roots]
-    if len(targets) == 1 and p.wanted is None and not (create_graph or p.anomalous
-                                                       or _graph.hooked_leaves):
+    global _walk_first
+    counted = len(targets) == 1 and p.wanted is None and not (create_graph or p.anomalous
+                                                              or _graph.hooked_leaves)
+    if counted and _walk_first:  # (a recent pass had to start over: see _recount)
+        _walk_first -= 1
+        counted = False
+    if counted:
         p.dependencies, p.useful, p.counted = {}, None, True  # (no walk of the graph: see _run)
         p.seed = (targets[0], root_grads[0])
     else:
