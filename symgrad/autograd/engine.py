@@ -531,12 +531,15 @@ def _run(p: _Pass) -> None:
                     grads[nxt] = gi if earlier is None else earlier + gi
                     continue
                 uses = nxt.uses
-                if uses == 1:
-                    left = 0
-                else:
-                    left = dependencies.get(nxt, uses) - 1
-                    if not left:
-                        del dependencies[nxt]
+                if uses == 1:  # its one gradient (no other is waiting: it runs next)
+                    if target is not None:
+                        grads[target] = g_next
+                        push(target)
+                    target, g_next = nxt, gi
+                    continue
+                left = dependencies.get(nxt, uses) - 1
+                if not left:
+                    del dependencies[nxt]
             else:
                 left = dependencies[nxt] - 1
             if left:  # more gradients to come
