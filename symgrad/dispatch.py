@@ -530,9 +530,11 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
     return method
 
 
-def unary_method(op: ops.Op) -> Callable[[Tensor], Tensor]:
+def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
+                 ) -> Callable[[Tensor], Tensor]:
     """The Tensor method applying ``op`` to ``self``: a fast path for the common case, a plain
-    float tensor that is not a view, and :func:`apply_unary` for every other.
+    float tensor that is not a view, and :func:`apply_unary` for every other (a bool tensor
+    raises ``refuse_bool()`` when given: PyTorch's kernel refuses it).
 
     >>> unary_method(ops.elementwise.exp)(symgrad.zeros(2, requires_grad=True))
     tensor([1., 1.], grad_fn=<ExpBackward0>)
@@ -592,6 +594,8 @@ def unary_method(op: ops.Op) -> Callable[[Tensor], Tensor]:
                     result._requires_grad = False
                     result.grad_fn = None
                 return result
+        if refuse_bool is not None and dtype.kind == "b":
+            raise refuse_bool()
         return apply_unary(op, self)
 
     return method

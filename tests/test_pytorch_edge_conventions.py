@@ -117,10 +117,24 @@ def test_version_is_an_int_counting_inplace_changes():
 def test_bool_subtraction_and_negation_are_refused():
     mask = t.tensor([True, False])
     for run in (lambda: t.ones(2) - mask, lambda: mask - 1, lambda: t.ones(2) - True,
-                lambda: 0.5 - t.tensor(True), lambda: mask.sub(mask)):
+                lambda: 0.5 - t.tensor(True)):
         with pytest.raises(RuntimeError, match="^Subtraction, the `-` operator, with a bool "
                                                "tensor is not supported."):
             run()
+    # two bools: PyTorch's other sentence (torch 2.13), whichever spelling
+    for run in (lambda: mask.sub(mask), lambda: mask - True, lambda: True - mask,
+                lambda: t.sub(mask, mask), lambda: mask.sub_(mask), lambda: mask - t.tensor(True)):
+        with pytest.raises(RuntimeError, match="^Subtraction, the `-` operator, with two bool "
+                                               "tensors is not supported. Use the `\\^`"):
+            run()
+    # relu and abs have no bool kernel (torch 2.13), in any spelling
+    for run in (mask.relu, mask.relu_, lambda: t.relu(mask), lambda: t.nn.functional.relu(mask)):
+        with pytest.raises(RuntimeError, match="^Boolean inputs not supported for relu$"):
+            run()
+    for run in (mask.abs, mask.abs_, lambda: t.abs(mask), lambda: abs(mask), mask.absolute):
+        with pytest.raises(NotImplementedError, match="^\"abs_cpu\" not implemented for 'Bool'$"):
+            run()
+    assert mask.tolist() == [True, False]  # (refused before any change)
     with pytest.raises(RuntimeError, match="^Negation, the `-` operator, on a bool tensor is not "
                                            "supported."):
         -mask  # noqa: B018

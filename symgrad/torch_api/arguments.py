@@ -47,8 +47,12 @@ def operand(value: Any, strict: bool = False) -> Any:
 
 
 def check_not_bool_sub(a: Tensor, b: Any) -> None:
-    if (a._value.dtype.kind == "b" or isinstance(b, bool)
-            or (isinstance(b, Tensor) and b._value.dtype.kind == "b")):
+    a_bool = a._value.dtype.kind == "b"
+    b_bool = isinstance(b, bool) or (isinstance(b, Tensor) and b._value.dtype.kind == "b")
+    if a_bool and b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if a_bool or b_bool:
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
                            "If you are trying to invert a mask, use the `~` or `logical_not()` "
                            "operator instead.")

@@ -34,17 +34,33 @@ from symgrad.torch_api.declaration import NO_GRAPH, torch_api
 _ew = ops.elementwise
 
 
-def _runs(op: ops.Op) -> Callable[[Callable[..., Tensor]], Callable[..., Tensor]]:
+def _runs(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
+          ) -> Callable[[Callable[..., Tensor]], Callable[..., Tensor]]:
     """The decorated unary method, documented by its ``def`` (signature and docstring), is run
-    by :func:`symgrad.dispatch.unary_method` for ``op`` (its body is not used)."""
+    by :func:`symgrad.dispatch.unary_method` for ``op`` (its body is not used); a bool tensor
+    raises ``refuse_bool()`` when given."""
 
     def install(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
-        method = unary_method(op)
+        method = unary_method(op, refuse_bool)
         for attribute in ("__name__", "__qualname__", "__doc__", "__module__", "__annotations__"):
             setattr(method, attribute, getattr(fn, attribute))
         return method
 
     return install
+
+
+def _relu_bool() -> Exception:
+    return RuntimeError("Boolean inputs not supported for relu")
+
+
+def _abs_bool() -> Exception:
+    return NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
+
+
+def _refusing_bool(self: Tensor, refuse_bool: Callable[[], Exception]) -> Tensor:
+    if self._value.dtype.kind == "b":
+        raise refuse_bool()
+    return self
 
 
 __add__ = torch_api("add", function=False, method_aliases=("__radd__",), name="__add__",
@@ -246,7 +262,7 @@ def sigmoid(self) -> Tensor:
 
 
 @torch_api("relu")
-@_runs(_ew.relu)
+@_runs(_ew.relu, _relu_bool)
 def relu(self) -> Tensor:
     """Elementwise ``max(x, 0)``; the gradient at 0 is 0, as in PyTorch (``ReluBackward0``).
 
@@ -256,7 +272,7 @@ def relu(self) -> Tensor:
 
 
 @torch_api("abs", aliases=("absolute",))
-@_runs(_ew.abs)
+@_runs(_ew.abs, _abs_bool)
 def abs(self) -> Tensor:
     """Elementwise absolute value; the gradient at 0 is 0, as in PyTorch (``AbsBackward0``).
 
@@ -466,13 +482,13 @@ def sigmoid_(self) -> Tensor:
 @torch_api("relu", function=True, inplace=True)
 def relu_(self) -> Tensor:
     """In-place max(x, 0)."""
-    return apply_inplace(_ew.relu, self)
+    return apply_inplace(_ew.relu, _refusing_bool(self, _relu_bool))
 
 
 @torch_api("abs", function=False, inplace=True, aliases=("absolute_",))
 def abs_(self) -> Tensor:
     """In-place absolute value."""
-    return apply_inplace(_ew.abs, self)
+    return apply_inplace(_ew.abs, _refusing_bool(self, _abs_bool))
 
 
 @torch_api("sign", function=False, inplace=True)

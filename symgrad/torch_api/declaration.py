@@ -23,6 +23,11 @@ METHODS: dict[str, Callable[..., Any]] = {}  # Tensor.<name> installed from here
 # ("method" or "function", spelling) -> the family module whose import installs it: what
 # tools/generate_tensor_stub.py writes into symgrad/torch_api/_manifest.py
 DECLARED_IN: dict[tuple[str, str], str] = {}
+# (owner, name) -> the attribute its module declared while the user's own attribute stood in
+# the placeholder's place (mock.patch.object before the first use): installed if the
+# placeholder comes back (the patch undone), as it would have been there all along
+_DEFERRED: dict[tuple[type, str], Any] = {}
+_PLACED: set[str] = set()  # the Tensor attributes a placeholder was made for
 
 
 def load(module: str) -> Any:
@@ -60,11 +65,16 @@ class Placeholder:
         self.owner = owner
         self.name = name
         self.module = module
+        if owner is Tensor:
+            _PLACED.add(name)
 
     def resolve(self) -> Any:
         """Import the module; the real attribute it installed."""
         load(self.module)
         real = self.owner.__dict__.get(self.name)
+        if real is self and (self.owner, self.name) in _DEFERRED:  # a user's patch undone
+            real = _DEFERRED.pop((self.owner, self.name))
+            setattr(self.owner, self.name, real)
         if real is self or real is None:  # the module did not install it (a stale manifest)
             raise AttributeError(f"type object {self.owner.__name__!r} has no attribute "
                                  f"{self.name!r}")
@@ -155,12 +165,17 @@ def torch_api(
                                                                     method=not function)
             if method and spelling not in function_aliases:
                 present = Tensor.__dict__.get(spelling)
-                if spelling in METHODS or not (present is None
+                replaced = spelling in _PLACED and not isinstance(present, Placeholder)
+                if spelling in METHODS or not (present is None or replaced
                                                or isinstance(present, Placeholder)):
                     raise ValueError(f"Tensor.{spelling} is defined twice")
                 METHODS[spelling] = named
                 DECLARED_IN["method", spelling] = module
-                setattr(Tensor, spelling, property(named) if attribute else named)
+                value = property(named) if attribute else named
+                if replaced:  # the user set Tensor.<spelling> before its first use: it stays
+                    _DEFERRED[Tensor, spelling] = value
+                else:
+                    setattr(Tensor, spelling, value)
             if function and spelling not in method_aliases:
                 if spelling in FUNCTIONS:
                     raise ValueError(f"symgrad.{spelling} is defined twice")
