@@ -23,6 +23,7 @@ import argparse
 import contextlib
 import dataclasses
 import difflib
+import importlib
 import io
 import os
 import re
@@ -172,7 +173,8 @@ def _global_state() -> dict:
         state["numpy"] = sys.modules["numpy"].get_printoptions()
     if "symgrad" in sys.modules:
         sg = sys.modules["symgrad"]
-        state["symgrad"] = (sg.numeric.printing.get_printoptions(), sg.get_default_dtype(),
+        printing = importlib.import_module("symgrad.numeric.printing")  # (loads on first use)
+        state["symgrad"] = (printing.get_printoptions(), sg.get_default_dtype(),
                             sg.is_grad_enabled())
     return state
 
