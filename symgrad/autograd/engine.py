@@ -704,27 +704,35 @@ def _release(nodes: list[Node]) -> None:
     for node in nodes:
         node.freed = node.special = True
         node.ans = None
-        values = inputs = None
-        i = -1
-        for edge in node.next:
-            i += 1
-            if edge is None or isinstance(edge, Tensor):  # (a leaf's value stays)
-                continue
-            value = node.values[i]
-            if value.__class__ is not np.ndarray or value.nbytes < _KEEP_BELOW:
-                continue  # (a small value costs less than its placeholder, and stays)
-            if values is None:
-                values = list(node.values)
-            if node._inputs[i] is _DROPPED:
-                values[i] = _placeholder(value)
-                continue
-            if inputs is None:
-                inputs = list(node._inputs)
-            _stand_in(node._inputs, i, edge, values, inputs)
-        if values is not None:
-            node.values = tuple(values)
-            if inputs is not None:
-                node._inputs = tuple(inputs)
+        for value in node.values:  # (a small value costs less than its placeholder, and stays)
+            if value.__class__ is np.ndarray and value.nbytes >= _KEEP_BELOW:
+                _release_values(node)
+                break
+
+
+def _release_values(node: Node) -> None:
+    """The part of :func:`_release` for a node that holds a large value."""
+    values = inputs = None
+    i = -1
+    for edge in node.next:
+        i += 1
+        if edge is None or isinstance(edge, Tensor):  # (a leaf's value stays)
+            continue
+        value = node.values[i]
+        if value.__class__ is not np.ndarray or value.nbytes < _KEEP_BELOW:
+            continue
+        if values is None:
+            values = list(node.values)
+        if node._inputs[i] is _DROPPED:
+            values[i] = _placeholder(value)
+            continue
+        if inputs is None:
+            inputs = list(node._inputs)
+        _stand_in(node._inputs, i, edge, values, inputs)
+    if values is not None:
+        node.values = tuple(values)
+        if inputs is not None:
+            node._inputs = tuple(inputs)
 
 
 def _stand_in(raws: tuple, i: int, edge: Node, values: list[Any], inputs: list[Any]) -> None:
