@@ -125,7 +125,8 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
         node.versions = _graph.saved_versions(inputs, node.saved) if node.saved \
             else _graph._epoch
         node._inputs = inputs
-        node.next = _edges(inputs)
+        node.next = edges = _edges(inputs)
+        _graph.count_uses(edges)
         result = _new(Tensor)
         result._value = out
         result._requires_grad = True
@@ -171,6 +172,7 @@ def _node(op: ops.Op, params: dict | None, values: tuple, out: np.ndarray, need:
     node.ans = out
     node.special = op.joint_vjp is not None  # (such nodes run the engine's careful way)
     node.freed = False
+    node.uses = 0
     return node
 
 
@@ -254,17 +256,20 @@ def apply_unary(op: ops.Op, x: Tensor, params: dict | None = None, depth: int = 
         # computed by another node whose value the rules do not read (graph.DROPPED), nor a
         # leaf its edge holds (graph.AT_EDGE), so that a long chain keeps no tensor and no tuple
         # of inputs per op (see Node.inputs)
+        node.uses = 0
         if x._base is None:
             edge = x.grad_fn
             if edge is None:
                 node.next = (x,)
                 node._inputs = _graph.ONE_AT_EDGE if values[0] is x._value else (x,)
             else:
+                edge.uses += 1
                 node.next = (edge,)
                 node._inputs = _graph.ONE_DROPPED if not saved and values[0] is x._value \
                     and x._name is None else (x,)
         else:
-            node.next = (_edge(x),)
+            node.next = edges = (_edge(x),)
+            _graph.count_uses(edges)
             node._inputs = (x,)
         result = _new(Tensor)
         result._value = out
@@ -380,7 +385,9 @@ def apply_binary(op: ops.Op, a: Any, b: Any, params: dict | None = None,
                     kb = _DROPPED
             else:
                 eb = _edge(b)
-        node.next = (ea, eb)
+        node.next = edges = (ea, eb)
+        node.uses = 0
+        _graph.count_uses(edges)
         if ka is _DROPPED or ka is _AT_EDGE:
             if kb is _DROPPED or kb is _AT_EDGE:
                 node._inputs = _graph.TWO[(ka is _AT_EDGE) * 2 + (kb is _AT_EDGE)]
@@ -404,12 +411,15 @@ def apply_binary(op: ops.Op, a: Any, b: Any, params: dict | None = None,
     return result
 
 
-def binary_method(op: ops.Op, convert: Callable[[Any], Any]) -> Callable[[Tensor, Any], Tensor]:
+def binary_method(op: ops.Op, convert: Callable[[Any], Any],
+                  check: Callable[[Tensor, Any], None] | None = None,
+                  ) -> Callable[[Tensor, Any], Tensor]:
     """The Tensor method ``self <op> other`` (an operator such as ``__mul__``): a fast path for
     the common case, ``self`` a float tensor that is not a view and ``other`` one of the same
     dtype or a Python number, and :func:`apply_binary` for every other. ``convert(other)``
     takes an operand that is not a Tensor or Python number (None: the method returns
-    NotImplemented).
+    NotImplemented); ``check(self, other)`` raises PyTorch's error for operands the op refuses
+    (it is not called on the fast path, whose operands it would accept).
 
     >>> mul = binary_method(ops.elementwise.mul, lambda other: None)
     >>> mul(symgrad.ones(2, requires_grad=True), symgrad.tensor([2.0, 3.0]))
@@ -421,28 +431,36 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any]) -> Callable[[Tensor
     keeps = [(0 in saved, 1 in saved) for saved in saved_by_need]
     fast = op.node_name_of is None
 
+    def general(self: Tensor, other: Any) -> Tensor:
+        if check is not None:
+            check(self, other)
+        return apply_binary(op, self, other, None, 3)
+
     def method(self: Tensor, other: Any) -> Tensor:
         cls = other.__class__
+        # (a view has a version counter: one without is no view)
         if cls is Tensor:
             vb = other._value
             rb = other._requires_grad
-            plain = other._base is None
+            cb = other._counter
+            plain = cb is None or other._base is None
         elif cls is float or cls is int:
-            vb, rb, plain = other, False, True
+            vb, rb, plain, cb = other, False, True, None
         else:
             if not isinstance(other, Tensor):
                 other = convert(other)
                 if other is None:
                     return NotImplemented
-            return apply_binary(op, self, other)
+            return general(self, other)
         va = self._value
         dtype = va.dtype
-        if fast and plain and (dtype is _F32 or dtype is _F64) and self._base is None and (
-                vb is other or vb.dtype is dtype):
+        ca = self._counter
+        if fast and plain and (dtype is _F32 or dtype is _F64) and (
+                ca is None or self._base is None) and (vb is other or vb.dtype is dtype):
             try:
                 out = forward(xp, va, vb)
             except Exception:  # (numpy's errors, worded as PyTorch's, on the general path)
-                return apply_binary(op, self, other)
+                return general(self, other)
             if out.__class__ is not np.ndarray:  # a 0-d result: numpy gives a scalar
                 out = np.asarray(out)
             if out.__class__ is np.ndarray and out.dtype is dtype and out.base is None:
@@ -461,13 +479,10 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any]) -> Callable[[Tensor
                         _graph._record_forward(node, 1)
                     need = 3 if ra and rb else 1 if ra else 2
                     saved = node.saved = saved_by_need[need]
-                    node.versions = _graph._epoch
-                    if saved:  # (a saved input with in-place changes: their versions)
-                        counter = self._counter
-                        if (counter is None or not counter._value) and vb is not other:
-                            counter = other._counter
-                        if counter is not None and counter._value:
-                            node.versions = _graph.saved_versions((self, other), saved)
+                    # (a saved input with in-place changes: their versions)
+                    node.versions = _graph.saved_versions((self, other), saved) if saved and (
+                        ca is not None and ca._value or cb is not None and cb._value) \
+                        else _graph._epoch
                     node.op = op
                     node.params = None
                     node.values = (va, vb)
@@ -476,13 +491,16 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any]) -> Callable[[Tensor
                     node.freed = False
                     # as in apply_binary: the edges, and the inputs kept
                     keep_a, keep_b = keeps[need]
+                    node.uses = 0
                     a = self
                     if ra:
                         ea = self.grad_fn
                         if ea is None:
                             ea, a = self, _AT_EDGE
-                        elif not keep_a and self._name is None:
-                            a = _DROPPED
+                        else:
+                            ea.uses += 1
+                            if not keep_a and self._name is None:
+                                a = _DROPPED
                     else:
                         ea = None
                     b = other
@@ -490,8 +508,10 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any]) -> Callable[[Tensor
                         eb = other.grad_fn
                         if eb is None:
                             eb, b = other, _AT_EDGE
-                        elif not keep_b and other._name is None:
-                            b = _DROPPED
+                        else:
+                            eb.uses += 1
+                            if not keep_b and other._name is None:
+                                b = _DROPPED
                     else:
                         eb = None
                     node.next = (ea, eb)
@@ -505,7 +525,7 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any]) -> Callable[[Tensor
                     result._requires_grad = False
                     result.grad_fn = None
                 return result
-        return apply_binary(op, self, other)
+        return general(self, other)
 
     return method
 
@@ -526,7 +546,8 @@ def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
     def method(self: Tensor) -> Tensor:
         value = self._value
         dtype = value.dtype
-        if (dtype is _F32 or dtype is _F64) and fast and self._base is None:
+        counter = self._counter  # (a view has one: one without is no view)
+        if (dtype is _F32 or dtype is _F64) and fast and (counter is None or self._base is None):
             try:
                 out = forward(xp, value)
             except Exception:  # (numpy's errors, worded as PyTorch's, on the general path)
@@ -547,7 +568,7 @@ def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
                     if _graph._anomaly_threads:
                         _graph._record_forward(node, 1)
                     node.saved = saved
-                    counter = self._counter
+                    # (a saved input with in-place changes: its version)
                     node.versions = _graph.saved_versions((self,), saved) if saved \
                         and counter is not None and counter._value else _graph._epoch
                     node.op = op
@@ -557,11 +578,13 @@ def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
                     node.special = special
                     node.freed = False
                     # as in apply_unary: the edge, the input kept
+                    node.uses = 0
                     edge = self.grad_fn
                     if edge is None:
                         node.next = (self,)
                         node._inputs = _graph.ONE_AT_EDGE
                     else:
+                        edge.uses += 1
                         node.next = (edge,)
                         node._inputs = _graph.ONE_DROPPED if not saved \
                             and self._name is None else (self,)

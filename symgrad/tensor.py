@@ -577,6 +577,7 @@ class Tensor(_InstalledMethods):
         else:
             if self._hooks is None:
                 self._hooks = {}
+                _graph.hooked_leaves[id(self)] = self
             hooks = self._hooks
         handle = RemovableHandle(hooks)
         hooks[handle.id] = hook

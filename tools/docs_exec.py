@@ -173,8 +173,7 @@ def _global_state() -> dict:
         state["numpy"] = sys.modules["numpy"].get_printoptions()
     if "symgrad" in sys.modules:
         sg = sys.modules["symgrad"]
-        # (imported by name: import symgrad loads the printing module on first use)
-        printing = importlib.import_module("symgrad.numeric.printing")
+        printing = importlib.import_module("symgrad.numeric.printing")  # (loads on first use)
         state["symgrad"] = (printing.get_printoptions(), sg.get_default_dtype(),
                             sg.is_grad_enabled())
     return state

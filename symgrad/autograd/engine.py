@@ -296,17 +296,55 @@ def _run_node(node: Node, g: Any, xp: Any, create_graph: bool, useful: set | Non
 def _distribute(node: Node, results: list, p: _Pass) -> None:
     """Pass the gradients ``node`` computed on to its inputs' targets (None, undefined, adds
     nothing but counts as arrived)."""
-    grads, dependencies, useful = p.grads, p.dependencies, p.useful
+    grads, dependencies, useful, counted = p.grads, p.dependencies, p.useful, p.counted
     for nxt, gi in zip(node.next, results, strict=True):
         if nxt is None or (useful is not None and nxt not in useful):
             continue
         if gi is not None:
             earlier = grads.get(nxt)
             grads[nxt] = gi if earlier is None else earlier + gi
+        if counted:  # (see _run)
+            if isinstance(nxt, Tensor):
+                continue
+            left = dependencies.get(nxt, nxt.uses) - 1
+            if left == 0:
+                dependencies.pop(nxt, None)
+                p.ready.append(nxt)
+            else:
+                dependencies[nxt] = left
+            continue
         left = dependencies[nxt] - 1
         dependencies[nxt] = left
         if left == 0:
             p.ready.append(nxt)
+
+
+_WALK_AFTER_RESTART = 64
+_walk_first = 0  # passes left that walk the graph first: a pass had to start over (_recount)
+
+
+def _recount(p: _Pass) -> None:
+    """Leave the counted way (see _run), where nodes wait for gradients from uses outside this
+    graph. Unless user code ran (a hook, a custom Function's backward), the pass starts over,
+    counting exactly, so that it runs the nodes and sums their gradients in the same order as
+    a pass that counts from the start (floating-point sums depend on it). Else the waiting nodes
+    get their exact counts (those of the nodes they reach too, by a walk of the rest of the
+    graph), and those that nothing left reaches are ready."""
+    if not p.observed:
+        global _walk_first
+        _walk_first = _WALK_AFTER_RESTART  # (the next passes likely have such uses too)
+        root, g = p.seed
+        p.grads.clear()
+        p.grads[root] = g
+        p.processed.clear()
+        p.retained.clear()
+        p.dependencies, _ = _collect([root], False)
+        p.ready.append(root)
+    else:
+        waiting = list(p.dependencies)
+        p.dependencies, _ = _collect(waiting, False)
+        p.ready.extend(node for node in waiting if node not in p.dependencies)
+    p.counted = False
 
 
 def _after_accumulation(tensor: Tensor, g: Any) -> None:
@@ -325,7 +363,8 @@ class _Pass:
 
     __slots__ = ("grads", "dependencies", "ready", "useful", "wanted", "capture",
                  "accumulate_into", "create_graph", "xp", "anomalous", "check_nan", "captured",
-                 "leaf_grads", "retained", "processed", "hooked_leaves", "node")
+                 "leaf_grads", "retained", "processed", "hooked_leaves", "node", "counted",
+                 "seed", "observed")
 
     def __init__(self, capture: Sequence[Any] | None, accumulate_into: set[Any] | None,
                  create_graph: bool) -> None:
@@ -343,6 +382,9 @@ class _Pass:
         self.processed: list[Node] = []
         self.hooked_leaves: list[tuple[Tensor, Any]] = []  # to run after accumulation
         self.node: Node | None = None  # the node running (for anomaly mode's report)
+        self.counted = False  # whether nodes run after their recorded uses (see _run)
+        self.seed: tuple[Any, Any] | None = None  # a counted pass's root and its gradient
+        self.observed = False  # whether user code ran (hooks, custom backward: see _recount)
 
 
 def execute(
@@ -364,9 +406,19 @@ def execute(
     """
     p = _Pass(capture, accumulate_into, create_graph)
     targets = [_edge(r) for r in roots]
-    p.dependencies, nodes = _collect(targets, p.wanted is not None)
-    p.useful = _useful(nodes, p.dependencies, p.wanted) if p.wanted is not None else None
-    del nodes
+    global _walk_first
+    counted = len(targets) == 1 and p.wanted is None and not (create_graph or p.anomalous
+                                                              or _graph.hooked_leaves)
+    if counted and _walk_first:  # (a recent pass had to start over: see _recount)
+        _walk_first -= 1
+        counted = False
+    if counted:
+        p.dependencies, p.useful, p.counted = {}, None, True  # (no walk of the graph: see _run)
+        p.seed = (targets[0], root_grads[0])
+    else:
+        p.dependencies, nodes = _collect(targets, p.wanted is not None)
+        p.useful = _useful(nodes, p.dependencies, p.wanted) if p.wanted is not None else None
+        del nodes
     grads = p.grads
     for target, g in zip(targets, root_grads, strict=True):
         grads[target] = grads[target] + g if target in grads else g
@@ -390,8 +442,15 @@ def execute(
 
 def _run(p: _Pass) -> None:
     """The loop of the pass: each target runs once all its gradients have arrived. Plain nodes
-    (the hot path) are inlined; leaves and careful nodes go through helpers."""
+    (the hot path) are inlined; leaves and careful nodes go through helpers.
+
+    Counted (``p.counted``: one root, all leaves wanted, none hooked, no anomaly mode nor
+    create_graph), the graph is not walked first: a node runs once it has a gradient from each
+    of its recorded uses (``Node.uses``), and the leaves, complete only at the end, are reached
+    then (nothing can tell when: they have no hooks). A node some of whose uses lie outside
+    this graph waits; when only such nodes are left, the pass counts exactly (_recount)."""
     grads, dependencies, ready, useful = p.grads, p.dependencies, p.ready, p.useful
+    counted = deferred = p.counted
     careful = p.anomalous or p.create_graph
     capturing = p.capture is not None
     wanted = p.wanted
@@ -404,15 +463,24 @@ def _run(p: _Pass) -> None:
     while True:
         if target is None:
             if not ready:
+                if counted and dependencies:
+                    _recount(p)
+                    counted, dependencies = False, p.dependencies
+                    deferred = p.observed
+                    continue
                 break
             target = pop()
             g = take(target, None)
+            if isinstance(target, Tensor):  # a leaf (g None: its gradient is undefined)
+                _reach_leaf(p, target, g)
+                target = None
+                continue
         else:
             g = g_next
-        if isinstance(target, Tensor):  # a leaf (g None: its gradient is undefined)
-            _reach_leaf(p, target, g)
-            target = None
-            continue
+            if not counted and isinstance(target, Tensor):  # (counted: leaves wait for the end)
+                _reach_leaf(p, target, g)
+                target = None
+                continue
         node = target
         target = None
         # carefully: hooked, retaining or freed nodes and those of ops whose input gradients
@@ -431,6 +499,12 @@ def _run(p: _Pass) -> None:
         if capturing and node in wanted:
             p.captured[node] = g
         values, ans, params, vjp = node.values, node.ans, node.params, node.op.vjp
+        # the rules are called with the values unpacked (a call with ``*values`` builds a tuple)
+        n = 0 if params else len(values)
+        if n == 1:
+            a = values[0]
+        elif n == 2:
+            a, b = values
         i = -1
         for nxt in node.next:
             i += 1
@@ -438,29 +512,50 @@ def _run(p: _Pass) -> None:
                 continue
             if useful is not None and nxt not in useful:
                 continue
-            rule = vjp[i]
-            gi = rule(xp, g, ans, *values, **params) if params else rule(xp, g, ans, *values)
-            value = values[i]
+            if n == 1:
+                gi = vjp[i](xp, g, ans, a)
+                value = a
+            elif n == 2:
+                gi = vjp[i](xp, g, ans, a, b)
+                value = b if i else a
+            else:
+                rule = vjp[i]
+                gi = rule(xp, g, ans, *values, **params) if params else rule(xp, g, ans, *values)
+                value = values[i]
             if gi.shape != value.shape:  # the broadcasting rule, inlined
                 gi = _fit(node, i, gi, value)
             if gi.dtype is not value.dtype and gi.dtype != value.dtype:
                 gi = gi.astype(value.dtype)
-            earlier = get(nxt)
-            left = dependencies[nxt] - 1
-            dependencies[nxt] = left
-            if target is not None and not left:
-                grads[target] = g_next  # a later one is ready too: the stack's order
-                push(target)
-                target = None
-            if earlier is None:
-                if not left:
+            if counted:
+                if nxt.__class__ is Tensor or isinstance(nxt, Tensor):  # a leaf: at the end
+                    earlier = get(nxt)
+                    grads[nxt] = gi if earlier is None else earlier + gi
+                    continue
+                uses = nxt.uses
+                if uses == 1:  # its one gradient (no other is waiting: it runs next)
+                    if target is not None:
+                        grads[target] = g_next
+                        push(target)
                     target, g_next = nxt, gi
-                else:
-                    grads[nxt] = gi
-            else:
-                grads[nxt] = earlier + gi
+                    continue
+                left = dependencies.get(nxt, uses) - 1
                 if not left:
-                    push(nxt)
+                    del dependencies[nxt]
+            else:
+                left = dependencies[nxt] - 1
+            if left:  # more gradients to come
+                dependencies[nxt] = left
+                earlier = get(nxt)
+                grads[nxt] = gi if earlier is None else earlier + gi
+            else:  # its last one: it runs next, and one found before waits on the stack
+                earlier = take(nxt, None)
+                if target is not None:
+                    grads[target] = g_next
+                    push(target)
+                target, g_next = nxt, gi if earlier is None else earlier + gi
+    if deferred:  # the leaves' gradients are complete
+        for leaf, g in list(grads.items()):
+            _reach_leaf(p, leaf, g)
 
 
 def _check_versions(node: Node) -> None:
@@ -533,6 +628,9 @@ def _run_careful(p: _Pass, node: Node, g: Any) -> None:
     """Run a node that is not plain: a freed graph's, hooked or retaining (``special``), in
     anomaly mode or with create_graph, one no gradient reached, or a joint-VJP op's."""
     useful = p.useful
+    if node.custom_backward or node.special and (node.tensor_hooks or node.pre_hooks
+                                                  or node.post_hooks):
+        p.observed = True  # (see _recount)
     if node.special:
         if node.freed and _holds_saved_values(node) and any(
                 nxt is not None and (useful is None or nxt in useful)
@@ -606,27 +704,35 @@ def _release(nodes: list[Node]) -> None:
     for node in nodes:
         node.freed = node.special = True
         node.ans = None
-        values = inputs = None
-        i = -1
-        for edge in node.next:
-            i += 1
-            if edge is None or isinstance(edge, Tensor):  # (a leaf's value stays)
-                continue
-            value = node.values[i]
-            if value.__class__ is not np.ndarray or value.nbytes < _KEEP_BELOW:
-                continue  # (a small value costs less than its placeholder, and stays)
-            if values is None:
-                values = list(node.values)
-            if node._inputs[i] is _DROPPED:
-                values[i] = _placeholder(value)
-                continue
-            if inputs is None:
-                inputs = list(node._inputs)
-            _stand_in(node._inputs, i, edge, values, inputs)
-        if values is not None:
-            node.values = tuple(values)
-            if inputs is not None:
-                node._inputs = tuple(inputs)
+        for value in node.values:  # (a small value costs less than its placeholder, and stays)
+            if value.__class__ is np.ndarray and value.nbytes >= _KEEP_BELOW:
+                _release_values(node)
+                break
+
+
+def _release_values(node: Node) -> None:
+    """The part of :func:`_release` for a node that holds a large value."""
+    values = inputs = None
+    i = -1
+    for edge in node.next:
+        i += 1
+        if edge is None or isinstance(edge, Tensor):  # (a leaf's value stays)
+            continue
+        value = node.values[i]
+        if value.__class__ is not np.ndarray or value.nbytes < _KEEP_BELOW:
+            continue
+        if values is None:
+            values = list(node.values)
+        if node._inputs[i] is _DROPPED:
+            values[i] = _placeholder(value)
+            continue
+        if inputs is None:
+            inputs = list(node._inputs)
+        _stand_in(node._inputs, i, edge, values, inputs)
+    if values is not None:
+        node.values = tuple(values)
+        if inputs is not None:
+            node._inputs = tuple(inputs)
 
 
 def _stand_in(raws: tuple, i: int, edge: Node, values: list[Any], inputs: list[Any]) -> None:

@@ -189,8 +189,9 @@ class Node:
     # ``freed``: set by a backward pass that did not retain the graph
     # ``_inputs``: the inputs as recorded (see :attr:`inputs`), DROPPED where the node does not
     # keep the tensor
+    # ``uses``: the edges into this node from the nodes recorded since (see count_uses)
     __slots__ = ("op", "params", "_inputs", "values", "ans", "next", "saved", "versions",
-                 "code", "lasti", "special", "freed", "__dict__", "__weakref__")
+                 "code", "lasti", "special", "freed", "uses", "__dict__", "__weakref__")
     # the output's counter, set when the output first gets one, for ops whose VJP reads it
     out_version: Version | None = None
     out_version_value: int = 0  # the output's version when saved (not 0 after an in-place op)
@@ -227,6 +228,8 @@ class Node:
         self.values = tuple(values)  # their arrays, as the forward saw them
         self.ans = ans
         self.next = tuple(next_)
+        self.uses = 0
+        count_uses(self.next)
         self.special = op.joint_vjp is not None  # (such nodes run the engine's careful way)
         self.freed = False
         # the inputs whose values backward will read (the op's saved_by_need), and their
@@ -406,7 +409,21 @@ def leaf_hooks(tensor: Any) -> LeafHooks:
     hooks = tensor._leaf_hooks
     if hooks is None:
         hooks = tensor._leaf_hooks = LeafHooks()
+        hooked_leaves[id(tensor)] = tensor
     return hooks
+
+
+hooked_leaves: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+"""The live leaf tensors that got a hook, by id (while there is one, backward finds before it starts
+when each leaf's gradient is complete: see the engine)."""
+
+
+def count_uses(edges: Sequence[Any]) -> None:
+    """Count the edges of a new node into the nodes among ``edges`` (their ``uses``: every
+    place that records a node counts its edges, here or inline in ``symgrad.dispatch``)."""
+    for target in edges:
+        if isinstance(target, Node):
+            target.uses += 1
 
 
 class AccumulateGrad:

@@ -296,9 +296,12 @@ def tanh_backward(g: np.ndarray, ans: np.ndarray) -> np.ndarray:
     """
     out = ans * ans
     if out.__class__ is np.ndarray and out.dtype == g.dtype and out.shape == g.shape:
-        np.subtract(1, out, out=out)
+        np.subtract(_ONES.get(out.dtype, 1), out, out=out)  # (a Python 1 costs numpy ~0.4 us)
         return np.multiply(g, out, out=out)
     return g * (1 - out)
+
+
+_ONES = {np.dtype(t): t(1) for t in (np.float16, np.float32, np.float64)}
 
 
 def sum_to_shape(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:

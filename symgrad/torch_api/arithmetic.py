@@ -291,13 +291,8 @@ def sign(self) -> Tensor:
     """
 
 
-@torch_api("sub", function=False, example=lambda x: x - 1.0)
-def __sub__(self, other: Any) -> Tensor:
-    other = operand(other)
-    if other is None:
-        return NotImplemented
-    check_not_bool_sub(self, other)
-    return apply_binary(_ew.sub, self, other)
+__sub__ = torch_api("sub", function=False, name="__sub__", example=lambda x: x - 1.0)(
+    binary_method(_ew.sub, operand, check_not_bool_sub))
 
 
 @torch_api("rsub", function=False, example=lambda x: 1.0 - x)
