@@ -224,39 +224,15 @@ def apply_unary(op: ops.Op, x: Tensor, params: dict | None = None, depth: int = 
         out, values = _promoted(op, (x,), params or {}, out, values, x._requires_grad)
         dtype = out.dtype
     if x._requires_grad and _mode.enabled and (dtype is _F32 or dtype.kind == "f"):
-        # the node, its slots filled here rather than by Node.__init__ (this runs for every
-        # recorded op)
-        cls = op.node_class
-        if cls is None:
-            cls = _node_class(op, params or {}, values)
-        node = _new(cls)
-        try:  # where the op was called
-            frame = _getframe(depth)
-            code = frame.f_code
-            if code is _graph._user_code:
-                node.code = code
-                node.lasti = frame.f_lasti
-            else:
-                node.code, node.lasti = _graph.locate(frame)
-        except ValueError:  # a shallow stack
-            node.code, node.lasti = None, 0
-        if _graph._anomaly_threads:
-            _graph._record_forward(node, depth)
-        saved = node.saved = op.saved_by_need[1]
+        node = _node(op, params, values, out, 1, depth)
+        saved = node.saved
         counter = x._counter
         node.versions = _graph.saved_versions((x,), saved) if saved and counter is not None \
             and counter._value else _graph._epoch
-        node.op = op
-        node.params = params or None
-        node.values = values
-        node.ans = out
-        node.special = op.joint_vjp is not None  # (such nodes run the engine's careful way)
-        node.freed = False
         # where the input's gradient goes (next), and the input the node keeps: not one
         # computed by another node whose value the rules do not read (graph.DROPPED), nor a
         # leaf its edge holds (graph.AT_EDGE), so that a long chain keeps no tensor and no tuple
         # of inputs per op (see Node.inputs)
-        node.uses = 0
         if x._base is None:
             edge = x.grad_fn
             if edge is None:
@@ -323,25 +299,8 @@ def apply_binary(op: ops.Op, a: Any, b: Any, params: dict | None = None,
         out, values = _promoted(op, (a, b), params or {}, out, values, need)
         dtype = out.dtype
     if need and _mode.enabled and (dtype is _F32 or dtype.kind == "f"):
-        # the node, its slots filled here rather than by Node.__init__ (this runs for every
-        # recorded op)
-        cls = op.node_class
-        if cls is None:
-            cls = _node_class(op, params or {}, values)
-        node = _new(cls)
-        try:  # where the op was called
-            frame = _getframe(depth)
-            code = frame.f_code
-            if code is _graph._user_code:
-                node.code = code
-                node.lasti = frame.f_lasti
-            else:
-                node.code, node.lasti = _graph.locate(frame)
-        except ValueError:  # a shallow stack
-            node.code, node.lasti = None, 0
-        if _graph._anomaly_threads:
-            _graph._record_forward(node, depth)
-        saved = node.saved = op.saved_by_need[need]
+        node = _node(op, params, values, out, need, depth)
+        saved = node.saved
         node.versions = _graph._epoch
         if saved:  # (a saved input with in-place changes: their versions)
             counter = a._counter if va is not a else None
@@ -351,12 +310,6 @@ def apply_binary(op: ops.Op, a: Any, b: Any, params: dict | None = None,
                 counter = b._counter if vb is not b else None
                 if counter is not None and counter._value:
                     node.versions = _graph.saved_versions((a, b), saved)
-        node.op = op
-        node.params = params or None
-        node.values = values
-        node.ans = out
-        node.special = op.joint_vjp is not None  # (such nodes run the engine's careful way)
-        node.freed = False
         # where each input's gradient goes (next), and the inputs the node keeps: not an input
         # computed by another node whose value the rules do not read (graph.DROPPED), nor a
         # second reference to a leaf its edge holds (graph.AT_EDGE), so that a long chain keeps
@@ -386,7 +339,6 @@ def apply_binary(op: ops.Op, a: Any, b: Any, params: dict | None = None,
             else:
                 eb = _edge(b)
         node.next = edges = (ea, eb)
-        node.uses = 0
         _graph.count_uses(edges)
         if ka is _DROPPED or ka is _AT_EDGE:
             if kb is _DROPPED or kb is _AT_EDGE:
