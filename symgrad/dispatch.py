@@ -29,6 +29,8 @@ _F64, _F32 = np.dtype(np.float64), np.dtype(np.float32)
 _DROPPED, _AT_EDGE = _graph.DROPPED, _graph.AT_EDGE
 _new = object.__new__
 _getframe = sys._getframe
+_INT64_MIN, _UINT64_END = dtypes.INT64_MIN, dtypes.UINT64_END
+_check_int = dtypes.check_int
 
 
 def _broadcast_error(values: Sequence[Any], quiet: bool = False) -> str:
@@ -279,6 +281,10 @@ def apply_binary(op: ops.Op, a: Any, b: Any, params: dict | None = None,
         if b._requires_grad:
             need |= 2
         vb = b._value
+    elif vb.__class__ is int and not _INT64_MIN <= vb < _UINT64_END:
+        _check_int(vb)
+    if va.__class__ is int and not _INT64_MIN <= va < _UINT64_END:
+        _check_int(va)
     if op.float_only and (va.__class__ is np.ndarray and va.dtype.kind in "biu"
                           or vb.__class__ is np.ndarray and vb.dtype.kind in "biu"):
         va, vb = _as_float(va), _as_float(vb)
@@ -385,6 +391,8 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
 
     def general(self: Tensor, other: Any) -> Tensor:
         if check is not None:
+            if other.__class__ is int:  # (PyTorch converts the operand first)
+                _check_int(other)
             check(self, other)
         return apply_binary(op, self, other, None, 3)
 
@@ -396,8 +404,10 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
             rb = other._requires_grad
             cb = other._counter
             plain = cb is None or other._base is None
-        elif cls is float or cls is int:
+        elif cls is float:
             vb, rb, plain, cb = other, False, True, None
+        elif cls is int:  # (one outside int64 and uint64 is refused by the general path)
+            vb, rb, plain, cb = other, False, _INT64_MIN <= other < _UINT64_END, None
         else:
             if not isinstance(other, Tensor):
                 other = convert(other)
@@ -564,6 +574,8 @@ def _unpack(inputs: Sequence[Any]) -> tuple[tuple, int]:
             if x._requires_grad:
                 need |= bit
         else:
+            if x.__class__ is int:
+                _check_int(x)
             values.append(x)
         bit <<= 1
     return tuple(values), need
@@ -671,6 +683,9 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
     new node as its ``grad_fn`` (PyTorch's "rebase history") and its version counter is bumped.
     A change through a view is recorded on the view's base (PyTorch's ``CopySlices``).
     """
+    for x in others:
+        if x.__class__ is int:
+            _check_int(x)
     others_values = [x._value if isinstance(x, Tensor) else x for x in others]
     recording = _mode.enabled and (
         self._requires_grad or any(isinstance(x, Tensor) and x._requires_grad for x in others)

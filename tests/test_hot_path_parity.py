@@ -444,11 +444,6 @@ KNOWN_GAPS = {  # name -> (reason, which case keys)
                     "graph, RuntimeError when the tensor requires grad) and refuses array <op> "
                     "tensor and torch.add(tensor, array) with a TypeError",
                     lambda key: "|np_arr" in key),
-    "big_int": ("a Python int outside [-2**63, 2**64) is used (as a float with a float tensor; "
-                "numpy's OverflowError 'Python int too large to convert to C long' with an "
-                "integer one) where PyTorch raises OverflowError 'int too big to convert' (a "
-                "range check would cost every x * 2 on the fast path)",
-                lambda key: "|big_int|" in key),
     "junk_other": ("symgrad.add/mul/div(x, None | str | list) and the methods raise TypeError with "
                    "symgrad's own "
                    "sentence where PyTorch says \"add(): argument 'other' (position 2) must be "

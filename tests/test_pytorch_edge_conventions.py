@@ -495,3 +495,24 @@ def test_version_error_names_nodes_as_pytorch_shortens_them():
     w[1] = 6.0
     with pytest.raises(RuntimeError, match="which is output 0 of symgrad::autograd::CopySlices,"):
         z.sum().backward()
+
+
+def test_a_python_int_beyond_int64_and_uint64_is_refused_as_pytorch_refuses_it():
+    # torch 2.13: every op converts a Python int operand to int64 (uint64 above int64's range)
+    x = t.ones(2)
+    too_big = (lambda: x * 2 ** 64, lambda: 2 ** 70 - x, lambda: t.add(x, 2 ** 70),
+               lambda: x.add(2 ** 70), lambda: x.add_(2 ** 70), lambda: x.pow(2 ** 70),
+               lambda: x ** 2 ** 70, lambda: x > 2 ** 70, lambda: x.clamp(max=2 ** 70),
+               lambda: t.full((2,), 2 ** 70), lambda: x.fill_(2 ** 70),
+               lambda: t.tensor([True]) - 2 ** 64)
+    for run in too_big:
+        with pytest.raises(OverflowError, match="^int too big to convert$"):
+            run()
+    for run in (lambda: x * (-2 ** 63 - 1), lambda: x / -2 ** 70, lambda: x == -2 ** 64):
+        with pytest.raises(OverflowError, match="^can't convert negative int to unsigned$"):
+            run()
+    assert x.tolist() == [1.0, 1.0]  # (refused before any change)
+    # the edges of the range are numbers
+    assert (x * 2 ** 63).tolist() == [2.0 ** 63] * 2
+    assert (x * (2 ** 64 - 1)).tolist() == [2.0 ** 64] * 2
+    assert (x * -2 ** 63).tolist() == [-2.0 ** 63] * 2

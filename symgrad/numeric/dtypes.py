@@ -55,6 +55,23 @@ _WIDENED = {
 _default_float = float32
 
 
+# a Python int operand is converted as PyTorch converts it: to int64, or to uint64 above
+INT64_MIN, UINT64_END = -(2 ** 63), 2 ** 64
+
+
+def check_int(value: int) -> None:
+    """Refuse a Python int operand that neither int64 nor uint64 holds, with PyTorch's error.
+
+    >>> check_int(2 ** 64)
+    Traceback (most recent call last):
+    OverflowError: int too big to convert
+    """
+    if value < INT64_MIN:
+        raise OverflowError("can't convert negative int to unsigned")
+    if value >= UINT64_END:
+        raise OverflowError("int too big to convert")
+
+
 def get_default_dtype() -> dtype:
     """The dtype given to Python floats and float factories (float32 unless changed).
 

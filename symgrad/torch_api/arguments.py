@@ -20,6 +20,8 @@ FAST_OPERANDS = frozenset((float, int, Tensor))  # operands taken as they are, c
 def scalar(value: Any) -> Any:
     """A Python number from a Python or numpy scalar (anything else is refused)."""
     if isinstance(value, bool | int | float):
+        if value.__class__ is int:
+            dtypes.check_int(value)
         return value
     if isinstance(value, np.generic):
         return value.item()
@@ -32,7 +34,11 @@ def operand(value: Any, strict: bool = False) -> Any:
     """A Tensor or Python number as a binary op's operand; None for anything else (so that an
     operator can return NotImplemented), or a TypeError when ``strict`` (method spellings)."""
     cls = value.__class__
-    if cls is float or cls is Tensor or cls is int or cls is bool:  # the common cases, fast
+    if cls is float or cls is Tensor or cls is bool:  # the common cases, fast
+        return value
+    if cls is int:
+        if not dtypes.INT64_MIN <= value < dtypes.UINT64_END:
+            dtypes.check_int(value)
         return value
     if isinstance(value, (Tensor, bool, int, float)):  # noqa: UP038 - tuple is faster
         return value

@@ -15,6 +15,7 @@ import numpy as np
 
 from symgrad import parser
 from symgrad.dispatch import _broadcast_error
+from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dims, _make
 from symgrad.torch_api.arguments import value_of
 from symgrad.torch_api.declaration import NO_GRAPH, torch_api
@@ -31,6 +32,8 @@ def _compare(self, other: Any, fn: Callable[[Any, Any], np.ndarray]) -> Tensor:
     if isinstance(other, Tensor):
         other_value = other._value
     elif isinstance(other, bool | int | float | np.generic):
+        if other.__class__ is int:
+            dtypes.check_int(other)
         other_value = other
     elif isinstance(other, complex):
         raise TypeError("symgrad does not support complex numbers")
