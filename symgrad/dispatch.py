@@ -195,6 +195,21 @@ def _locate(node: Any, depth: int) -> None:
         _graph._record_forward(node, depth + 1)
 
 
+def _edge_and_kept(x: Tensor, value: Any, read: bool) -> tuple[Any, Any]:
+    """For input ``x`` (which needs a gradient) of a new node: where its gradient goes, and what
+    the node keeps of it: ``graph.AT_EDGE`` for a leaf its edge holds, ``graph.DROPPED`` for a
+    tensor computed by another node whose value the rules do not ``read``, else ``x`` (so that a
+    long chain keeps no tensor per op; see Node.inputs). ``value``: the array the forward saw."""
+    if x._base is not None:
+        return _edge(x), x
+    edge = x.grad_fn
+    if edge is None:
+        return x, _AT_EDGE if value is x._value else x
+    if not read and value is x._value and x._name is None:
+        return edge, _DROPPED
+    return edge, x
+
+
 def _maybe_view(result: Tensor, source: Tensor, op: ops.Op, params: dict | None) -> None:
     """Mark ``result`` a view of ``source`` when its array is a numpy view of the source's."""
     base = result._value.base
@@ -235,20 +250,11 @@ def apply_unary(op: ops.Op, x: Tensor, params: dict | None = None, depth: int = 
         # computed by another node whose value the rules do not read (graph.DROPPED), nor a
         # leaf its edge holds (graph.AT_EDGE), so that a long chain keeps no tensor and no tuple
         # of inputs per op (see Node.inputs)
-        if x._base is None:
-            edge = x.grad_fn
-            if edge is None:
-                node.next = (x,)
-                node._inputs = _graph.ONE_AT_EDGE if values[0] is x._value else (x,)
-            else:
-                edge.uses += 1
-                node.next = (edge,)
-                node._inputs = _graph.ONE_DROPPED if not saved and values[0] is x._value \
-                    and x._name is None else (x,)
-        else:
-            node.next = edges = (_edge(x),)
-            _graph.count_uses(edges)
-            node._inputs = (x,)
+        edge, kept = _edge_and_kept(x, values[0], bool(saved))
+        node.next = edges = (edge,)
+        _graph.count_uses(edges)
+        node._inputs = _graph.ONE_AT_EDGE if kept is _AT_EDGE else \
+            _graph.ONE_DROPPED if kept is _DROPPED else (x,)
         result = _new(Tensor)
         result._value = out
         result._requires_grad = True
@@ -320,41 +326,14 @@ def apply_binary(op: ops.Op, a: Any, b: Any, params: dict | None = None,
         # computed by another node whose value the rules do not read (graph.DROPPED), nor a
         # second reference to a leaf its edge holds (graph.AT_EDGE), so that a long chain keeps
         # no tensor and, mostly, no tuple of inputs per op (see Node.inputs)
-        ka, kb = a, b
-        ea = eb = None
-        if need & 1:
-            if a._base is None:
-                ea = a.grad_fn
-                if ea is None:
-                    ea = a
-                    if values[0] is a._value:
-                        ka = _AT_EDGE
-                elif 0 not in saved and values[0] is a._value and a._name is None:
-                    ka = _DROPPED
-            else:
-                ea = _edge(a)
-        if need & 2:
-            if b._base is None:
-                eb = b.grad_fn
-                if eb is None:
-                    eb = b
-                    if values[1] is b._value:
-                        kb = _AT_EDGE
-                elif 1 not in saved and values[1] is b._value and b._name is None:
-                    kb = _DROPPED
-            else:
-                eb = _edge(b)
+        ea, ka = _edge_and_kept(a, values[0], 0 in saved) if need & 1 else (None, a)
+        eb, kb = _edge_and_kept(b, values[1], 1 in saved) if need & 2 else (None, b)
         node.next = edges = (ea, eb)
         _graph.count_uses(edges)
-        if ka is _DROPPED or ka is _AT_EDGE:
-            if kb is _DROPPED or kb is _AT_EDGE:
-                node._inputs = _graph.TWO[(ka is _AT_EDGE) * 2 + (kb is _AT_EDGE)]
-            else:
-                node._inputs = (ka, kb)
-        elif kb is _DROPPED or kb is _AT_EDGE:
-            node._inputs = (ka, kb)
+        if (ka is _DROPPED or ka is _AT_EDGE) and (kb is _DROPPED or kb is _AT_EDGE):
+            node._inputs = _graph.TWO[(ka is _AT_EDGE) * 2 + (kb is _AT_EDGE)]  # (shared)
         else:
-            node._inputs = (a, b)
+            node._inputs = (ka, kb)
         result = _new(Tensor)
         result._value = out
         result._requires_grad = True
