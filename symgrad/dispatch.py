@@ -626,6 +626,7 @@ def _mark_view(view: Tensor, source: Tensor, op: ops.Op, params: dict) -> None:
     if node is not None and node.op.saves_output and node.out_version is None:
         node.out_version = counter
         node.out_version_value = counter.value
+        node.special = True  # (the engine checks out_version on its careful way only)
     if source._base is not None:
         view._base = source._base
         view._view_ops = (*source._view_ops, (op, params))
@@ -699,6 +700,7 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
         if op.saves_output:
             node.out_version = counter
             node.out_version_value = counter.value
+            node.special = True  # (the engine checks out_version on its careful way only)
         _rebase_history(self, node)
     return self
 

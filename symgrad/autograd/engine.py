@@ -337,6 +337,7 @@ def _recount(p: _Pass) -> None:
         p.grads.clear()
         p.grads[root] = g
         p.processed.clear()
+        p.held.clear()
         p.retained.clear()
         p.dependencies, _ = _collect([root], False)
         p.ready.append(root)
@@ -363,8 +364,8 @@ class _Pass:
 
     __slots__ = ("grads", "dependencies", "ready", "useful", "wanted", "capture",
                  "accumulate_into", "create_graph", "xp", "anomalous", "check_nan", "captured",
-                 "leaf_grads", "retained", "processed", "hooked_leaves", "node", "counted",
-                 "seed", "observed")
+                 "leaf_grads", "retained", "processed", "held", "hooked_leaves", "node",
+                 "counted", "seed", "observed")
 
     def __init__(self, capture: Sequence[Any] | None, accumulate_into: set[Any] | None,
                  create_graph: bool) -> None:
@@ -380,6 +381,7 @@ class _Pass:
         self.leaf_grads: list[tuple[Tensor, Any]] = []
         self.retained: list[tuple[Tensor, Any]] = []
         self.processed: list[Node] = []
+        self.held: list[Node] = []  # those of them that hold a large value (see _release)
         self.hooked_leaves: list[tuple[Tensor, Any]] = []  # to run after accumulation
         self.node: Node | None = None  # the node running (for anomaly mode's report)
         self.counted = False  # whether nodes run after their recorded uses (see _run)
@@ -454,7 +456,7 @@ def _run(p: _Pass) -> None:
     careful = p.anomalous or p.create_graph
     capturing = p.capture is not None
     wanted = p.wanted
-    processed = p.processed.append
+    processed, hold = p.processed.append, p.held.append
     xp = numeric_xp
     pop, push, take, get = ready.pop, ready.append, grads.pop, grads.get
     # ``target``: the next to run, when it is known without the ready stack (the last target a
@@ -492,15 +494,15 @@ def _run(p: _Pass) -> None:
             continue
         if node.saved and node.versions is not _graph._epoch:  # (changed since it was made?)
             _check_versions(node)
-        counter = node.out_version
-        if counter is not None and counter._value != node.out_version_value:
-            _check_saved(node)
+        # (one watching its output's version counter, out_version, is special: see Node)
         processed(node)
         if capturing and node in wanted:
             p.captured[node] = g
-        values, ans, params, vjp = node.values, node.ans, node.params, node.op.vjp
+        values, ans, vjp = node.values, node.ans, node.op.vjp
+        if useful is not None and _holds_large(node):  # (edges not followed are not read)
+            hold(node)
         # the rules are called with the values unpacked (a call with ``*values`` builds a tuple)
-        n = 0 if params else len(values)
+        n = 0 if node.params else len(values)
         if n == 1:
             a = values[0]
         elif n == 2:
@@ -513,15 +515,15 @@ def _run(p: _Pass) -> None:
             if useful is not None and nxt not in useful:
                 continue
             if n == 1:
-                gi = vjp[i](xp, g, ans, a)
+                gi = vjp[0](xp, g, ans, a)
                 value = a
             elif n == 2:
                 gi = vjp[i](xp, g, ans, a, b)
                 value = b if i else a
             else:
-                rule = vjp[i]
-                gi = rule(xp, g, ans, *values, **params) if params else rule(xp, g, ans, *values)
-                value = values[i]
+                params, value = node.params, values[i]
+                gi = vjp[i](xp, g, ans, *values, **params) if params else \
+                    vjp[i](xp, g, ans, *values)
             if gi.shape != value.shape:  # the broadcasting rule, inlined
                 gi = _fit(node, i, gi, value)
             if gi.dtype is not value.dtype and gi.dtype != value.dtype:
@@ -531,6 +533,8 @@ def _run(p: _Pass) -> None:
                     earlier = get(nxt)
                     grads[nxt] = gi if earlier is None else earlier + gi
                     continue
+                if value.nbytes >= _KEEP_BELOW:  # (another node's value: _release frees it)
+                    hold(node)
                 uses = nxt.uses
                 if uses == 1:  # its one gradient (no other is waiting: it runs next)
                     if target is not None:
@@ -542,6 +546,8 @@ def _run(p: _Pass) -> None:
                 if not left:
                     del dependencies[nxt]
             else:
+                if value.nbytes >= _KEEP_BELOW:  # (_release frees it, unless a leaf's)
+                    hold(node)
                 left = dependencies[nxt] - 1
             if left:  # more gradients to come
                 dependencies[nxt] = left
@@ -648,6 +654,8 @@ def _run_careful(p: _Pass, node: Node, g: Any) -> None:
     if counter is not None and counter.value != node.out_version_value:
         _check_saved(node)
     p.processed.append(node)
+    if _holds_large(node):
+        p.held.append(node)
     if p.capture is not None and node in p.wanted:
         p.captured[node] = g
     results = _run_node(node, g, p.xp, p.create_graph, useful, p.anomalous, p.check_nan)
@@ -673,7 +681,7 @@ def _commit(p: _Pass, keep_graph: bool) -> None:
         for tensor, g in p.retained:
             _accumulate(tensor, g, create_graph)
     if not keep_graph:  # free what PyTorch frees
-        _release(p.processed)
+        _release(p.processed, p.held)
     for tensor, g in p.hooked_leaves:
         _after_accumulation(tensor, g)
 
@@ -694,20 +702,32 @@ def _placeholder(value: np.ndarray) -> np.ndarray:
     return known
 
 
-def _release(nodes: list[Node]) -> None:
+def _release(nodes: list[Node], held: Sequence[Node] = ()) -> None:
     """Free what a backward without ``retain_graph`` frees in PyTorch (the caller drops the
-    nodes' outputs): the intermediate values they saved. An input computed by another node
-    keeps its shape, dtype and producer (a placeholder value): a dropped one (see
-    :attr:`Node.inputs`) gets its stand-in when asked, a kept one gets it now (see
-    :func:`_stand_in`). What lowering's replay reads stays: the graph, the leaves, the
-    constants."""
+    nodes' outputs): the intermediate values they saved. ``held``: those of the ``nodes`` that
+    hold a large value (:func:`_holds_large`; the engine loop notes them as it reads their
+    values). An input computed by another node keeps its shape, dtype and producer (a
+    placeholder value): a dropped one (see :attr:`Node.inputs`) gets its stand-in when asked, a
+    kept one gets it now (see :func:`_stand_in`). What lowering's replay reads stays: the graph,
+    the leaves, the constants."""
     for node in nodes:
         node.freed = node.special = True
         node.ans = None
-        for value in node.values:  # (a small value costs less than its placeholder, and stays)
+    for node in dict.fromkeys(held) if len(held) > 1 else held:  # (a node may be noted twice)
+        _release_values(node)
+
+
+def _holds_large(node: Node) -> bool:
+    """Whether ``node`` holds a value from another node that :func:`_release` frees (a small
+    one costs less than its placeholder, and stays)."""
+    i = -1
+    for edge in node.next:
+        i += 1
+        if edge is not None and not isinstance(edge, Tensor):
+            value = node.values[i]
             if value.__class__ is np.ndarray and value.nbytes >= _KEEP_BELOW:
-                _release_values(node)
-                break
+                return True
+    return False
 
 
 def _release_values(node: Node) -> None:
