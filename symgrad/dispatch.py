@@ -10,6 +10,7 @@ tracked here too, so that they share version counters and follow their base's hi
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 from collections.abc import Callable, Sequence
@@ -362,7 +363,8 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
     >>> mul(symgrad.ones(2, requires_grad=True), symgrad.tensor([2.0, 3.0]))
     tensor([2., 3.], grad_fn=<MulBackward0>)
     """
-    forward, saved_by_need = op.forward, op.saved_by_need
+    saved_by_need = op.saved_by_need
+    kernel = op.kernel or functools.partial(op.forward, xp)  # (forward without xp)
     special = op.joint_vjp is not None
     # whether input 0 / 1 is saved, per need mask (bit i: input i needs a gradient)
     keeps = [(0 in saved, 1 in saved) for saved in saved_by_need]
@@ -399,12 +401,12 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
         if fast and plain and (dtype is _F32 or dtype is _F64) and (
                 ca is None or self._base is None) and (vb is other or vb.dtype is dtype):
             try:
-                out = forward(xp, va, vb)
+                out = kernel(va, vb)
             except Exception:  # (numpy's errors, worded as PyTorch's, on the general path)
                 return general(self, other)
             if out.__class__ is not np.ndarray:  # a 0-d result: numpy gives a scalar
                 out = np.asarray(out)
-            if out.__class__ is np.ndarray and out.dtype is dtype and out.base is None:
+            if out.dtype is dtype and out.base is None:  # (a view: the general path)
                 result = _new(Tensor)
                 result._value = out
                 ra = self._requires_grad
@@ -480,7 +482,8 @@ def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
     >>> unary_method(ops.elementwise.exp)(symgrad.zeros(2, requires_grad=True))
     tensor([1., 1.], grad_fn=<ExpBackward0>)
     """
-    forward, saved = op.forward, op.saved_by_need[1]
+    saved = op.saved_by_need[1]
+    kernel = op.kernel or functools.partial(op.forward, xp)  # (forward without xp)
     special = op.joint_vjp is not None
     fast = op.node_name_of is None
 
@@ -490,12 +493,12 @@ def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
         counter = self._counter  # (a view has one: one without is no view)
         if (dtype is _F32 or dtype is _F64) and fast and (counter is None or self._base is None):
             try:
-                out = forward(xp, value)
+                out = kernel(value)
             except Exception:  # (numpy's errors, worded as PyTorch's, on the general path)
                 return apply_unary(op, self)
             if out.__class__ is not np.ndarray:  # a 0-d result: numpy gives a scalar
                 out = np.asarray(out)
-            if out.__class__ is np.ndarray and out.dtype is dtype and out.base is None:
+            if out.dtype is dtype and out.base is None:  # (a view: the general path)
                 result = _new(Tensor)
                 result._value = out
                 if self._requires_grad and _mode.enabled:
