@@ -470,6 +470,9 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
                 return result
         return general(self, other)
 
+    # a code object of its own, not shared with the other ops' methods: CPython specialises an
+    # attribute access for one class, and this method's node writes then see one node class
+    method.__code__ = method.__code__.replace()
     return method
 
 
@@ -542,6 +545,7 @@ def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
             raise refuse_bool()
         return apply_unary(op, self)
 
+    method.__code__ = method.__code__.replace()  # (one per op: see binary_method)
     return method
 
 
