@@ -302,6 +302,8 @@ def _distribute(node: Node, results: list, p: _Pass) -> None:
             continue
         if gi is not None:
             earlier = grads.get(nxt)
+            if earlier.__class__ is _Parts:  # (a leaf's gradients so far: see _run)
+                earlier = _sum_parts(earlier)
             grads[nxt] = gi if earlier is None else earlier + gi
         if counted:  # (see _run)
             if isinstance(nxt, Tensor):
@@ -342,6 +344,9 @@ def _recount(p: _Pass) -> None:
         p.dependencies, _ = _collect([root], False)
         p.ready.append(root)
     else:
+        for leaf, g in p.grads.items():  # (the counted way's parts of a leaf's gradient: see _run)
+            if g.__class__ is _Parts:
+                p.grads[leaf] = _sum_parts(g)
         waiting = list(p.dependencies)
         p.dependencies, _ = _collect(waiting, False)
         p.ready.extend(node for node in waiting if node not in p.dependencies)
@@ -531,7 +536,16 @@ def _run(p: _Pass) -> None:
             if counted:
                 if nxt.__class__ is Tensor or isinstance(nxt, Tensor):  # a leaf: at the end
                     earlier = get(nxt)
-                    grads[nxt] = gi if earlier is None else earlier + gi
+                    if earlier is None:
+                        grads[nxt] = gi
+                    elif earlier.__class__ is _Parts:  # (small ones are summed at the end)
+                        earlier.append(gi)
+                        if len(earlier) == _PARTS_MAX:
+                            grads[nxt] = _Parts((_sum_parts(earlier),))
+                    elif gi.nbytes < _SUM_LATER_BELOW:
+                        grads[nxt] = _Parts((earlier, gi))
+                    else:
+                        grads[nxt] = earlier + gi
                     continue
                 if value.nbytes >= _KEEP_BELOW:  # (another node's value: _release frees it)
                     hold(node)
@@ -561,7 +575,40 @@ def _run(p: _Pass) -> None:
                 target, g_next = nxt, gi if earlier is None else earlier + gi
     if deferred:  # the leaves' gradients are complete
         for leaf, g in list(grads.items()):
-            _reach_leaf(p, leaf, g)
+            _reach_leaf(p, leaf, _sum_parts(g) if g.__class__ is _Parts else g)
+
+
+class _Parts(list):
+    """A leaf's gradients in a counted pass, in the order they came, while they are small: the
+    pass sums them at the end (:func:`_sum_parts`)."""
+
+    __slots__ = ()
+
+
+_SUM_LATER_BELOW = 4096  # bytes: a leaf's smaller gradients are summed at the end of the pass
+_PARTS_MAX = 1024  # (and then summed as they come, in batches of this many)
+
+
+def _sum_parts(parts: list) -> Any:
+    """``((parts[0] + parts[1]) + parts[2]) + ...``: the sum the pass would have made as the
+    gradients came, in a few numpy calls instead of one per gradient (the running sums of
+    numpy's ``add.accumulate`` over the stacked gradients are the same additions in the same
+    order, hence the same bits)."""
+    first = parts[0]
+    if len(parts) > 3:
+        try:
+            stacked = np.concatenate(parts).reshape(len(parts), *first.shape) if first.ndim \
+                else np.array(parts)
+        except ValueError:  # (shapes that do not stack: added one by one)
+            stacked = None
+        # (a wider dtype later than the first: the first additions are narrower, one by one)
+        if stacked is not None and stacked.dtype == first.dtype:
+            total = np.add.accumulate(stacked, axis=0)[-1]
+            return total.copy() if total.ndim else total
+    total = first
+    for g in parts[1:]:
+        total = total + g
+    return total
 
 
 def _check_versions(node: Node) -> None:
