@@ -30,6 +30,19 @@ def scalar(value: Any) -> Any:
     raise TypeError(f"expected a Python number, got {type(value).__name__}")
 
 
+def check_ints(*values: Any) -> None:
+    """Refuse, as PyTorch's Scalar arguments do, a Python int among ``values`` that neither
+    int64 nor uint64 holds (OverflowError); other values pass unchecked.
+
+    >>> check_ints(1.5, 2 ** 70)
+    Traceback (most recent call last):
+    OverflowError: int too big to convert
+    """
+    for value in values:
+        if value.__class__ is int:
+            dtypes.check_int(value)
+
+
 def operand(value: Any, strict: bool = False) -> Any:
     """A Tensor or Python number as a binary op's operand; None for anything else (so that an
     operator can return NotImplemented), or a TypeError when ``strict`` (method spellings)."""
@@ -65,6 +78,9 @@ def check_not_bool_sub(a: Tensor, b: Any) -> None:
 
 
 def check_alpha(a: Tensor, b: Any, alpha: float) -> None:
+    """Refuse ``alpha`` as PyTorch's add and sub do: an int beyond int64 and uint64, or a
+    float when both operands are integral (or bool)."""
+    check_ints(alpha)
     integral = a._value.dtype.kind in "biu" and (
         not isinstance(b, Tensor) or b._value.dtype.kind in "biu")
     if integral and isinstance(alpha, float):
