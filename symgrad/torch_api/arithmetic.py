@@ -27,6 +27,7 @@ from symgrad.torch_api.arguments import (
     check_alpha,
     check_ints,
     check_not_bool_sub,
+    checked_number,
     operand,
     scalar,
 )
@@ -563,12 +564,10 @@ def where(condition: Tensor, input: Any, other: Any) -> Tensor:  # noqa: A002
             condition, Tensor) else ""
         raise RuntimeError(f"where expected condition to be a boolean tensor{got}")
     input, other = operand(input, strict=True), operand(other, strict=True)
-    numbers = [x for x in (input, other) if not isinstance(x, Tensor)]
-    if numbers:  # (PyTorch converts them to the result's dtype, checked)
-        result = dtypes.promote([(x.dtype, x.ndim) for x in (input, other)
-                                 if isinstance(x, Tensor)], numbers)
-        for number in numbers:
-            dtypes.check_fill(number, result.np_dtype)
+    tensors = [x for x in (input, other) if isinstance(x, Tensor)]
+    if len(tensors) < 2:
+        input, other = (x if isinstance(x, Tensor) else checked_number(x, *tensors)
+                        for x in (input, other))
     return apply_op(_ew.where, condition, input, other)
 
 

@@ -14,10 +14,9 @@ import numpy as np
 
 from symgrad import ops
 from symgrad.dispatch import apply_inplace, apply_op
-from symgrad.numeric import dtypes
 from symgrad.numeric.dtypes import float64 as _float64
 from symgrad.tensor import Tensor, _make
-from symgrad.torch_api.arguments import check_ints
+from symgrad.torch_api.arguments import check_ints, checked_number
 from symgrad.torch_api.arguments import operand as _operand
 from symgrad.torch_api.arguments import scalar as _scalar
 from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api  # noqa: F401
@@ -270,11 +269,8 @@ def _clamp(run: Any, input: Tensor, min: Any, max: Any, fn: str) -> Tensor:  # n
         if min is None:
             return run(_ew.clamp_tensor_upper, input, max)
         return run(_ew.clamp_tensor, input, _bound(min), _bound(max))
-    params = {name: _scalar(bound) for name, bound in (("min", min), ("max", max))
-              if bound is not None}
-    result = dtypes.promote([(input.dtype, input.ndim)], list(params.values()))
-    for bound in params.values():  # (PyTorch converts them to the result's dtype, checked)
-        dtypes.check_fill(bound, result.np_dtype)
+    params = {name: checked_number(_scalar(bound), input)
+              for name, bound in (("min", min), ("max", max)) if bound is not None}
     return run(_ew.clamp, input, **params)
 
 
@@ -308,9 +304,7 @@ def _one_bound(run: Any, input: Tensor, bound: Any, fn: str, name: str, scalar_o
                         f"but expected one of:\n * (Tensor {name})\n * (Number {name})")
     if isinstance(bound, Tensor):
         return run(tensor_op, input, bound)
-    bound = _scalar(bound)
-    dtypes.check_fill(bound, dtypes.promote([(input.dtype, input.ndim)], [bound]).np_dtype)
-    return run(scalar_op, input, **{name: bound})
+    return run(scalar_op, input, **{name: checked_number(_scalar(bound), input)})
 
 
 @torch_api(records="clamp_min", example=lambda x: x.clamp_min(3))
