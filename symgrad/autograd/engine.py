@@ -497,7 +497,8 @@ def _run(p: _Pass) -> None:
             p.node = node
             _run_careful(p, node, g)
             continue
-        if node.saved and node.versions is not _graph._epoch:  # (changed since it was made?)
+        # (changed since it was made? A node that saved nothing was given the epoch too)
+        if node.versions is not _graph._epoch and node.saved:
             _check_versions(node)
         # (one watching its output's version counter, out_version, is special: see Node)
         processed(node)
