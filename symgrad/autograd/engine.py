@@ -405,36 +405,40 @@ def execute(
     non-leaf ones receive their gradient through ``retain_grad``.
     """
     p = _Pass(capture, accumulate_into, create_graph)
-    targets = [_edge(r) for r in roots]
     global _walk_first
-    counted = len(targets) == 1 and p.wanted is None and not (create_graph or p.anomalous
-                                                              or _graph.hooked_leaves)
+    counted = len(roots) == 1 and p.wanted is None and not (create_graph or p.anomalous
+                                                            or _graph.hooked_leaves)
     if counted and _walk_first:  # (a recent pass had to start over: see _recount)
         _walk_first -= 1
         counted = False
-    if counted:
-        p.dependencies, p.useful, p.counted = {}, None, True  # (no walk of the graph: see _run)
-        p.seed = (targets[0], root_grads[0])
+    if counted:  # (no walk of the graph: see _run)
+        target = _edge(roots[0])
+        p.dependencies, p.useful, p.counted = {}, None, True
+        p.seed = (target, root_grads[0])
+        p.grads[target] = root_grads[0]
+        p.ready = [target]
     else:
+        targets = [_edge(r) for r in roots]
         p.dependencies, nodes = _collect(targets, p.wanted is not None)
         p.useful = _useful(nodes, p.dependencies, p.wanted) if p.wanted is not None else None
         del nodes
-    grads = p.grads
-    for target, g in zip(targets, root_grads, strict=True):
-        grads[target] = grads[target] + g if target in grads else g
-    p.ready = [t for t in dict.fromkeys(targets) if p.dependencies.get(t, 0) == 0]
+        grads = p.grads
+        for target, g in zip(targets, root_grads, strict=True):
+            grads[target] = grads[target] + g if target in grads else g
+        p.ready = [t for t in dict.fromkeys(targets) if p.dependencies.get(t, 0) == 0]
     # the pass records only with create_graph; PyTorch is silent about inf and nan in
     # gradients (a sqrt at 0, say), and so is the pass
     previous_mode = _mode.enabled
     _mode.enabled = create_graph
+    quiet = numeric_xp.silence()
     try:
-        with numeric_xp.quiet():
-            _run(p)
+        _run(p)
     except BaseException:
         if p.anomalous and p.node is not None:
             anomaly.warn_error_in(p.node)
         raise
     finally:
+        numeric_xp.restore(quiet)
         _mode.enabled = previous_mode
     _commit(p, keep_graph)
     return p.captured
@@ -662,16 +666,26 @@ def _commit(p: _Pass, keep_graph: bool) -> None:
     the graph unless it is kept, run post-accumulation hooks)."""
     leaf_grads, create_graph = p.leaf_grads, p.create_graph
     p.grads.clear()  # drop the pass's references, so that fresh gradients can be taken over
-    with _accumulation, numeric_xp.quiet():  # (a cast or sum to inf is silent, as the pass)
-        while leaf_grads:
-            tensor, g = leaf_grads.pop()
-            # a fresh array that nothing else references can become .grad without a copy
-            # (PyTorch steals such buffers too); 2 = the local name + getrefcount's argument
-            exclusive = type(g) is np.ndarray and g.base is None and sys.getrefcount(g) == 2
-            _accumulate(tensor, g, create_graph, exclusive)
-        g = None
-        for tensor, g in p.retained:
-            _accumulate(tensor, g, create_graph)
+    with _accumulation:
+        quiet = numeric_xp.silence()  # (a cast or sum to inf is silent, as in the pass)
+        try:
+            while leaf_grads:
+                tensor, g = leaf_grads.pop()
+                # a fresh array that nothing else references can become .grad without a copy
+                # (PyTorch steals such buffers too); 2 = the local name + getrefcount's argument
+                exclusive = g.__class__ is np.ndarray and g.base is None \
+                    and sys.getrefcount(g) == 2
+                if exclusive and tensor._grad is None and not create_graph and \
+                        tensor._requires_grad and g.dtype is tensor._value.dtype and \
+                        g.flags.writeable:  # (the common case of _accumulate, inlined)
+                    tensor._grad = _make(g)
+                    continue
+                _accumulate(tensor, g, create_graph, exclusive)
+            g = None
+            for tensor, g in p.retained:
+                _accumulate(tensor, g, create_graph)
+        finally:
+            numeric_xp.restore(quiet)
     if not keep_graph:  # free what PyTorch frees
         _release(p.processed)
     for tensor, g in p.hooked_leaves:

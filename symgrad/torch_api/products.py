@@ -12,9 +12,13 @@ from typing import Any
 import numpy as np
 
 from symgrad import ops, parser
-from symgrad.dispatch import apply_op
+from symgrad.autograd.graph import node_class
+from symgrad.dispatch import apply_binary, apply_op
 from symgrad.tensor import Tensor
 from symgrad.torch_api.declaration import COMPOSITE, torch_api
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_MATMUL, _MM = ops.linalg.matmul, node_class("MmBackward0")
 
 
 @torch_api("matmul", example=lambda x: x.matmul(x.T))
@@ -31,6 +35,10 @@ def matmul(self, other: Tensor) -> Tensor:
         raise TypeError(f"matmul(): argument 'other' must be Tensor, not "
                         f"{type(other).__name__}")
     a, b = self._value, other._value
+    dtype = a.dtype
+    if a.ndim == 2 and b.ndim == 2 and b.dtype is dtype and (dtype is _F32 or dtype is _F64):
+        # (the common case: two float matrices of one dtype, an mm as PyTorch names it)
+        return apply_binary(_MATMUL, self, other, None, 2, _MM)
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
                            f"{a.ndim}D and {b.ndim}D")
