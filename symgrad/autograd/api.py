@@ -71,8 +71,9 @@ def backward(
     >>> x.grad
     tensor([2., 2., 2.])
     """
-    outputs = _as_sequence(tensors)
-    grads = _as_sequence(grad_tensors) if not isinstance(grad_tensors, Tensor) else [grad_tensors]
+    outputs = [tensors] if tensors.__class__ is Tensor else _as_sequence(tensors)
+    grads = [] if grad_tensors is None else _as_sequence(grad_tensors) \
+        if not isinstance(grad_tensors, Tensor) else [grad_tensors]
     if retain_graph is None:
         retain_graph = create_graph
     seeds = _seed_gradients(outputs, grads, create_graph)

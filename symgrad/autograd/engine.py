@@ -373,8 +373,9 @@ class _Pass:
         self.wanted = set(capture) if capture is not None else accumulate_into
         self.create_graph = create_graph
         self.xp = differentiable if create_graph else numeric_xp
-        self.anomalous = anomaly._state.enabled
-        self.check_nan = self.anomalous and anomaly._state.check_nan
+        # (a thread-local read only while some thread has anomaly mode on)
+        self.anomalous = anomalous = _graph._anomaly_threads > 0 and anomaly._state.enabled
+        self.check_nan = anomalous and anomaly._state.check_nan
         self.grads: dict[Any, Any] = {}
         self.captured: dict[Any, Any] = {}
         self.leaf_grads: list[tuple[Tensor, Any]] = []
@@ -406,8 +407,10 @@ def execute(
     """
     p = _Pass(capture, accumulate_into, create_graph)
     global _walk_first
+    # (``hooked_leaves.data``: its dict, read without the weak dictionary's Python __len__; a
+    # dead leaf not yet removed from it only makes the pass walk the graph first)
     counted = len(roots) == 1 and p.wanted is None and not (create_graph or p.anomalous
-                                                            or _graph.hooked_leaves)
+                                                            or _graph.hooked_leaves.data)
     if counted and _walk_first:  # (a recent pass had to start over: see _recount)
         _walk_first -= 1
         counted = False
@@ -581,7 +584,9 @@ def _fit(node: Node, i: int, gi: Any, value: Any) -> Any:
     if gi.__class__ is np.ndarray and value.__class__ is np.ndarray:  # (the common case)
         shape, wanted = gi.shape, value.shape
         lead = len(shape) - len(wanted)
-        if lead >= 0 and (shape[lead:] == wanted or all(  # (first: a bias's gradient)
+        if lead == 1 and shape[1:] == wanted:  # a bias's gradient: the sum over the rows
+            return _add_reduce(gi, 0)
+        if lead >= 0 and (shape[lead:] == wanted or all(
                 s == t or s == 1 for s, t in zip(wanted, shape[lead:], strict=True))):
             return numeric_xp.sum_to_shape(gi, wanted)
     shape, wanted = _shape_of(gi), _shape_of(value)
@@ -658,6 +663,7 @@ def _run_careful(p: _Pass, node: Node, g: Any) -> None:
     _distribute(node, results, p)
 
 
+_add_reduce = np.add.reduce  # (numeric_xp.sum_to_shape's bias case, without its checks)
 _accumulation = threading.Lock()  # one backward at a time adds into .grad (atomic per leaf)
 
 
@@ -667,7 +673,7 @@ def _commit(p: _Pass, keep_graph: bool) -> None:
     leaf_grads, create_graph = p.leaf_grads, p.create_graph
     p.grads.clear()  # drop the pass's references, so that fresh gradients can be taken over
     with _accumulation:
-        quiet = numeric_xp.silence()  # (a cast or sum to inf is silent, as in the pass)
+        quiet = None  # numpy's error state silenced once some arithmetic is needed
         try:
             while leaf_grads:
                 tensor, g = leaf_grads.pop()
@@ -680,12 +686,17 @@ def _commit(p: _Pass, keep_graph: bool) -> None:
                         g.flags.writeable:  # (the common case of _accumulate, inlined)
                     tensor._grad = _make(g)
                     continue
+                if quiet is None:  # (a cast or sum to inf is silent, as in the pass)
+                    quiet = numeric_xp.silence()
                 _accumulate(tensor, g, create_graph, exclusive)
             g = None
+            if p.retained and quiet is None:
+                quiet = numeric_xp.silence()
             for tensor, g in p.retained:
                 _accumulate(tensor, g, create_graph)
         finally:
-            numeric_xp.restore(quiet)
+            if quiet is not None:
+                numeric_xp.restore(quiet)
     if not keep_graph:  # free what PyTorch frees
         _release(p.processed)
     for tensor, g in p.hooked_leaves:
