@@ -304,11 +304,10 @@ def _filled(fn: str, fill: Any, size: tuple, dtype: Any, requires_grad: Any,
     parser.bool_arg(fn, "requires_grad", requires_grad)
     if isinstance(fill, complex | np.complexfloating):
         raise TypeError("symgrad does not support complex numbers")
-    if isinstance(fill, int) and not -2**63 <= fill < 2**63:  # PyTorch reads it as a long
-        raise OverflowError("int too big to convert")
     target = dtypes.as_dtype(dtype) if dtype is not None else _infer_dtype(fill)
-    if target.np_dtype.kind in "iu":
-        _refuse_nonfinite(fill, target, "_t")
+    dtypes.check_fill(fill, target.np_dtype)
+    if target is dtypes.bool_:
+        fill = bool(fill)  # (numpy refuses an int beyond int64 for bool)
     with xp.quiet():  # (np.full casts in numpy's own Python code, out of symgrad's filter)
         values = np.full(shape, fill, dtype=target.np_dtype)
     return _finish(values, requires_grad, name, dev)
@@ -379,6 +378,8 @@ def _number(fn: str, value: Any, call: tuple) -> Any:
                                   f"{value.ndim} dimension(s).")
         return value.item()
     if isinstance(value, bool | int | float | np.number | np.bool_):
+        if value.__class__ is int:  # (PyTorch reads a Scalar)
+            dtypes.check_int(value)
         return value.item() if isinstance(value, np.generic) else value
     if fn == "arange" and len(call[0]) == 1 and not any(v is not None for v in call[1].values()):
         raise parser.wrong_type(fn, "end", "Number", value, 1)
@@ -413,6 +414,8 @@ def arange(start: float, end: float | None = None, step: float = 1, *,
     if dtype is None:
         dtype = _infer_dtype([start, end, step])
     _float_kernel("arange_cpu", dtype, "iuf")
+    for bound in (start, end, step):
+        dtypes.check_fill(bound, dtype.np_dtype)
     if not all(np.isfinite(v) for v in (start, end)):
         raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
     if step == 0:

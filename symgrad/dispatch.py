@@ -29,7 +29,8 @@ _F64, _F32 = np.dtype(np.float64), np.dtype(np.float32)
 _DROPPED, _AT_EDGE = _graph.DROPPED, _graph.AT_EDGE
 _new = object.__new__
 _getframe = sys._getframe
-_INT64_MIN, _UINT64_END = dtypes.INT64_MIN, dtypes.UINT64_END
+_INT64_MIN, _UINT64_END, _INT64_END = dtypes.INT64_MIN, dtypes.UINT64_END, 2 ** 63
+_int_operand = dtypes.int_operand
 _check_int = dtypes.check_int
 
 
@@ -294,10 +295,10 @@ def apply_binary(op: ops.Op, a: Any, b: Any, params: dict | None = None,
         if b._requires_grad:
             need |= 2
         vb = b._value
-    elif vb.__class__ is int and not _INT64_MIN <= vb < _UINT64_END:
-        _check_int(vb)
-    if va.__class__ is int and not _INT64_MIN <= va < _UINT64_END:
-        _check_int(va)
+    elif vb.__class__ is int and not _INT64_MIN <= vb < _INT64_END:
+        vb = _int_operand(vb, None if op.float_only else va)
+    if va.__class__ is int and not _INT64_MIN <= va < _INT64_END:
+        va = _int_operand(va, None if op.float_only else vb)
     if op.float_only and (va.__class__ is np.ndarray and va.dtype.kind in "biu"
                           or vb.__class__ is np.ndarray and vb.dtype.kind in "biu"):
         va, vb = _as_float(va), _as_float(vb)
@@ -548,6 +549,13 @@ def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
     return method
 
 
+def _partner(inputs: Sequence[Any]) -> Any:
+    """The array beside which a Python int among ``inputs`` is converted (see
+    dtypes.int_operand): a floating one if there is one, else the first."""
+    arrays = [x._value for x in inputs if isinstance(x, Tensor)]
+    return next((a for a in arrays if a.dtype.kind == "f"), arrays[0] if arrays else None)
+
+
 def _unpack(inputs: Sequence[Any]) -> tuple[tuple, int]:
     """The inputs' arrays (numbers as they are), and the bit mask of those requiring grad."""
     values = []
@@ -559,8 +567,8 @@ def _unpack(inputs: Sequence[Any]) -> tuple[tuple, int]:
             if x._requires_grad:
                 need |= bit
         else:
-            if x.__class__ is int:
-                _check_int(x)
+            if x.__class__ is int and not _INT64_MIN <= x < _INT64_END:
+                x = _int_operand(x, _partner(inputs))
             values.append(x)
         bit <<= 1
     return tuple(values), need
@@ -668,10 +676,8 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
     new node as its ``grad_fn`` (PyTorch's "rebase history") and its version counter is bumped.
     A change through a view is recorded on the view's base (PyTorch's ``CopySlices``).
     """
-    for x in others:
-        if x.__class__ is int:
-            _check_int(x)
-    others_values = [x._value if isinstance(x, Tensor) else x for x in others]
+    others_values = [x._value if isinstance(x, Tensor) else
+                     _int_operand(x, self._value) if x.__class__ is int else x for x in others]
     recording = _mode.enabled and (
         self._requires_grad or any(isinstance(x, Tensor) and x._requires_grad for x in others)
     )

@@ -109,7 +109,7 @@ X = [0.0, -1.0, float("inf"), float("nan"), 1e30, -2.0]
 
 PUBLIC = {  # the spellings that compute on numpy outside the ops, and the factories
     "tensor float32 overflow": lambda: t.tensor([1e300, -1e300]),
-    "full float32 overflow": lambda: t.full((2,), 1e300),
+    "full float32 underflow": lambda: t.full((2,), 1e-50),
     "to float32": lambda: t.tensor([1e300], dtype=t.float64).float(),
     "linspace to inf": lambda: t.linspace(0, float("inf"), 3),
     "arange": lambda: t.arange(0, 1, 0.25),

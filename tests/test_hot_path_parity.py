@@ -8,9 +8,10 @@ hooks, with in-place changes after recording, and with the user's ``np.seterr(al
 Each case is described the same way for both libraries (:func:`describe`: value, dtype, shape,
 requires_grad, the ``grad_fn`` chain with its ``next_functions``, the anomaly traceback's line,
 the leaves' gradients after backward, and any error's type and first sentence). PyTorch's
-descriptions were recorded by ``python tools/record_torch_hot_path.py`` into
-``tests/data/torch_hot_path.json.gz``; this module never imports torch. The fast path is also
-compared with the general path (``symgrad.mul``, ``apply_op``) directly.
+descriptions were recorded by ``python tools/record_torch_cases.py
+tests/test_hot_path_parity.py`` into ``tests/data/torch_hot_path.json.gz``; this module never
+imports torch. The fast path is also compared with the general path (``symgrad.mul``,
+``apply_op``) directly.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import warnings
 
 import numpy as np
 import pytest
+from torch_cases import first_sentence
 
 import symgrad as t
 from symgrad import ops
@@ -196,13 +198,6 @@ def _runtime_warnings_raise():
 
 
 # --- describing a case ------------------------------------------------------------------------
-
-
-def first_sentence(error: BaseException) -> list[str]:
-    """The error's type and its message's first sentence (the library's name read as torch's:
-    ``[torch.FloatTensor [2, 3]]``)."""
-    text = str(error).strip().split("\n")[0].replace("symgrad.", "torch.")
-    return [type(error).__name__, text.split(". ")[0].rstrip(".")]
 
 
 COMPACT = False  # float32 values as their shortest repr (the recorder's data file)
@@ -379,7 +374,7 @@ def run(L, key):
 
 
 def record_all(L) -> dict:
-    """Every case's description with library ``L`` (tools/record_torch_hot_path.py)."""
+    """Every case's description with library ``L`` (tools/record_torch_cases.py)."""
     global COMPACT
     COMPACT = True
     try:

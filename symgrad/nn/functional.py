@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from symgrad.creation import zeros as _zeros
 from symgrad.nn.losses import (  # noqa: F401 - the losses
     binary_cross_entropy,
@@ -35,6 +37,7 @@ from symgrad.nn.losses import (  # noqa: F401 - the losses
 from symgrad.numeric.dtypes import bool_ as _bool
 from symgrad.numeric.dtypes import dtype as _dtype
 from symgrad.tensor import Tensor as _Tensor
+from symgrad.torch_api.arguments import check_ints as _check_ints
 from symgrad.torch_api.conv import (  # noqa: F401 - convolution and pooling
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -254,6 +257,12 @@ def softshrink(input: _Tensor, lambd: float = 0.5) -> _Tensor:  # noqa: A002
     >>> F.softshrink(symgrad.tensor([-1.0, 0.25, 2.0]))
     tensor([-0.5000,  0.0000,  1.5000])
     """
+    _check_ints(lambd)
+    largest = float(np.finfo(input._value.dtype).max) if input.is_floating_point() else math.inf
+    if not 0 <= lambd <= largest:  # (nan too)
+        raise RuntimeError(f"lambda must be in range [0, {largest:g}] for input dtype "
+                           f"{input.dtype._torch_name}, but found {lambd:g}")
+    lambd = float(lambd)
     inner = (input + lambd).where(input < -lambd, 0.0)
     return (input - lambd).where(input > lambd, inner)
 

@@ -72,6 +72,58 @@ def check_int(value: int) -> None:
         raise OverflowError("int too big to convert")
 
 
+def int_operand(value: int, other: object) -> int:
+    """A Python int operand as PyTorch converts it beside ``other`` (the other operand's
+    array, or a number): refused beyond int64 and uint64 (:func:`check_int`); one in
+    [2**63, 2**64) is read as uint64, and beside an integer or bool array PyTorch then takes its
+    bits as int64 (it wraps), where a float array gets its value.
+
+    >>> int_operand(2 ** 64 - 1, np.array([1, 2]))
+    -1
+    >>> int_operand(2 ** 64 - 1, np.array([1.0]))
+    18446744073709551615
+    """
+    check_int(value)
+    if value >= 2 ** 63 and isinstance(other, np.ndarray) and other.dtype.kind in "biu":
+        if other.dtype.kind == "b":
+            raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
+                               "attempted to promote Bool and UInt64")
+        return value - UINT64_END
+    return value
+
+
+# PyTorch's name of each dtype's C++ type in "value cannot be converted to type ... without
+# overflow", and the largest finite value a number converted to it may have
+_CHECKED = {np.dtype(np.float32): ("float", float(np.finfo(np.float32).max)),
+            np.dtype(np.float64): ("double", None), np.dtype(np.int64): ("int64_t", None),
+            np.dtype(np.bool_): ("bool", None)}
+
+
+def check_fill(value: bool | int | float, target: np.dtype) -> None:
+    """Refuse a Python number that PyTorch will not store in a tensor of numpy dtype ``target``
+    (a fill value, a masked_fill or scatter value, a clamp bound): an int beyond int64 and
+    uint64 (OverflowError, as :func:`check_int`), and a number ``target`` cannot hold: inf, nan
+    or out of range for int64, finite beyond float32's range for float32 (RuntimeError).
+
+    >>> check_fill(2 ** 63, np.dtype(np.int64))
+    Traceback (most recent call last):
+    RuntimeError: value cannot be converted to type int64_t without overflow
+    >>> check_fill(1e300, np.dtype(np.float32))
+    Traceback (most recent call last):
+    RuntimeError: value cannot be converted to type float without overflow
+    """
+    cls = value.__class__
+    if cls is int:
+        check_int(value)
+    name, largest = _CHECKED.get(target, (None, None))
+    if target.kind == "i":
+        if not (cls is bool or (cls is int and value < 2 ** 63) or (
+                cls is float and -2.0 ** 63 <= value < 2.0 ** 63)):
+            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    elif largest is not None and cls is float and largest < abs(value) < float("inf"):
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
 def get_default_dtype() -> dtype:
     """The dtype given to Python floats and float factories (float32 unless changed).
 

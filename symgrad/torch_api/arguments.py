@@ -30,6 +30,38 @@ def scalar(value: Any) -> Any:
     raise TypeError(f"expected a Python number, got {type(value).__name__}")
 
 
+def check_ints(*values: Any) -> None:
+    """Refuse, as PyTorch's Scalar arguments do, a Python int among ``values`` that neither
+    int64 nor uint64 holds (OverflowError); other values pass unchecked.
+
+    >>> check_ints(1.5, 2 ** 70)
+    Traceback (most recent call last):
+    OverflowError: int too big to convert
+    """
+    for value in values:
+        if value.__class__ is int:
+            dtypes.check_int(value)
+
+
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def checked_number(value: Any, *tensors: Tensor) -> Any:
+    """``value``, a Python number beside ``tensors`` (a clamp bound, a where operand), refused
+    as PyTorch refuses it when it converts it, checked, to the result's dtype (only a huge,
+    infinite or nan one can fail: see dtypes.check_fill).
+
+    >>> checked_number(2 ** 63, symgrad.tensor([1, 2]))
+    Traceback (most recent call last):
+    RuntimeError: value cannot be converted to type int64_t without overflow
+    """
+    if not -_FLOAT32_MAX <= value <= _FLOAT32_MAX or value.__class__ is int and not (
+            dtypes.INT64_MIN <= value < 2 ** 63):
+        result = dtypes.promote([(x.dtype, x.ndim) for x in tensors], [value])
+        dtypes.check_fill(value, result.np_dtype)
+    return value
+
+
 def operand(value: Any, strict: bool = False) -> Any:
     """A Tensor or Python number as a binary op's operand; None for anything else (so that an
     operator can return NotImplemented), or a TypeError when ``strict`` (method spellings)."""
@@ -65,6 +97,9 @@ def check_not_bool_sub(a: Tensor, b: Any) -> None:
 
 
 def check_alpha(a: Tensor, b: Any, alpha: float) -> None:
+    """Refuse ``alpha`` as PyTorch's add and sub do: an int beyond int64 and uint64, or a
+    float when both operands are integral (or bool)."""
+    check_ints(alpha)
     integral = a._value.dtype.kind in "biu" and (
         not isinstance(b, Tensor) or b._value.dtype.kind in "biu")
     if integral and isinstance(alpha, float):

@@ -25,7 +25,9 @@ from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor
 from symgrad.torch_api.arguments import (
     check_alpha,
+    check_ints,
     check_not_bool_sub,
+    checked_number,
     operand,
     scalar,
 )
@@ -84,6 +86,7 @@ def add(input: Any, other: Any, *, alpha: float = 1) -> Tensor:  # noqa: A002 - 
     tensor([2., 3.])
     """
     if not isinstance(input, Tensor):
+        check_ints(alpha)
         return other.mul(alpha).add(input) if alpha != 1 else other.add(input)
     other = operand(other, strict=True)
     if alpha != 1:
@@ -105,6 +108,7 @@ def sub(input: Any, other: Any, *, alpha: float = 1) -> Tensor:  # noqa: A002
     tensor([-19., -38.])
     """
     if not isinstance(input, Tensor):
+        check_ints(alpha)
         return apply_op(_ew.sub, operand(input, strict=True),
                         other * alpha if alpha != 1 else other)
     other = operand(other, strict=True)
@@ -146,7 +150,10 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001,A002 - PyTorch's nam
         return apply_binary(_ew.pow, input, exponent)
     if input._value.dtype.kind == "b" and isinstance(exponent, bool):
         return input.clone() if exponent else input.new_ones(input.shape)  # x**True is x
-    return apply_op(_ew.pow_scalar, input, exponent=scalar(exponent))
+    exponent = scalar(exponent)
+    if input._value.dtype.kind == "i":  # (PyTorch converts it to the tensor's dtype, checked)
+        dtypes.check_fill(exponent, input._value.dtype)
+    return apply_op(_ew.pow_scalar, input, exponent=exponent)
 
 
 def _check_bool_pow(base: Any, exponent: Any) -> None:
@@ -303,6 +310,8 @@ def __rsub__(self, other: Any) -> Tensor:
     check_not_bool_sub(self, other)
     if isinstance(other, Tensor):
         return apply_binary(_ew.sub, other, self)
+    if other.__class__ is int:
+        other = dtypes.int_operand(other, self._value)
     return apply_op(_ew.rsub, self, other=other)
 
 
@@ -332,6 +341,8 @@ def __rpow__(self, base: Any) -> Tensor:
     _check_bool_pow(base, self)
     if isinstance(base, Tensor):
         return apply_binary(_ew.pow, base, self)
+    if base.__class__ is int:
+        base = dtypes.int_operand(base, self._value)
     return apply_op(_ew.rpow_scalar, self, base=base)
 
 
@@ -355,6 +366,7 @@ def add_(self, other: Any, *, alpha: float = 1) -> Tensor:
     """In-place ``self += alpha * other``."""
     other = operand(other, strict=True)
     if alpha != 1:
+        check_alpha(self, other, alpha)
         return apply_inplace(_ew.add, self, other, alpha=alpha)
     return apply_inplace(_ew.add, self, other)
 
@@ -366,6 +378,7 @@ def sub_(self, other: Any, *, alpha: float = 1) -> Tensor:
     check_not_bool_sub(self, other)
     other = operand(other, strict=True)
     if alpha != 1:
+        check_alpha(self, other, alpha)
         return apply_inplace(_ew.sub, self, other, alpha=alpha)
     return apply_inplace(_ew.sub, self, other)
 
@@ -407,7 +420,11 @@ def fill_(self, value: Any) -> Tensor:
     >>> x.fill_(2.5)
     tensor([2.5000, 2.5000, 2.5000])
     """
-    return apply_inplace(_ew.fill, self, value=scalar(value))
+    value = scalar(value)
+    dtypes.check_fill(value, self._value.dtype)
+    if self._value.dtype.kind == "b":
+        value = bool(value)  # (numpy refuses an int beyond int64 for bool)
+    return apply_inplace(_ew.fill, self, value=value)
 
 
 @torch_api("copy", function=False, inplace=True, example=lambda x: x.copy_(x.new_ones(3)))
@@ -546,8 +563,12 @@ def where(condition: Tensor, input: Any, other: Any) -> Tensor:  # noqa: A002
         got = f", but got a tensor with dtype {condition.dtype._torch_name}" if isinstance(
             condition, Tensor) else ""
         raise RuntimeError(f"where expected condition to be a boolean tensor{got}")
-    return apply_op(_ew.where, condition, operand(input, strict=True),
-                    operand(other, strict=True))
+    input, other = operand(input, strict=True), operand(other, strict=True)
+    tensors = [x for x in (input, other) if isinstance(x, Tensor)]
+    if len(tensors) < 2:
+        input, other = (x if isinstance(x, Tensor) else checked_number(x, *tensors)
+                        for x in (input, other))
+    return apply_op(_ew.where, condition, input, other)
 
 
 @torch_api("where", function=False, name="where", example=lambda x: x.where(x > 2, 0.0))

@@ -14,6 +14,7 @@ from symgrad import ops, parser
 from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim, _make
+from symgrad.torch_api.arguments import check_ints
 from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api
 from symgrad.torch_api.pointwise import _tensor
 from symgrad.torch_api.shaping import (
@@ -319,6 +320,7 @@ def _index_args(fn: str, input: Tensor, dim: int, index: Tensor, source: Tensor)
 
 def _index_add(run: Any, fn: str, input: Tensor, dim: int, index: Tensor,  # noqa: A002
                source: Tensor, alpha: float) -> Tensor:
+    check_ints(alpha)
     params = _index_args(fn, input, dim, index, source)
     if alpha != 1:
         params["alpha"] = alpha

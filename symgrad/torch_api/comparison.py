@@ -32,9 +32,7 @@ def _compare(self, other: Any, fn: Callable[[Any, Any], np.ndarray]) -> Tensor:
     if isinstance(other, Tensor):
         other_value = other._value
     elif isinstance(other, bool | int | float | np.generic):
-        if other.__class__ is int:
-            dtypes.check_int(other)
-        other_value = other
+        other_value = dtypes.int_operand(other, self._value) if other.__class__ is int else other
     elif isinstance(other, complex):
         raise TypeError("symgrad does not support complex numbers")
     else:

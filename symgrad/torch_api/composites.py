@@ -25,6 +25,7 @@ from symgrad import creation, parser
 from symgrad.dispatch import _broadcast_error
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim, _make
+from symgrad.torch_api.arguments import check_ints
 from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api
 from symgrad.torch_api.shaping import cat, pad, stack
 
@@ -436,6 +437,7 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:  # noqa: A002
     """
     parser.tensor_arg("dist", "input", input)
     parser.tensor_arg("dist", "other", other, 2)
+    check_ints(p)
     return (input - other).norm(p)
 
 
@@ -500,6 +502,7 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
     >>> symgrad.logspace(0, 2, 3)
     tensor([  1.,  10., 100.])
     """
+    check_ints(base)
     exponents = creation.linspace(start, end, steps, dtype=dtypes.float64)
     target = parser.dtype_arg("logspace", dtype) or dtypes.get_default_dtype()
     values = np.power(float(base), exponents._value)
@@ -517,6 +520,7 @@ def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None,
     (tensor(2.), tensor(1.))
     """
     target = parser.dtype_arg("scalar_tensor", dtype) or dtypes.get_default_dtype()
+    check_ints(s)
     if isinstance(s, Tensor):
         s = s.item()
     if not isinstance(s, bool | int | float | np.generic):
@@ -575,6 +579,7 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
     if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
         raise TypeError("isin() received an invalid combination of arguments - got "
                         f"({type(elements).__name__}, {type(test_elements).__name__})")
+    check_ints(elements, test_elements)
     a = elements._value if isinstance(elements, Tensor) else np.asarray(elements)
     b = test_elements._value if isinstance(test_elements, Tensor) else np.asarray(test_elements)
     return _make(np.asarray(np.isin(a, b, invert=invert)))

@@ -41,7 +41,14 @@ def _operands(fn: str, input: Any, other: Any) -> tuple[Any, Any]:  # noqa: A002
     if a is None or b is None or not (isinstance(a, Tensor) or isinstance(b, Tensor)):
         raise TypeError(f"{fn}() received an invalid combination of arguments - got "
                         f"({_type_name(input)}, {_type_name(other)}), but expected one of:")
-    return a, b
+    return _converted(a, b), _converted(b, a)
+
+
+def _converted(x: Any, other: Any) -> Any:
+    """A Python int operand as PyTorch converts it beside ``other`` (dtypes.int_operand)."""
+    if x.__class__ is int and isinstance(other, Tensor):
+        return dtypes.int_operand(x, other._value)
+    return x
 
 
 def _result_dtype(*operands: Any) -> dtypes.dtype:
@@ -247,6 +254,7 @@ def _bitwise(name: str, input: Any, other: Any, inplace: bool = False) -> Any:  
     a, b = _operand(input), _operand(other)
     if a is None or b is None:
         return NotImplemented
+    a, b = _converted(a, b), _converted(b, a)
     result = _result_dtype(a, b)
     if result.is_floating_point or ("shift" in name and result is dtypes.bool_):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{result._torch_name}'")

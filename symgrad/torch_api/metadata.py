@@ -16,6 +16,7 @@ import numpy as np
 from symgrad import parser
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim
+from symgrad.torch_api.arguments import check_ints
 from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api
 
 
@@ -186,6 +187,7 @@ def result_type(tensor1: Any, tensor2: Any) -> dtypes.dtype:
     >>> symgrad.result_type(symgrad.tensor([1.0]), symgrad.tensor(1.0, dtype=symgrad.float64))
     symgrad.float32
     """
+    check_ints(tensor1, tensor2)
     tensors, scalars = [], []
     for value in (tensor1, tensor2):
         if isinstance(value, Tensor):

@@ -21,6 +21,7 @@ from symgrad import creation, ops
 from symgrad.autograd.grad_mode import no_grad
 from symgrad.dispatch import apply_op
 from symgrad.tensor import Tensor, _make
+from symgrad.torch_api.arguments import check_ints
 from symgrad.torch_api.conv import avg_pool2d, avg_pool3d
 from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api
 from symgrad.torch_api.pointwise import _floating, _tensor
@@ -66,6 +67,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  #
     tensor([-0.7869,  1.0000])
     """
     _tensor(input, "celu")
+    check_ints(alpha)
     _floating(input, "elu_cpu")
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
@@ -168,6 +170,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,  # noqa
     tensor([-0.5000,  1.0000])
     """
     _tensor(input, "rrelu")
+    check_ints(lower, upper)
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:

@@ -16,6 +16,7 @@ from symgrad import ops
 from symgrad.dispatch import apply_inplace, apply_op
 from symgrad.numeric.dtypes import float64 as _float64
 from symgrad.tensor import Tensor, _make
+from symgrad.torch_api.arguments import check_ints, checked_number
 from symgrad.torch_api.arguments import operand as _operand
 from symgrad.torch_api.arguments import scalar as _scalar
 from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api  # noqa: F401
@@ -268,11 +269,8 @@ def _clamp(run: Any, input: Tensor, min: Any, max: Any, fn: str) -> Tensor:  # n
         if min is None:
             return run(_ew.clamp_tensor_upper, input, max)
         return run(_ew.clamp_tensor, input, _bound(min), _bound(max))
-    params = {}
-    if min is not None:
-        params["min"] = _scalar(min)
-    if max is not None:
-        params["max"] = _scalar(max)
+    params = {name: checked_number(_scalar(bound), input)
+              for name, bound in (("min", min), ("max", max)) if bound is not None}
     return run(_ew.clamp, input, **params)
 
 
@@ -306,7 +304,7 @@ def _one_bound(run: Any, input: Tensor, bound: Any, fn: str, name: str, scalar_o
                         f"but expected one of:\n * (Tensor {name})\n * (Number {name})")
     if isinstance(bound, Tensor):
         return run(tensor_op, input, bound)
-    return run(scalar_op, input, **{name: _scalar(bound)})
+    return run(scalar_op, input, **{name: checked_number(_scalar(bound), input)})
 
 
 @torch_api(records="clamp_min", example=lambda x: x.clamp_min(3))
@@ -402,6 +400,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,  # noqa
     _tensor(input, "hardtanh")
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    check_ints(min_val, max_val)
     if input._value.dtype.kind == "b":
         raise RuntimeError("Bool inputs not supported for hardtanh")
     return _run(inplace)(_ew.hardtanh, input, min_val=min_val, max_val=max_val)
@@ -435,6 +434,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01,  # noqa: A002
     tensor([-0.2000,  3.0000])
     """
     _tensor(input, "leaky_relu")
+    check_ints(negative_slope)
     _floating(input, "leaky_relu_cpu")
     op = _ew.leaky_relu_result if inplace else _ew.leaky_relu
     return _run(inplace)(op, input, negative_slope=negative_slope)
@@ -455,6 +455,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # 
     tensor([-0.6321,  2.0000])
     """
     _tensor(input, "elu")
+    check_ints(alpha)
     _floating(input, "elu_cpu")
     op = _ew.elu_result if inplace else _ew.elu
     return _run(inplace)(op, input, alpha=alpha)
@@ -502,6 +503,7 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     tensor([ 0.6931, 30.0000])
     """
     _tensor(input, "softplus")
+    check_ints(beta, threshold)
     _floating(input, "softplus_cpu")
     return apply_op(_ew.softplus, input, beta=beta, threshold=threshold)
 

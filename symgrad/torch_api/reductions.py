@@ -26,6 +26,7 @@ from symgrad.dispatch import apply_inplace, apply_op, apply_unary
 from symgrad.numeric import dtypes
 from symgrad.ops.reduction import gather_key
 from symgrad.tensor import Tensor, _dim, _dims, _make
+from symgrad.torch_api.arguments import check_ints
 from symgrad.torch_api.declaration import NO_GRAPH, torch_api
 
 _REQUIRED: Any = object()  # marks a required argument PyTorch names in its own error
@@ -378,6 +379,7 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False  # noqa:
 def _variance_params(name: str, input: Tensor, dim: Any, unbiased: bool | None,  # noqa: A002
                      keepdim: bool, correction: float | None) -> tuple[dict, float]:
     """The op params of a var/std call (PyTorch's two signatures), and its degrees of freedom."""
+    check_ints(correction)
     if isinstance(dim, bool):  # x.var(False): the legacy unbiased flag
         dim, unbiased = None, dim
     if unbiased is not None and correction is not None:
@@ -559,6 +561,7 @@ def norm(input: Tensor, p: float | str | None = "fro",  # noqa: A002
     >>> symgrad.tensor([[3.0, -4.0], [0.0, 0.0]]).norm(dim=1)
     tensor([5., 0.])
     """
+    check_ints(p)
     if p is None or p == "fro":
         if isinstance(p, str) and dim is not None:
             dims = (dim,) if isinstance(dim, int | np.integer) else tuple(dim)

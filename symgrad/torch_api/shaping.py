@@ -697,6 +697,7 @@ def _masked_fill_args(input: Tensor, mask: Tensor, value: Any) -> tuple:  # noqa
     if not isinstance(value, int | float):
         raise TypeError(f"masked_fill(): argument 'value' must be Number or Tensor, not "
                         f"{type(value).__name__}")
+    dtypes.check_fill(value, input._value.dtype)
     if input._value.dtype.kind in "bi":  # the value is cast to the tensor's dtype
         value = bool(value) if input._value.dtype.kind == "b" else int(value)
     return ops.shape.masked_fill, (input, mask), {"value": value}
@@ -740,6 +741,8 @@ def _scatter_args(input: Tensor, dim: int, index: Tensor, src: Any, value: Any, 
         raise RuntimeError("reduce argument must be either add or multiply.")
     if src is None:
         src = value
+    if src.__class__ is int:  # (PyTorch reads a Scalar before it checks anything)
+        dtypes.check_int(src)
     idx = _index(index, name, "scatter(): Expected dtype int32/int64 for index")
     shape = input._value.shape
     d = _dim(dim, len(shape))
@@ -764,6 +767,8 @@ def _scatter_args(input: Tensor, dim: int, index: Tensor, src: Any, value: Any, 
                            f"{list(shape)} apart from dimension {d}")
     _check_bounds(idx, d, shape[d] if shape else 1)
     key = _grid_key(idx, d) if shape else ()
+    if not isinstance(src, Tensor):
+        dtypes.check_fill(src, input._value.dtype)
     if reduce is not None:  # PyTorch records no gradient for these (a NotImplemented node)
         if isinstance(src, Tensor):
             warnings.warn("The reduce argument of symgrad.scatter with Tensor src is deprecated "

@@ -22,6 +22,7 @@ from symgrad import creation, ops, parser
 from symgrad.dispatch import apply_op
 from symgrad.ops.reduction import _take_along_key
 from symgrad.tensor import Tensor, _dim, _make
+from symgrad.torch_api.arguments import check_ints
 from symgrad.torch_api.declaration import NO_GRAPH, torch_api
 from symgrad.torch_api.reductions import _records, _return_type, return_types
 
@@ -526,6 +527,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     tensor([0., 2., 1., 0.])
     """
     parser.int64(bins)
+    check_ints(min, max)
     _check_tensor(input, "histc")
     value = input._value
     if value.dtype.kind != "f":

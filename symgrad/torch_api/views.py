@@ -326,8 +326,12 @@ def __setitem__(self, key: Any, value: Any) -> None:
         __setitem__(self[split[0]], split[1], value)
         return
     target = _check_index(self, key)
+    if value.__class__ is int and not -2**63 <= value < 2**63:  # (read as a C long long)
+        raise ValueError("Overflow when unpacking long long")
     value = operand(value, strict=True)
-    if isinstance(value, Tensor):
+    if not isinstance(value, Tensor):
+        dtypes.check_fill(value, self._value.dtype)
+    else:
         shape = value._value.shape
         extra = len(shape) - target.ndim
         if extra > 0 and all(s == 1 for s in shape[:extra]):
