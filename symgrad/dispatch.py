@@ -162,27 +162,14 @@ def _forward(op: ops.Op, values: Sequence[Any], params: dict | None) -> Any:
 def _node(op: ops.Op, params: dict | None, values: tuple, out: np.ndarray, need: int,
           depth: int, cls: type | None = None) -> Any:
     """A new node of ``op`` (its edges, inputs and versions left to the caller), created
-    ``depth`` frames below the op's caller; of class ``cls`` when the caller knows it."""
+    ``depth`` frames below the op's caller; of class ``cls`` when the caller knows it. Its
+    creation site is the first frame outside symgrad from there (in anomaly mode, its forward
+    stack is recorded too)."""
     if cls is None:
         cls = op.node_class
         if cls is None:
             cls = _node_class(op, params or {}, values)
     node = _new(cls)
-    _locate(node, depth + 1)
-    node.saved = op.saved_by_need[need]
-    node.op = op
-    node.params = params or None
-    node.values = values
-    node.ans = out
-    node.special = op.joint_vjp is not None  # (such nodes run the engine's careful way)
-    node.freed = False
-    node.uses = 0
-    return node
-
-
-def _locate(node: Any, depth: int) -> None:
-    """Set ``node``'s creation site from the frame ``depth`` frames above the caller (and, in
-    anomaly mode, its forward stack)."""
     try:
         frame = _getframe(depth + 1)
         code = frame.f_code
@@ -195,6 +182,15 @@ def _locate(node: Any, depth: int) -> None:
         node.code, node.lasti = None, 0
     if _graph._anomaly_threads:
         _graph._record_forward(node, depth + 1)
+    node.saved = op.saved_by_need[need]
+    node.op = op
+    node.params = params or None
+    node.values = values
+    node.ans = out
+    node.special = op.joint_vjp is not None  # (such nodes run the engine's careful way)
+    node.freed = False
+    node.uses = 0
+    return node
 
 
 def _edge_and_kept(x: Tensor, value: Any, read: bool) -> tuple[Any, Any]:
