@@ -161,28 +161,16 @@ def _forward(op: ops.Op, values: Sequence[Any], params: dict | None) -> Any:
 
 
 def _node(op: ops.Op, params: dict | None, values: tuple, out: np.ndarray, need: int,
-          depth: int) -> Any:
+          depth: int, cls: type | None = None) -> Any:
     """A new node of ``op`` (its edges, inputs and versions left to the caller), created
-    ``depth`` frames below the op's caller."""
-    cls = op.node_class
+    ``depth`` frames below the op's caller; of class ``cls`` when the caller knows it. Its
+    creation site is the first frame outside symgrad from there (in anomaly mode, its forward
+    stack is recorded too)."""
     if cls is None:
-        cls = _node_class(op, params or {}, values)
+        cls = op.node_class
+        if cls is None:
+            cls = _node_class(op, params or {}, values)
     node = _new(cls)
-    _locate(node, depth + 1)
-    node.saved = op.saved_by_need[need]
-    node.op = op
-    node.params = params or None
-    node.values = values
-    node.ans = out
-    node.special = op.joint_vjp is not None  # (such nodes run the engine's careful way)
-    node.freed = False
-    node.uses = 0
-    return node
-
-
-def _locate(node: Any, depth: int) -> None:
-    """Set ``node``'s creation site from the frame ``depth`` frames above the caller (and, in
-    anomaly mode, its forward stack)."""
     try:
         frame = _getframe(depth + 1)
         code = frame.f_code
@@ -195,18 +183,31 @@ def _locate(node: Any, depth: int) -> None:
         node.code, node.lasti = None, 0
     if _graph._anomaly_threads:
         _graph._record_forward(node, depth + 1)
+    node.saved = op.saved_by_need[need]
+    node.op = op
+    node.params = params or None
+    node.values = values
+    node.ans = out
+    node.special = op.joint_vjp is not None  # (such nodes run the engine's careful way)
+    node.freed = False
+    node.uses = 0
+    return node
 
 
 def _edge_and_kept(x: Tensor, value: Any, read: bool) -> tuple[Any, Any]:
-    """For input ``x`` (which needs a gradient) of a new node: where its gradient goes, and what
-    the node keeps of it: ``graph.AT_EDGE`` for a leaf its edge holds, ``graph.DROPPED`` for a
-    tensor computed by another node whose value the rules do not ``read``, else ``x`` (so that a
-    long chain keeps no tensor per op; see Node.inputs). ``value``: the array the forward saw."""
+    """For input ``x`` (which needs a gradient) of a new node: where its gradient goes (a node
+    there counts the use, see ``graph.count_uses``), and what the node keeps of it:
+    ``graph.AT_EDGE`` for a leaf its edge holds, ``graph.DROPPED`` for a tensor computed by
+    another node whose value the rules do not ``read``, else ``x`` (so that a long chain keeps
+    no tensor per op; see Node.inputs). ``value``: the array the forward saw."""
     if x._base is not None:
-        return _edge(x), x
+        edge = _edge(x)
+        _graph.count_uses((edge,))
+        return edge, x
     edge = x.grad_fn
     if edge is None:
         return x, _AT_EDGE if value is x._value else x
+    edge.uses += 1
     if not read and value is x._value and x._name is None:
         return edge, _DROPPED
     return edge, x
@@ -219,9 +220,11 @@ def _maybe_view(result: Tensor, source: Tensor, op: ops.Op, params: dict | None)
         _mark_view(result, source, op, params if params is not None else {})
 
 
-def apply_unary(op: ops.Op, x: Tensor, params: dict | None = None, depth: int = 2) -> Tensor:
+def apply_unary(op: ops.Op, x: Tensor, params: dict | None = None, depth: int = 2,
+                cls: type | None = None) -> Tensor:
     """:func:`apply_op` for one Tensor input (the hot path of unary methods): ``params`` a dict
-    or None; ``depth``, the frames from here to the op's caller.
+    or None; ``depth``, the frames from here to the op's caller; ``cls``, the node class when
+    the caller knows it (else the op's, or the one its ``node_name_of`` names).
 
     >>> apply_unary(ops.elementwise.exp, symgrad.zeros(2, requires_grad=True))
     tensor([1., 1.], grad_fn=<ExpBackward0>)
@@ -243,7 +246,7 @@ def apply_unary(op: ops.Op, x: Tensor, params: dict | None = None, depth: int = 
         out, values = _promoted(op, (x,), params or {}, out, values, x._requires_grad)
         dtype = out.dtype
     if x._requires_grad and _mode.enabled and (dtype is _F32 or dtype.kind == "f"):
-        node = _node(op, params, values, out, 1, depth)
+        node = _node(op, params, values, out, 1, depth, cls)
         saved = node.saved
         counter = x._counter
         node.versions = _graph.saved_versions((x,), saved) if saved and counter is not None \
@@ -253,8 +256,7 @@ def apply_unary(op: ops.Op, x: Tensor, params: dict | None = None, depth: int = 
         # leaf its edge holds (graph.AT_EDGE), so that a long chain keeps no tensor and no tuple
         # of inputs per op (see Node.inputs)
         edge, kept = _edge_and_kept(x, values[0], bool(saved))
-        node.next = edges = (edge,)
-        _graph.count_uses(edges)
+        node.next = (edge,)
         node._inputs = _graph.ONE_AT_EDGE if kept is _AT_EDGE else \
             _graph.ONE_DROPPED if kept is _DROPPED else (x,)
         result = _new(Tensor)
@@ -272,9 +274,10 @@ def apply_unary(op: ops.Op, x: Tensor, params: dict | None = None, depth: int = 
 
 
 def apply_binary(op: ops.Op, a: Any, b: Any, params: dict | None = None,
-                 depth: int = 2) -> Tensor:
+                 depth: int = 2, cls: type | None = None) -> Tensor:
     """:func:`apply_op` for two inputs, Tensors or Python numbers (the hot path of binary
-    operators): ``params`` a dict or None; ``depth``, the frames from here to the op's caller.
+    operators): ``params`` a dict or None; ``depth``, the frames from here to the op's caller;
+    ``cls``, the node class when the caller knows it (as :func:`apply_unary`).
 
     >>> apply_binary(ops.elementwise.add, symgrad.ones(2, requires_grad=True), 1.0)
     tensor([2., 2.], grad_fn=<AddBackward0>)
@@ -313,7 +316,7 @@ def apply_binary(op: ops.Op, a: Any, b: Any, params: dict | None = None,
         out, values = _promoted(op, (a, b), params or {}, out, values, need)
         dtype = out.dtype
     if need and _mode.enabled and (dtype is _F32 or dtype.kind == "f"):
-        node = _node(op, params, values, out, need, depth)
+        node = _node(op, params, values, out, need, depth, cls)
         saved = node.saved
         node.versions = _graph._epoch
         if saved:  # (a saved input with in-place changes: their versions)
@@ -330,8 +333,7 @@ def apply_binary(op: ops.Op, a: Any, b: Any, params: dict | None = None,
         # no tensor and, mostly, no tuple of inputs per op (see Node.inputs)
         ea, ka = _edge_and_kept(a, values[0], 0 in saved) if need & 1 else (None, a)
         eb, kb = _edge_and_kept(b, values[1], 1 in saved) if need & 2 else (None, b)
-        node.next = edges = (ea, eb)
-        _graph.count_uses(edges)
+        node.next = (ea, eb)
         if (ka is _DROPPED or ka is _AT_EDGE) and (kb is _DROPPED or kb is _AT_EDGE):
             node._inputs = _graph.TWO[(ka is _AT_EDGE) * 2 + (kb is _AT_EDGE)]  # (shared)
         else:

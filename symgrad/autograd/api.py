@@ -38,12 +38,13 @@ def _seed_gradients(outputs: list[Tensor], grad_outputs: list[Any],
                                "a grad_fn")
         g = grad_outputs[i] if grad_outputs else None
         if g is None:
-            if out._value.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if not out.is_floating_point():
-                raise RuntimeError("grad can be implicitly created only for real scalar outputs")
             value = out._value
-            g = np.ones(value.shape, value.dtype)  # (np.ones_like: a slower Python wrapper)
+            if value.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if value.dtype.kind != "f":
+                raise RuntimeError("grad can be implicitly created only for real scalar outputs")
+            # (np.array of a 0-d one: a quarter of np.ones's time, a fresh writeable array too)
+            g = np.ones(value.shape, value.dtype) if value.ndim else np.array(1, value.dtype)
             seeds.append(_make(g) if create_graph else g)
             continue
         if g._value.shape != out._value.shape:
@@ -70,8 +71,9 @@ def backward(
     >>> x.grad
     tensor([2., 2., 2.])
     """
-    outputs = _as_sequence(tensors)
-    grads = _as_sequence(grad_tensors) if not isinstance(grad_tensors, Tensor) else [grad_tensors]
+    outputs = [tensors] if tensors.__class__ is Tensor else _as_sequence(tensors)
+    grads = [] if grad_tensors is None else _as_sequence(grad_tensors) \
+        if not isinstance(grad_tensors, Tensor) else [grad_tensors]
     if retain_graph is None:
         retain_graph = create_graph
     seeds = _seed_gradients(outputs, grads, create_graph)

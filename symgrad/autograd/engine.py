@@ -379,8 +379,9 @@ class _Pass:
         self.wanted = set(capture) if capture is not None else accumulate_into
         self.create_graph = create_graph
         self.xp = differentiable if create_graph else numeric_xp
-        self.anomalous = anomaly._state.enabled
-        self.check_nan = self.anomalous and anomaly._state.check_nan
+        # (a thread-local read only while some thread has anomaly mode on)
+        self.anomalous = anomalous = _graph._anomaly_threads > 0 and anomaly._state.enabled
+        self.check_nan = anomalous and anomaly._state.check_nan
         self.grads: dict[Any, Any] = {}
         self.captured: dict[Any, Any] = {}
         self.leaf_grads: list[tuple[Tensor, Any]] = []
@@ -412,36 +413,42 @@ def execute(
     non-leaf ones receive their gradient through ``retain_grad``.
     """
     p = _Pass(capture, accumulate_into, create_graph)
-    targets = [_edge(r) for r in roots]
     global _walk_first
-    counted = len(targets) == 1 and p.wanted is None and not (create_graph or p.anomalous
-                                                              or _graph.hooked_leaves)
+    # (``hooked_leaves.data``: its dict, read without the weak dictionary's Python __len__; a
+    # dead leaf not yet removed from it only makes the pass walk the graph first)
+    counted = len(roots) == 1 and p.wanted is None and not (create_graph or p.anomalous
+                                                            or _graph.hooked_leaves.data)
     if counted and _walk_first:  # (a recent pass had to start over: see _recount)
         _walk_first -= 1
         counted = False
-    if counted:
-        p.dependencies, p.useful, p.counted = {}, None, True  # (no walk of the graph: see _run)
-        p.seed = (targets[0], root_grads[0])
+    if counted:  # (no walk of the graph: see _run)
+        target = _edge(roots[0])
+        p.dependencies, p.useful, p.counted = {}, None, True
+        p.seed = (target, root_grads[0])
+        p.grads[target] = root_grads[0]
+        p.ready = [target]
     else:
+        targets = [_edge(r) for r in roots]
         p.dependencies, nodes = _collect(targets, p.wanted is not None)
         p.useful = _useful(nodes, p.dependencies, p.wanted) if p.wanted is not None else None
         del nodes
-    grads = p.grads
-    for target, g in zip(targets, root_grads, strict=True):
-        grads[target] = grads[target] + g if target in grads else g
-    p.ready = [t for t in dict.fromkeys(targets) if p.dependencies.get(t, 0) == 0]
+        grads = p.grads
+        for target, g in zip(targets, root_grads, strict=True):
+            grads[target] = grads[target] + g if target in grads else g
+        p.ready = [t for t in dict.fromkeys(targets) if p.dependencies.get(t, 0) == 0]
     # the pass records only with create_graph; PyTorch is silent about inf and nan in
     # gradients (a sqrt at 0, say), and so is the pass
     previous_mode = _mode.enabled
     _mode.enabled = create_graph
+    quiet = numeric_xp.silence()
     try:
-        with numeric_xp.quiet():
-            _run(p)
+        _run(p)
     except BaseException:
         if p.anomalous and p.node is not None:
             anomaly.warn_error_in(p.node)
         raise
     finally:
+        numeric_xp.restore(quiet)
         _mode.enabled = previous_mode
     _commit(p, keep_graph)
     return p.captured
@@ -631,7 +638,9 @@ def _fit(node: Node, i: int, gi: Any, value: Any) -> Any:
     if gi.__class__ is np.ndarray and value.__class__ is np.ndarray:  # (the common case)
         shape, wanted = gi.shape, value.shape
         lead = len(shape) - len(wanted)
-        if lead >= 0 and (shape[lead:] == wanted or all(  # (first: a bias's gradient)
+        if lead == 1 and shape[1:] == wanted:  # a bias's gradient: the sum over the rows
+            return _add_reduce(gi, 0)
+        if lead >= 0 and (shape[lead:] == wanted or all(
                 s == t or s == 1 for s, t in zip(wanted, shape[lead:], strict=True))):
             return numeric_xp.sum_to_shape(gi, wanted)
     shape, wanted = _shape_of(gi), _shape_of(value)
@@ -710,6 +719,7 @@ def _run_careful(p: _Pass, node: Node, g: Any) -> None:
     _distribute(node, results, p)
 
 
+_add_reduce = np.add.reduce  # (numeric_xp.sum_to_shape's bias case, without its checks)
 _accumulation = threading.Lock()  # one backward at a time adds into .grad (atomic per leaf)
 
 
@@ -718,16 +728,31 @@ def _commit(p: _Pass, keep_graph: bool) -> None:
     the graph unless it is kept, run post-accumulation hooks)."""
     leaf_grads, create_graph = p.leaf_grads, p.create_graph
     p.grads.clear()  # drop the pass's references, so that fresh gradients can be taken over
-    with _accumulation, numeric_xp.quiet():  # (a cast or sum to inf is silent, as the pass)
-        while leaf_grads:
-            tensor, g = leaf_grads.pop()
-            # a fresh array that nothing else references can become .grad without a copy
-            # (PyTorch steals such buffers too); 2 = the local name + getrefcount's argument
-            exclusive = type(g) is np.ndarray and g.base is None and sys.getrefcount(g) == 2
-            _accumulate(tensor, g, create_graph, exclusive)
-        g = None
-        for tensor, g in p.retained:
-            _accumulate(tensor, g, create_graph)
+    with _accumulation:
+        quiet = None  # numpy's error state silenced once some arithmetic is needed
+        try:
+            while leaf_grads:
+                tensor, g = leaf_grads.pop()
+                # a fresh array that nothing else references can become .grad without a copy
+                # (PyTorch steals such buffers too); 2 = the local name + getrefcount's argument
+                exclusive = g.__class__ is np.ndarray and g.base is None \
+                    and sys.getrefcount(g) == 2
+                if exclusive and tensor._grad is None and not create_graph and \
+                        tensor._requires_grad and g.dtype is tensor._value.dtype and \
+                        g.flags.writeable:  # (the common case of _accumulate, inlined)
+                    tensor._grad = _make(g)
+                    continue
+                if quiet is None:  # (a cast or sum to inf is silent, as in the pass)
+                    quiet = numeric_xp.silence()
+                _accumulate(tensor, g, create_graph, exclusive)
+            g = None
+            if p.retained and quiet is None:
+                quiet = numeric_xp.silence()
+            for tensor, g in p.retained:
+                _accumulate(tensor, g, create_graph)
+        finally:
+            if quiet is not None:
+                numeric_xp.restore(quiet)
     if not keep_graph:  # free what PyTorch frees
         _release(p.processed, p.held)
     for tensor, g in p.hooked_leaves:

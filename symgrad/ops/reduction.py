@@ -44,10 +44,16 @@ def _by_dim(variant0: str, variant1: str):
     return lambda params, *values: variant0 if params.get("dim") is None else variant1
 
 
+def _sum_vjp(xp, g, ans, a, dim=None, keepdim=False):
+    if dim is None:  # (all elements: the common case, one call)
+        return xp.spread(g, a.shape)
+    return _spread(xp, g, a, dim, keepdim)
+
+
 sum = register(Op(
     "sum", "SumBackward0",
     forward=lambda xp, a, dim=None, keepdim=False: xp.sum(a, axis=dim, keepdims=keepdim),
-    vjp=(lambda xp, g, ans, a, dim=None, keepdim=False: _spread(xp, g, a, dim, keepdim),),
+    vjp=(_sum_vjp,),
     node_name_of=_by_dim("SumBackward0", "SumBackward1"),
     samples=SAMPLES,
 ))

@@ -12,9 +12,20 @@ from typing import Any
 import numpy as np
 
 from symgrad import ops, parser
-from symgrad.dispatch import apply_op
+from symgrad.autograd.graph import node_class
+from symgrad.dispatch import apply_binary, apply_op
 from symgrad.tensor import Tensor
 from symgrad.torch_api.declaration import COMPOSITE, torch_api
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_MATMUL, _MM = ops.linalg.matmul, node_class("MmBackward0")
+
+
+def _mm(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether ``a @ b`` is the common case: two float matrices of one dtype (no error to word;
+    an ``mm``, as PyTorch names its node)."""
+    dtype = a.dtype
+    return a.ndim == 2 and b.ndim == 2 and b.dtype is dtype and (dtype is _F32 or dtype is _F64)
 
 
 @torch_api("matmul", example=lambda x: x.matmul(x.T))
@@ -31,6 +42,8 @@ def matmul(self, other: Tensor) -> Tensor:
         raise TypeError(f"matmul(): argument 'other' must be Tensor, not "
                         f"{type(other).__name__}")
     a, b = self._value, other._value
+    if _mm(a, b):
+        return apply_binary(_MATMUL, self, other, None, 2, _MM)
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
                            f"{a.ndim}D and {b.ndim}D")
@@ -93,6 +106,8 @@ def dot(self, tensor: Tensor) -> Tensor:
 def __matmul__(self, other: Any) -> Tensor:
     if not isinstance(other, Tensor):
         return NotImplemented
+    if _mm(self._value, other._value):  # (as matmul does, a frame closer to the caller)
+        return apply_binary(_MATMUL, self, other, None, 2, _MM)
     return self.matmul(other)
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from symgrad import ops
 from symgrad.autograd.grad_mode import is_grad_enabled
 from symgrad.autograd.graph import node_class
-from symgrad.dispatch import apply_inplace, apply_op
+from symgrad.dispatch import apply_inplace, apply_op, apply_unary
 from symgrad.numeric import dtypes
 from symgrad.ops.reduction import gather_key
 from symgrad.tensor import Tensor, _dim, _dims, _make
@@ -30,6 +30,7 @@ from symgrad.torch_api.arguments import check_ints
 from symgrad.torch_api.declaration import NO_GRAPH, torch_api
 
 _REQUIRED: Any = object()  # marks a required argument PyTorch names in its own error
+_SUM, _SUM_ALL = ops.reduction.sum, node_class("SumBackward0")
 
 
 # the one base of the (values, indices) results (like PyTorch's structseq): namedtuple() compiles
@@ -114,6 +115,9 @@ def sum(self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *,
     tensor([[3.],
             [7.]])
     """
+    if dim is None and axis is None and keepdim is False and keepdims is None and dtype is None \
+            and isinstance(self, Tensor):  # (the common case: all elements)
+        return apply_unary(_SUM, self, None, 2, _SUM_ALL)
     return _reduce(self, ops.reduction.sum, "sum", axis if dim is None else dim,
                    keepdim if keepdims is None else keepdims,
                         self._cast(dtype) if dtype is not None else self)
