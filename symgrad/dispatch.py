@@ -10,6 +10,7 @@ tracked here too, so that they share version counters and follow their base's hi
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 from collections.abc import Callable, Sequence
@@ -365,7 +366,8 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
     >>> mul(symgrad.ones(2, requires_grad=True), symgrad.tensor([2.0, 3.0]))
     tensor([2., 3.], grad_fn=<MulBackward0>)
     """
-    forward, saved_by_need = op.forward, op.saved_by_need
+    saved_by_need = op.saved_by_need
+    kernel = op.kernel or functools.partial(op.forward, xp)  # (forward without xp)
     special = op.joint_vjp is not None
     # whether input 0 / 1 is saved, per need mask (bit i: input i needs a gradient)
     keeps = [(0 in saved, 1 in saved) for saved in saved_by_need]
@@ -402,12 +404,12 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
         if fast and plain and (dtype is _F32 or dtype is _F64) and (
                 ca is None or self._base is None) and (vb is other or vb.dtype is dtype):
             try:
-                out = forward(xp, va, vb)
+                out = kernel(va, vb)
             except Exception:  # (numpy's errors, worded as PyTorch's, on the general path)
                 return general(self, other)
             if out.__class__ is not np.ndarray:  # a 0-d result: numpy gives a scalar
                 out = np.asarray(out)
-            if out.__class__ is np.ndarray and out.dtype is dtype and out.base is None:
+            if out.dtype is dtype and out.base is None:  # (a view: the general path)
                 result = _new(Tensor)
                 result._value = out
                 ra = self._requires_grad
@@ -471,6 +473,9 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
                 return result
         return general(self, other)
 
+    # a code object of its own, not shared with the other ops' methods: CPython specialises an
+    # attribute access for one class, and this method's node writes then see one node class
+    method.__code__ = method.__code__.replace()
     return method
 
 
@@ -483,7 +488,8 @@ def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
     >>> unary_method(ops.elementwise.exp)(symgrad.zeros(2, requires_grad=True))
     tensor([1., 1.], grad_fn=<ExpBackward0>)
     """
-    forward, saved = op.forward, op.saved_by_need[1]
+    saved = op.saved_by_need[1]
+    kernel = op.kernel or functools.partial(op.forward, xp)  # (forward without xp)
     special = op.joint_vjp is not None
     fast = op.node_name_of is None
 
@@ -493,12 +499,12 @@ def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
         counter = self._counter  # (a view has one: one without is no view)
         if (dtype is _F32 or dtype is _F64) and fast and (counter is None or self._base is None):
             try:
-                out = forward(xp, value)
+                out = kernel(value)
             except Exception:  # (numpy's errors, worded as PyTorch's, on the general path)
                 return apply_unary(op, self)
             if out.__class__ is not np.ndarray:  # a 0-d result: numpy gives a scalar
                 out = np.asarray(out)
-            if out.__class__ is np.ndarray and out.dtype is dtype and out.base is None:
+            if out.dtype is dtype and out.base is None:  # (a view: the general path)
                 result = _new(Tensor)
                 result._value = out
                 if self._requires_grad and _mode.enabled:
@@ -542,6 +548,7 @@ def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
             raise refuse_bool()
         return apply_unary(op, self)
 
+    method.__code__ = method.__code__.replace()  # (one per op: see binary_method)
     return method
 
 
@@ -636,6 +643,7 @@ def _mark_view(view: Tensor, source: Tensor, op: ops.Op, params: dict) -> None:
     if node is not None and node.op.saves_output and node.out_version is None:
         node.out_version = counter
         node.out_version_value = counter.value
+        node.special = True  # (the engine checks out_version on its careful way only)
     if source._base is not None:
         view._base = source._base
         view._view_ops = (*source._view_ops, (op, params))
@@ -707,6 +715,7 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
         if op.saves_output:
             node.out_version = counter
             node.out_version_value = counter.value
+            node.special = True  # (the engine checks out_version on its careful way only)
         _rebase_history(self, node)
     return self
 

@@ -167,6 +167,7 @@ def counter_of(t: Tensor) -> Version:
         if node is not None and node.out_version is None and node.ans is t._value \
                 and node.op.saves_output:
             node.out_version = counter
+            node.special = True  # (the engine checks out_version on its careful way only)
     return counter
 
 

@@ -242,3 +242,27 @@ def test_a_custom_backward_that_ran_is_not_run_again_when_a_node_waits():
     assert calls == [[1.0, 1.0]]
     np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp(2 * x.detach().numpy()), rtol=1e-12)
     assert side.grad_fn.next[0] is a.grad_fn
+
+
+@pytest.mark.parametrize("uses", [2, 3, 4, 50, 1030, 2100])
+@pytest.mark.parametrize("kind", ["float32", "float64", "0-d", "wider later", "wider first",
+                                  "large"])
+def test_a_leafs_many_gradients_sum_to_the_walking_passs_bits(uses, kind):
+    # a counted pass sums a leaf's small gradients at the end (engine._sum_parts, in batches
+    # past 1024): the same additions in the same order as a pass that adds them as they come
+    rng = np.random.default_rng(uses)
+    shape = () if kind == "0-d" else (2000,) if kind == "large" else (3,)
+    dtype = t.float64 if kind == "float64" else t.float32
+    x = t.tensor(rng.uniform(-1, 1, shape), dtype=dtype, requires_grad=True)
+    wide = t.tensor(rng.uniform(0.5, 1.5, shape), dtype=t.float64)
+    h = x * 1.0
+    for i in range(uses - 1):
+        if kind == "wider later" and i == uses // 2 or kind == "wider first" and i == 0:
+            h = (h * wide).float() + x  # (x's gradient from this use is float64)
+        else:
+            h = h * 0.999 + x * float(rng.uniform(0.5, 2.0))  # (gradients of one magnitude)
+    loss = h.sum()
+    expected, = t.autograd.grad(loss, [x], retain_graph=True)  # (walks: adds as they come)
+    loss.backward()
+    assert x.grad.dtype == expected.dtype
+    assert x.grad.numpy().tobytes() == expected.numpy().tobytes()

@@ -115,6 +115,31 @@ def test_double_backward_matches_central_differences(op, sample):
         assert analytic == pytest.approx(fd, rel=1e-5, abs=1e-6), f"input {differentiable[k]}"
 
 
+# (a kernel takes no params: the fast paths call it only for calls without)
+KERNEL_CASES = [case for case in CASES
+                if case.values[0].kernel is not None and not case.values[1].params]
+
+
+@pytest.mark.parametrize(("op", "sample"), KERNEL_CASES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_an_ops_kernel_computes_what_its_forward_computes(op, sample, dtype):
+    # the fast paths of the Tensor methods call the kernel in place of forward: the same bits,
+    # Python-number operands, 0-d values (numpy gives scalars) and special values included
+    from symgrad.numeric import numpy_namespace as xp
+
+    inputs, _, _ = _build(op, sample, seed=3)
+    values = [x.detach().numpy().astype(dtype) if isinstance(x, Tensor) else x for x in inputs]
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e30, -1e-30], dtype=dtype)
+    for case in (values, [v.reshape(-1)[:1].reshape(()) if isinstance(v, np.ndarray) else v
+                          for v in values],
+                 [special if isinstance(v, np.ndarray) else v for v in values]):
+        with np.errstate(all="ignore"):
+            expected, got = op.forward(xp, *case), op.kernel(*case)
+        assert type(got) is type(expected) and got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected, strict=True)
+        assert np.array_equal(np.signbit(got), np.signbit(expected))
+
+
 @pytest.mark.parametrize(("op", "sample"), CASES)
 def test_float32_forward_keeps_dtype_and_gradient_dtype(op, sample):
     inputs, differentiable, _ = _build(op, sample, seed=2)

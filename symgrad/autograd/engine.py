@@ -302,6 +302,8 @@ def _distribute(node: Node, results: list, p: _Pass) -> None:
             continue
         if gi is not None:
             earlier = grads.get(nxt)
+            if earlier.__class__ is _Parts:  # (a leaf's gradients so far: see _run)
+                earlier = _sum_parts(earlier)
             grads[nxt] = gi if earlier is None else earlier + gi
         if counted:  # (see _run)
             if isinstance(nxt, Tensor):
@@ -337,10 +339,14 @@ def _recount(p: _Pass) -> None:
         p.grads.clear()
         p.grads[root] = g
         p.processed.clear()
+        p.held.clear()
         p.retained.clear()
         p.dependencies, _ = _collect([root], False)
         p.ready.append(root)
     else:
+        for leaf, g in p.grads.items():  # (the counted way's parts of a leaf's gradient: see _run)
+            if g.__class__ is _Parts:
+                p.grads[leaf] = _sum_parts(g)
         waiting = list(p.dependencies)
         p.dependencies, _ = _collect(waiting, False)
         p.ready.extend(node for node in waiting if node not in p.dependencies)
@@ -363,8 +369,8 @@ class _Pass:
 
     __slots__ = ("grads", "dependencies", "ready", "useful", "wanted", "capture",
                  "accumulate_into", "create_graph", "xp", "anomalous", "check_nan", "captured",
-                 "leaf_grads", "retained", "processed", "hooked_leaves", "node", "counted",
-                 "seed", "observed")
+                 "leaf_grads", "retained", "processed", "held", "hooked_leaves", "node",
+                 "counted", "seed", "observed")
 
     def __init__(self, capture: Sequence[Any] | None, accumulate_into: set[Any] | None,
                  create_graph: bool) -> None:
@@ -381,6 +387,7 @@ class _Pass:
         self.leaf_grads: list[tuple[Tensor, Any]] = []
         self.retained: list[tuple[Tensor, Any]] = []
         self.processed: list[Node] = []
+        self.held: list[Node] = []  # those of them that hold a large value (see _release)
         self.hooked_leaves: list[tuple[Tensor, Any]] = []  # to run after accumulation
         self.node: Node | None = None  # the node running (for anomaly mode's report)
         self.counted = False  # whether nodes run after their recorded uses (see _run)
@@ -461,7 +468,7 @@ def _run(p: _Pass) -> None:
     careful = p.anomalous or p.create_graph
     capturing = p.capture is not None
     wanted = p.wanted
-    processed = p.processed.append
+    processed, hold = p.processed.append, p.held.append
     xp = numeric_xp
     pop, push, take, get = ready.pop, ready.append, grads.pop, grads.get
     # ``target``: the next to run, when it is known without the ready stack (the last target a
@@ -499,15 +506,15 @@ def _run(p: _Pass) -> None:
             continue
         if node.saved and node.versions is not _graph._epoch:  # (changed since it was made?)
             _check_versions(node)
-        counter = node.out_version
-        if counter is not None and counter._value != node.out_version_value:
-            _check_saved(node)
+        # (one watching its output's version counter, out_version, is special: see Node)
         processed(node)
         if capturing and node in wanted:
             p.captured[node] = g
-        values, ans, params, vjp = node.values, node.ans, node.params, node.op.vjp
+        values, ans, vjp = node.values, node.ans, node.op.vjp
+        if useful is not None and _holds_large(node):  # (edges not followed are not read)
+            hold(node)
         # the rules are called with the values unpacked (a call with ``*values`` builds a tuple)
-        n = 0 if params else len(values)
+        n = 0 if node.params else len(values)
         if n == 1:
             a = values[0]
         elif n == 2:
@@ -520,15 +527,15 @@ def _run(p: _Pass) -> None:
             if useful is not None and nxt not in useful:
                 continue
             if n == 1:
-                gi = vjp[i](xp, g, ans, a)
+                gi = vjp[0](xp, g, ans, a)
                 value = a
             elif n == 2:
                 gi = vjp[i](xp, g, ans, a, b)
                 value = b if i else a
             else:
-                rule = vjp[i]
-                gi = rule(xp, g, ans, *values, **params) if params else rule(xp, g, ans, *values)
-                value = values[i]
+                params, value = node.params, values[i]
+                gi = vjp[i](xp, g, ans, *values, **params) if params else \
+                    vjp[i](xp, g, ans, *values)
             if gi.shape != value.shape:  # the broadcasting rule, inlined
                 gi = _fit(node, i, gi, value)
             if gi.dtype is not value.dtype and gi.dtype != value.dtype:
@@ -536,8 +543,19 @@ def _run(p: _Pass) -> None:
             if counted:
                 if nxt.__class__ is Tensor or isinstance(nxt, Tensor):  # a leaf: at the end
                     earlier = get(nxt)
-                    grads[nxt] = gi if earlier is None else earlier + gi
+                    if earlier is None:
+                        grads[nxt] = gi
+                    elif earlier.__class__ is _Parts:  # (small ones are summed at the end)
+                        earlier.append(gi)
+                        if len(earlier) == _PARTS_MAX:
+                            grads[nxt] = _Parts((_sum_parts(earlier),))
+                    elif gi.nbytes < _SUM_LATER_BELOW:
+                        grads[nxt] = _Parts((earlier, gi))
+                    else:
+                        grads[nxt] = earlier + gi
                     continue
+                if value.nbytes >= _KEEP_BELOW:  # (another node's value: _release frees it)
+                    hold(node)
                 uses = nxt.uses
                 if uses == 1:  # its one gradient (no other is waiting: it runs next)
                     if target is not None:
@@ -549,6 +567,8 @@ def _run(p: _Pass) -> None:
                 if not left:
                     del dependencies[nxt]
             else:
+                if value.nbytes >= _KEEP_BELOW:  # (_release frees it, unless a leaf's)
+                    hold(node)
                 left = dependencies[nxt] - 1
             if left:  # more gradients to come
                 dependencies[nxt] = left
@@ -562,7 +582,40 @@ def _run(p: _Pass) -> None:
                 target, g_next = nxt, gi if earlier is None else earlier + gi
     if deferred:  # the leaves' gradients are complete
         for leaf, g in list(grads.items()):
-            _reach_leaf(p, leaf, g)
+            _reach_leaf(p, leaf, _sum_parts(g) if g.__class__ is _Parts else g)
+
+
+class _Parts(list):
+    """A leaf's gradients in a counted pass, in the order they came, while they are small: the
+    pass sums them at the end (:func:`_sum_parts`)."""
+
+    __slots__ = ()
+
+
+_SUM_LATER_BELOW = 4096  # bytes: a leaf's smaller gradients are summed at the end of the pass
+_PARTS_MAX = 1024  # (and then summed as they come, in batches of this many)
+
+
+def _sum_parts(parts: list) -> Any:
+    """``((parts[0] + parts[1]) + parts[2]) + ...``: the sum the pass would have made as the
+    gradients came, in a few numpy calls instead of one per gradient (the running sums of
+    numpy's ``add.accumulate`` over the stacked gradients are the same additions in the same
+    order, hence the same bits)."""
+    first = parts[0]
+    if len(parts) > 3:
+        try:
+            stacked = np.concatenate(parts).reshape(len(parts), *first.shape) if first.ndim \
+                else np.array(parts)
+        except ValueError:  # (shapes that do not stack: added one by one)
+            stacked = None
+        # (a wider dtype later than the first: the first additions are narrower, one by one)
+        if stacked is not None and stacked.dtype == first.dtype:
+            total = np.add.accumulate(stacked, axis=0)[-1]
+            return total.copy() if total.ndim else total
+    total = first
+    for g in parts[1:]:
+        total = total + g
+    return total
 
 
 def _check_versions(node: Node) -> None:
@@ -657,6 +710,8 @@ def _run_careful(p: _Pass, node: Node, g: Any) -> None:
     if counter is not None and counter.value != node.out_version_value:
         _check_saved(node)
     p.processed.append(node)
+    if _holds_large(node):
+        p.held.append(node)
     if p.capture is not None and node in p.wanted:
         p.captured[node] = g
     results = _run_node(node, g, p.xp, p.create_graph, useful, p.anomalous, p.check_nan)
@@ -698,7 +753,7 @@ def _commit(p: _Pass, keep_graph: bool) -> None:
             if quiet is not None:
                 numeric_xp.restore(quiet)
     if not keep_graph:  # free what PyTorch frees
-        _release(p.processed)
+        _release(p.processed, p.held)
     for tensor, g in p.hooked_leaves:
         _after_accumulation(tensor, g)
 
@@ -719,20 +774,32 @@ def _placeholder(value: np.ndarray) -> np.ndarray:
     return known
 
 
-def _release(nodes: list[Node]) -> None:
+def _release(nodes: list[Node], held: Sequence[Node] = ()) -> None:
     """Free what a backward without ``retain_graph`` frees in PyTorch (the caller drops the
-    nodes' outputs): the intermediate values they saved. An input computed by another node
-    keeps its shape, dtype and producer (a placeholder value): a dropped one (see
-    :attr:`Node.inputs`) gets its stand-in when asked, a kept one gets it now (see
-    :func:`_stand_in`). What lowering's replay reads stays: the graph, the leaves, the
-    constants."""
+    nodes' outputs): the intermediate values they saved. ``held``: those of the ``nodes`` that
+    hold a large value (:func:`_holds_large`; the engine loop notes them as it reads their
+    values). An input computed by another node keeps its shape, dtype and producer (a
+    placeholder value): a dropped one (see :attr:`Node.inputs`) gets its stand-in when asked, a
+    kept one gets it now (see :func:`_stand_in`). What lowering's replay reads stays: the graph,
+    the leaves, the constants."""
     for node in nodes:
         node.freed = node.special = True
         node.ans = None
-        for value in node.values:  # (a small value costs less than its placeholder, and stays)
+    for node in dict.fromkeys(held) if len(held) > 1 else held:  # (a node may be noted twice)
+        _release_values(node)
+
+
+def _holds_large(node: Node) -> bool:
+    """Whether ``node`` holds a value from another node that :func:`_release` frees (a small
+    one costs less than its placeholder, and stays)."""
+    i = -1
+    for edge in node.next:
+        i += 1
+        if edge is not None and not isinstance(edge, Tensor):
+            value = node.values[i]
             if value.__class__ is np.ndarray and value.nbytes >= _KEEP_BELOW:
-                _release_values(node)
-                break
+                return True
+    return False
 
 
 def _release_values(node: Node) -> None:

@@ -184,8 +184,9 @@ class Node:
 
     # What every node sets lives in slots; what few nodes set overrides class-level defaults in
     # the instance __dict__, which Python allocates only when first written to.
-    # ``special``: hooked, retaining or freed (whoever sets one of the rarely set attributes
-    # below sets it too), which the engine checks first so that plain nodes cost one read;
+    # ``special``: hooked, retaining, freed or watching its output's counter (whoever sets one
+    # of the rarely set attributes below sets it too, out_version included), which the engine
+    # checks first so that plain nodes cost one read;
     # ``freed``: set by a backward pass that did not retain the graph
     # ``_inputs``: the inputs as recorded (see :attr:`inputs`), DROPPED where the node does not
     # keep the tensor

@@ -9,8 +9,12 @@ at ties; rounding ops have zero gradient).
 
 from __future__ import annotations
 
+import functools
+import operator
+
 import numpy as np
 
+from symgrad.numeric import numpy_namespace as _np_xp
 from symgrad.ops.record import Op, Sample, Singularity, register
 
 # ---------------------------------------------------------------- singular points
@@ -98,6 +102,7 @@ def _alpha_forward(sign: int):
 add = register(Op(
     "add", "AddBackward0",
     forward=_alpha_forward(+1),
+    kernel=operator.add,
     vjp=(lambda xp, g, ans, a, b, alpha=1: g,
          lambda xp, g, ans, a, b, alpha=1: g if alpha == 1 else g * alpha),
     samples=BINARY + (Sample(((3,), (3,)), {"alpha": 2.5}),),
@@ -106,6 +111,7 @@ add = register(Op(
 sub = register(Op(
     "sub", "SubBackward0",
     forward=_alpha_forward(-1),
+    kernel=operator.sub,
     vjp=(lambda xp, g, ans, a, b, alpha=1: g,
          lambda xp, g, ans, a, b, alpha=1: -g if alpha == 1 else g * -alpha),
     samples=BINARY + (Sample(((3,), (3,)), {"alpha": 2.5}),),
@@ -131,6 +137,7 @@ rsub = register(Op(
 mul = register(Op(
     "mul", "MulBackward0",
     forward=lambda xp, a, b: a * b,
+    kernel=operator.mul,
     vjp=(lambda xp, g, ans, a, b: g * b,
          lambda xp, g, ans, a, b: g * a),
     saved={0: (1,), 1: (0,)},
@@ -141,6 +148,7 @@ div = register(Op(
     "div", "DivBackward0",
     singular=(_DIVISION_BY_ZERO,),
     forward=lambda xp, a, b: a / b,
+    kernel=operator.truediv,
     vjp=(lambda xp, g, ans, a, b: g / b,
          # (a / b) / b, as PyTorch: b * b would overflow at half the exponent range, and
          # a / a then gives exactly 0
@@ -220,6 +228,7 @@ reciprocal = register(Op(
     "reciprocal", "ReciprocalBackward0",
     singular=(_RECIPROCAL_AT_0,),
     forward=lambda xp, a: 1.0 / a,
+    kernel=functools.partial(operator.truediv, 1.0),
     vjp=(lambda xp, g, ans, a: -g * (ans * ans),),  # (PyTorch's order: 0 * inf is nan)
     saves_output=True,
     float_only=True,
@@ -229,6 +238,7 @@ reciprocal = register(Op(
 exp = register(Op(
     "exp", "ExpBackward0",
     forward=lambda xp, a: xp.exp(a),
+    kernel=_np_xp.exp,
     vjp=(lambda xp, g, ans, a: g * ans,),
     saves_output=True,
     float_only=True,
@@ -239,6 +249,7 @@ log = register(Op(
     "log", "LogBackward0",
     singular=(_log_at_0("log", "1/x", "safe.log()"),),
     forward=lambda xp, a: xp.log(a),
+    kernel=_np_xp.log,
     vjp=(lambda xp, g, ans, a: g / a,),
     saved=(0,),
     float_only=True,
@@ -249,6 +260,7 @@ sqrt = register(Op(
     "sqrt", "SqrtBackward0",
     singular=(_SQRT_AT_0,),
     forward=lambda xp, a: xp.sqrt(a),
+    kernel=_np_xp.sqrt,
     vjp=(lambda xp, g, ans, a: g / (2 * ans),),
     saves_output=True,
     float_only=True,
@@ -258,6 +270,7 @@ sqrt = register(Op(
 sin = register(Op(
     "sin", "SinBackward0",
     forward=lambda xp, a: xp.sin(a),
+    kernel=_np_xp.sin,
     vjp=(lambda xp, g, ans, a: g * xp.cos(a),),
     saved=(0,),
     float_only=True,
@@ -267,6 +280,7 @@ sin = register(Op(
 cos = register(Op(
     "cos", "CosBackward0",
     forward=lambda xp, a: xp.cos(a),
+    kernel=_np_xp.cos,
     vjp=(lambda xp, g, ans, a: -g * xp.sin(a),),
     saved=(0,),
     float_only=True,
@@ -276,6 +290,7 @@ cos = register(Op(
 tanh = register(Op(
     "tanh", "TanhBackward0",
     forward=lambda xp, a: xp.tanh(a),
+    kernel=_np_xp.tanh,
     vjp=(lambda xp, g, ans, a: xp.tanh_backward(g, ans),),
     saves_output=True,
     float_only=True,
@@ -285,6 +300,7 @@ tanh = register(Op(
 sigmoid = register(Op(
     "sigmoid", "SigmoidBackward0",
     forward=lambda xp, a: xp.sigmoid(a),
+    kernel=_np_xp.sigmoid,
     vjp=(lambda xp, g, ans, a: g * (1 - ans) * ans,),  # (PyTorch's order of the products)
     saves_output=True,
     float_only=True,
@@ -295,6 +311,7 @@ relu = register(Op(
     "relu", "ReluBackward0",
     convention="0 at 0 (the left derivative)",
     forward=lambda xp, a: xp.relu(a),
+    kernel=_np_xp.relu,
     # select, as PyTorch: the gradient passes at nan too (nan <= 0 is false)
     vjp=(lambda xp, g, ans, a: xp.where(ans <= 0, 0.0, g),),
     saves_output=True,
@@ -305,6 +322,7 @@ abs = register(Op(
     "abs", "AbsBackward0",
     convention="0 at 0 (the gradient is sign(x))",
     forward=lambda xp, a: xp.abs(a),
+    kernel=_np_xp.abs,
     vjp=(lambda xp, g, ans, a: g * xp.sign(a),),
     saved=(0,),
     samples=tuple(Sample(s.shapes, kinks=(0.0,)) for s in UNARY),
@@ -314,6 +332,7 @@ sign = register(Op(
     "sign", "SignBackward0",
     convention="0 everywhere, 0 (a jump) included",
     forward=lambda xp, a: xp.sign(a),
+    kernel=_np_xp.sign,
     vjp=(lambda xp, g, ans, a: xp.zeros_like(g),),  # piecewise constant: zero gradient
     samples=tuple(Sample(s.shapes, kinks=(0.0,)) for s in UNARY),
 ))

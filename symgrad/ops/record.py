@@ -135,12 +135,17 @@ class Op:
     differentiable (``convention``, shown by ``symbolic.check`` and the conventions table; the
     points themselves are the ``kinks`` of its samples). Every field after ``vjp`` is
     keyword-only and has a default.
+
+    ``kernel``, for a few elementwise ops, is the forward on numpy values without ``xp`` and
+    params: a numpy ufunc or an ``operator`` function, computing exactly what ``forward`` computes
+    on :mod:`symgrad.numeric.numpy_namespace`, that the Tensor methods' fast paths call directly
+    (``tests/test_registry.py`` checks the two agree bit for bit on the op's samples).
     """
 
     __slots__ = ("name", "node_name", "forward", "vjp", "joint_vjp", "lower", "saved",
                  "saves_output", "float_only", "promotes", "saves_params", "scalar_params",
                  "samples", "node_name_of", "singular", "convention", "node_class",
-                 "saved_by_need", "__weakref__")
+                 "saved_by_need", "kernel", "__weakref__")
     name: str  # the registry name: "exp", "matmul"
     node_name: str  # PyTorch's name of the backward node: "ExpBackward0"
     forward: Callable[..., Any]  # forward(xp, *inputs, **params) -> the output
@@ -164,6 +169,7 @@ class Op:
     # saved_by_need[mask]: the inputs a node saves when the inputs whose bits are set in mask
     # (bit i for input i) need a gradient
     saved_by_need: Any
+    kernel: Callable[..., Any] | None  # forward(numpy_namespace, *inputs), called without xp
 
     def __init__(self, name: str, node_name: str, forward: Callable[..., Any],
                  vjp: tuple[Callable[..., Any] | None, ...] = (), *,
@@ -173,13 +179,15 @@ class Op:
                  saves_output: bool = False, float_only: bool = False, promotes: bool = True,
                  saves_params: bool = False, scalar_params: tuple[str, ...] = (),
                  samples: Sequence[Sample] = (), node_name_of: Callable[..., str] | None = None,
-                 singular: tuple[Singularity, ...] = (), convention: str = "") -> None:
+                 singular: tuple[Singularity, ...] = (), convention: str = "",
+                 kernel: Callable[..., Any] | None = None) -> None:
         self.name, self.node_name, self.forward, self.vjp = name, node_name, forward, vjp
         self.joint_vjp, self.lower, self.saved = joint_vjp, lower, saved
         self.saves_output, self.float_only, self.promotes = saves_output, float_only, promotes
         self.saves_params, self.scalar_params, self.samples = saves_params, scalar_params, samples
         self.node_name_of, self.singular, self.convention = node_name_of, singular, convention
         self.node_class = None
+        self.kernel = kernel
         if joint_vjp is not None:
             if vjp or isinstance(saved, dict):
                 raise ValueError(f"op {name!r}: a joint_vjp op has no per-input vjp rules")
