@@ -247,12 +247,9 @@ def spread(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     >>> view.tolist(), view.strides, view.flags.writeable
     ([[2.0, 2.0, 2.0], [2.0, 2.0, 2.0]], (0, 0), False)
     """
-    if g.ndim == 0:
-        if g.__class__ is not np.ndarray:
-            g = np.asarray(g)  # (a numpy scalar)
-        view = np.ndarray(shape, g.dtype, g, 0, (0,) * len(shape))
-        view.flags.writeable = False
-        return view
+    if g.ndim == 0:  # (g: a 0-d array or a numpy scalar) a view of a copy of its bytes, which
+        # are immutable: the view is read-only without a write to its flags (a microsecond)
+        return np.ndarray(shape, g.dtype, g.tobytes(), 0, (0,) * len(shape))
     out = np.empty(shape, dtype=g.dtype)
     out[...] = g
     return out
