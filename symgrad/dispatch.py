@@ -190,6 +190,7 @@ def _node(op: ops.Op, params: dict | None, values: tuple, out: np.ndarray, need:
     node.ans = out
     node.special = op.joint_vjp is not None  # (such nodes run the engine's careful way)
     node.freed = False
+    node.fits = False
     node.uses = 0
     return node
 
@@ -435,6 +436,9 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
                     node.ans = out
                     node.special = special
                     node.freed = False
+                    # (a Python number has no edge; two arrays of one dtype and shape: no
+                    # broadcasting, and the elementwise rules keep the dtype: Node.fits)
+                    node.fits = vb is other or va.shape == vb.shape
                     # as in apply_binary: the edges, and the inputs kept
                     keep_a, keep_b = keeps[need]
                     node.uses = 0
@@ -492,6 +496,7 @@ def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
     kernel = op.kernel or functools.partial(op.forward, xp)  # (forward without xp)
     special = op.joint_vjp is not None
     fast = op.node_name_of is None
+    elementwise = op.kernel is not None  # (Node.fits: the output has the input's shape)
 
     def method(self: Tensor) -> Tensor:
         value = self._value
@@ -527,6 +532,7 @@ def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
                     node.ans = out
                     node.special = special
                     node.freed = False
+                    node.fits = elementwise  # (see Node.fits)
                     # as in apply_unary: the edge, the input kept
                     node.uses = 0
                     edge = self.grad_fn

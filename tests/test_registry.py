@@ -140,6 +140,28 @@ def test_an_ops_kernel_computes_what_its_forward_computes(op, sample, dtype):
         assert np.array_equal(np.signbit(got), np.signbit(expected))
 
 
+@pytest.mark.parametrize(("op", "sample"), KERNEL_CASES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_an_ops_rules_keep_shape_and_dtype_where_node_fits_says_so(op, sample, dtype):
+    # the fast paths record Node.fits (the engine then neither sums nor casts the rules'
+    # results) for an op with a kernel on arrays of one shape and dtype, or an array and a
+    # Python number: its rules must give the input's shape and dtype there
+    from symgrad.numeric import numpy_namespace as xp
+
+    inputs, _, _ = _build(op, sample, seed=4)
+    arrays = [x.detach().numpy() for x in inputs if isinstance(x, Tensor)]
+    shape = arrays[0].shape
+    values = [np.asarray(x.detach().numpy(), dtype=dtype).reshape(-1)[:1].repeat(
+        int(np.prod(shape))).reshape(shape) + 0.5 if isinstance(x, Tensor) else x for x in inputs]
+    with np.errstate(all="ignore"):
+        ans = op.kernel(*values)
+        g = np.full(shape, 0.75, dtype=dtype)
+        for i, v in enumerate(values):
+            if isinstance(v, np.ndarray):
+                gi = op.vjp[i](xp, g, ans, *values)
+                assert gi.shape == v.shape and gi.dtype == v.dtype, f"input {i}"
+
+
 @pytest.mark.parametrize(("op", "sample"), CASES)
 def test_float32_forward_keeps_dtype_and_gradient_dtype(op, sample):
     inputs, differentiable, _ = _build(op, sample, seed=2)

@@ -516,6 +516,9 @@ def _run(p: _Pass) -> None:
             hold(node)
         # the rules are called with the values unpacked (a call with ``*values`` builds a tuple)
         n = 0 if node.params else len(values)
+        # (each gradient has its input's shape and dtype, see Node.fits, when g has the
+        # output's: a promoting consumer, float64 from float32, passes on float64)
+        fits = node.fits and g.dtype is ans.dtype
         if n == 1:
             a = values[0]
         elif n == 2:
@@ -537,10 +540,11 @@ def _run(p: _Pass) -> None:
                 params, value = node.params, values[i]
                 gi = vjp[i](xp, g, ans, *values, **params) if params else \
                     vjp[i](xp, g, ans, *values)
-            if gi.shape != value.shape:  # the broadcasting rule, inlined
-                gi = _fit(node, i, gi, value)
-            if gi.dtype is not value.dtype and gi.dtype != value.dtype:
-                gi = gi.astype(value.dtype)
+            if not fits:
+                if gi.shape != value.shape:  # the broadcasting rule, inlined
+                    gi = _fit(node, i, gi, value)
+                if gi.dtype is not value.dtype and gi.dtype != value.dtype:
+                    gi = gi.astype(value.dtype)
             if counted:
                 if nxt.__class__ is Tensor or isinstance(nxt, Tensor):  # a leaf: at the end
                     earlier = get(nxt)

@@ -191,8 +191,11 @@ class Node:
     # ``_inputs``: the inputs as recorded (see :attr:`inputs`), DROPPED where the node does not
     # keep the tensor
     # ``uses``: the edges into this node from the nodes recorded since (see count_uses)
+    # ``fits``: set where the recording proves that each input's gradient has the input's shape
+    # and dtype (an elementwise op on inputs of the output's shape and dtype): the engine's
+    # inlined loop skips the broadcasting rule and the cast for it
     __slots__ = ("op", "params", "_inputs", "values", "ans", "next", "saved", "versions",
-                 "code", "lasti", "special", "freed", "uses", "__dict__", "__weakref__")
+                 "code", "lasti", "special", "freed", "uses", "fits", "__dict__", "__weakref__")
     # the output's counter, set when the output first gets one, for ops whose VJP reads it
     out_version: Version | None = None
     out_version_value: int = 0  # the output's version when saved (not 0 after an in-place op)
@@ -233,6 +236,7 @@ class Node:
         count_uses(self.next)
         self.special = op.joint_vjp is not None  # (such nodes run the engine's careful way)
         self.freed = False
+        self.fits = False
         # the inputs whose values backward will read (the op's saved_by_need), and their
         # versions now (see saved_versions)
         self.saved = saved
