@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import gc
 import importlib
+import inspect
+import os
 import sys
 import types
 from collections.abc import Callable
@@ -197,11 +199,23 @@ def _out_of_place(fn: Callable[..., Any]) -> Callable[..., Any] | None:
 
 def _function_form(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` for the ``symgrad.<name>`` spelling: a method's first parameter ``self`` is
-    PyTorch's ``input`` there (``symgrad.exp(input=x)``). The copy runs the same code, with the
-    local renamed, so the function form costs nothing more per call."""
+    PyTorch's ``input`` there (``symgrad.exp(input=x)``), and an ``input`` that must be a
+    Tensor (a method's, or one annotated so) is checked first, as PyTorch checks it."""
+    form = _renamed(fn)
+    inner = inspect.unwrap(fn)
+    code = inner.__code__
+    if code.co_argcount and (code.co_varnames[0] == "self" or code.co_varnames[0] == "input"
+                             and inner.__annotations__.get("input") in ("Tensor", Tensor)):
+        return _tensor_input(form)
+    return form
+
+
+def _renamed(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with a method's first parameter ``self`` renamed ``input``: the copy runs the
+    same code, with the local renamed, so it costs nothing more per call."""
     wrapped = getattr(fn, "__wrapped__", None)
     if wrapped is not None:  # a wrapper (it maps input= itself): its signature shows input
-        inner = _function_form(wrapped)
+        inner = _renamed(wrapped)
         if inner is wrapped:
             return fn
         form = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
@@ -225,3 +239,60 @@ def _function_form(fn: Callable[..., Any]) -> Callable[..., Any]:
                             for k, v in fn.__annotations__.items()}
     form.__dict__.update(fn.__dict__)
     return form
+
+
+def _tensor_input(form: Callable[..., Any]) -> Callable[..., Any]:
+    """``form``, behind a function of the same signature that first refuses an ``input`` that
+    is not a Tensor with PyTorch's TypeError (the method's code would fail on it with an
+    AttributeError). The checking function is compiled from its signature, so that a call
+    costs one plain call more, not an ``*args`` repacking."""
+    name = form.__name__
+    scope: dict[str, Any] = {"_form": form, "_Tensor": Tensor, "_refuse": _not_a_tensor}
+    signature = inspect.signature(form, follow_wrapped=False)
+    first = next(iter(signature.parameters.values()), None)
+    if first is None or first.name != "input" or first.kind is not first.POSITIONAL_OR_KEYWORD:
+        # a wrapper taking (*args, **kwargs): input is the first of args, or given by name
+        signature = inspect.Signature([
+            inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
+            inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)])
+        scope["_absent"] = _ABSENT
+    params, passed, star = [], [], False
+    for i, p in enumerate(signature.parameters.values()):
+        text = p.name
+        if p.default is not p.empty:
+            scope[f"_default{i}"] = p.default
+            text += f"=_default{i}"
+        if p.kind is p.VAR_POSITIONAL:
+            text, star = f"*{p.name}", True
+        elif p.kind is p.VAR_KEYWORD:
+            text = f"**{p.name}"
+        elif p.kind is p.KEYWORD_ONLY and not star:
+            params.append("*")
+            star = True
+        params.append(text)
+        passed.append(f"*{p.name}" if p.kind is p.VAR_POSITIONAL else
+                      f"**{p.name}" if p.kind is p.VAR_KEYWORD else
+                      f"{p.name}={p.name}" if p.kind is p.KEYWORD_ONLY else p.name)
+    fetch = "" if "_absent" not in scope else \
+        "    input = args[0] if args else kwargs.get('input', _absent)\n"
+    source = (f"def {name}({', '.join(params)}):\n{fetch}"
+              f"    if not isinstance(input, _Tensor){' and input is not _absent' * bool(fetch)}:\n"
+              f"        raise _refuse({name!r}, input)\n"
+              f"    return _form({', '.join(passed)})\n")
+    # (a file name inside the package: the creation-site search skips this frame as symgrad's)
+    exec(compile(source, os.path.join(os.path.dirname(__file__), f"<{name}: input check>"),
+                 "exec"), scope)
+    checked = scope[name]
+    checked.__qualname__, checked.__module__ = form.__qualname__, form.__module__
+    checked.__doc__, checked.__annotations__ = form.__doc__, form.__annotations__
+    checked.__dict__.update(form.__dict__)
+    checked.__wrapped__ = form
+    return checked
+
+
+_ABSENT: Any = object()  # (no input given: the function's own error says so)
+
+
+def _not_a_tensor(name: str, value: Any) -> TypeError:
+    return TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                     f"{type(value).__name__}")
