@@ -189,7 +189,6 @@ def _node(op: ops.Op, params: dict | None, values: tuple, out: np.ndarray, need:
     node.values = values
     node.ans = out
     node.special = op.joint_vjp is not None  # (such nodes run the engine's careful way)
-    node.freed = False
     node.fits = False
     node.uses = 0
     return node
@@ -435,7 +434,6 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
                     node.values = (va, vb)
                     node.ans = out
                     node.special = special
-                    node.freed = False
                     # (a Python number has no edge; two arrays of one dtype and shape: no
                     # broadcasting, and the elementwise rules keep the dtype: Node.fits)
                     node.fits = vb is other or va.shape == vb.shape
@@ -531,7 +529,6 @@ def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
                     node.values = (value,)
                     node.ans = out
                     node.special = special
-                    node.freed = False
                     node.fits = elementwise  # (see Node.fits)
                     # as in apply_unary: the edge, the input kept
                     node.uses = 0
@@ -620,7 +617,7 @@ def _rebase_history(tensor: Tensor, node: Any) -> None:
     """Give ``tensor`` a new grad_fn (after an in-place change), keeping its retain_grad."""
     if tensor._retains_grad and tensor.grad_fn is not None:
         node.retained = tensor.grad_fn.retained
-        node.special = True
+        node.special = node.special or True
     tensor.grad_fn = node
     tensor._requires_grad = True
 
@@ -649,7 +646,7 @@ def _mark_view(view: Tensor, source: Tensor, op: ops.Op, params: dict) -> None:
     if node is not None and node.op.saves_output and node.out_version is None:
         node.out_version = counter
         node.out_version_value = counter.value
-        node.special = True  # (the engine checks out_version on its careful way only)
+        node.special = node.special or True  # (out_version is checked the careful way)
     if source._base is not None:
         view._base = source._base
         view._view_ops = (*source._view_ops, (op, params))
@@ -721,7 +718,7 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
         if op.saves_output:
             node.out_version = counter
             node.out_version_value = counter.value
-            node.special = True  # (the engine checks out_version on its careful way only)
+            node.special = node.special or True  # (out_version is checked the careful way)
         _rebase_history(self, node)
     return self
 

@@ -167,7 +167,7 @@ def counter_of(t: Tensor) -> Version:
         if node is not None and node.out_version is None and node.ans is t._value \
                 and node.op.saves_output:
             node.out_version = counter
-            node.special = True  # (the engine checks out_version on its careful way only)
+            node.special = node.special or True  # (out_version is checked the careful way)
     return counter
 
 
@@ -556,7 +556,7 @@ class Tensor(_InstalledMethods):
             return
         self._retains_grad = True
         self.grad_fn.retained = weakref.ref(self)
-        self.grad_fn.special = True
+        self.grad_fn.special = self.grad_fn.special or True
 
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
         """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor
@@ -572,7 +572,7 @@ class Tensor(_InstalledMethods):
         if self.grad_fn is not None:
             if self.grad_fn.tensor_hooks is None:
                 self.grad_fn.tensor_hooks = {}
-                self.grad_fn.special = True
+                self.grad_fn.special = self.grad_fn.special or True
                 keep_tracked(self.grad_fn)
             hooks = self.grad_fn.tensor_hooks
         else:

@@ -335,3 +335,20 @@ def test_a_full_sums_gradient_is_expanded_as_in_pytorch():
     with pytest.raises(RuntimeError, match="^unsupported operation: more than one element of "
                                            "the written-to tensor refers to a single memory"):
         z.sum().backward()
+
+
+def test_hooks_added_after_a_freeing_backward_keep_the_node_freed():
+    """A node's ``special`` flag doubles as its freed mark (graph.FREED): whatever sets the flag
+    later (a tensor hook, a node hook, retain_grad) keeps the mark, so a second backward through
+    it still raises PyTorch's error."""
+    x = t.ones(2, requires_grad=True)
+    y = x.exp()  # (its backward reads its output: freed by a backward)
+    loss = y.sum()
+    loss.backward()
+    y.register_hook(lambda g: g)
+    y.grad_fn.register_prehook(lambda grads: None)
+    y.grad_fn.register_hook(lambda grads_in, grads_out: None)
+    y.retain_grad()
+    assert y.grad_fn.freed
+    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second time"):
+        loss.backward()

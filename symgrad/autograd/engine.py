@@ -787,9 +787,12 @@ def _release(nodes: list[Node], held: Sequence[Node] = ()) -> None:
     placeholder value): a dropped one (see :attr:`Node.inputs`) gets its stand-in when asked, a
     kept one gets it now (see :func:`_stand_in`). What lowering's replay reads stays: the graph,
     the leaves, the constants."""
+    freed = _graph.FREED
     for node in nodes:
-        node.freed = node.special = True
+        node.special = freed
         node.ans = None
+        if node.custom_backward:
+            node.freed = True  # (its ctx's saved tensors go too)
     for node in dict.fromkeys(held) if len(held) > 1 else held:  # (a node may be noted twice)
         _release_values(node)
 

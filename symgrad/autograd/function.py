@@ -243,7 +243,7 @@ class _SavedOutput:
         return out
 
 
-_FREED_SLOT = Node.freed  # the slot the engine sets; BackwardCFunction.freed wraps it
+_FREED = Node.freed  # the property BackwardCFunction.freed extends
 
 
 class BackwardCFunction(Node):
@@ -266,11 +266,11 @@ class BackwardCFunction(Node):
     @property
     def freed(self) -> bool:  # type: ignore[override]
         """Whether a backward without ``retain_graph`` freed this node (set by the engine)."""
-        return _FREED_SLOT.__get__(self)
+        return _FREED.fget(self)
 
     @freed.setter
     def freed(self, value: bool) -> None:
-        _FREED_SLOT.__set__(self, value)
+        _FREED.fset(self, value)
         if value:  # PyTorch frees the ctx's saved tensors with the graph
             ctx = Node.params.__get__(self).get("ctx")  # type: ignore[attr-defined]
             if ctx is not None:

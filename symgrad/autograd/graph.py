@@ -110,6 +110,9 @@ _anomaly_threads = 0
 _record_forward: Callable[[Node, int], None] | None = None
 
 
+FREED: Any = type("Freed", (), {"__repr__": lambda self: "<freed>"})()
+"""A node's ``special`` flag once a backward without ``retain_graph`` freed it (true, as the
+flag is for every node the engine runs its careful way)."""
 DROPPED: Any = type("Dropped", (), {"__repr__": lambda self: "<dropped input>"})()
 """In a node's recorded inputs: a tensor computed by another node, not kept (see Node.inputs)."""
 AT_EDGE: Any = type("AtEdge", (), {"__repr__": lambda self: "<the edge's leaf>"})()
@@ -187,7 +190,7 @@ class Node:
     # ``special``: hooked, retaining, freed or watching its output's counter (whoever sets one
     # of the rarely set attributes below sets it too, out_version included), which the engine
     # checks first so that plain nodes cost one read;
-    # ``freed``: set by a backward pass that did not retain the graph
+    # (a backward pass that did not retain the graph sets ``special`` to FREED: see freed)
     # ``_inputs``: the inputs as recorded (see :attr:`inputs`), DROPPED where the node does not
     # keep the tensor
     # ``uses``: the edges into this node from the nodes recorded since (see count_uses)
@@ -195,7 +198,7 @@ class Node:
     # and dtype (an elementwise op on inputs of the output's shape and dtype): the engine's
     # inlined loop skips the broadcasting rule and the cast for it
     __slots__ = ("op", "params", "_inputs", "values", "ans", "next", "saved", "versions",
-                 "code", "lasti", "special", "freed", "uses", "fits", "__dict__", "__weakref__")
+                 "code", "lasti", "special", "uses", "fits", "__dict__", "__weakref__")
     # the output's counter, set when the output first gets one, for ops whose VJP reads it
     out_version: Version | None = None
     out_version_value: int = 0  # the output's version when saved (not 0 after an in-place op)
@@ -235,12 +238,30 @@ class Node:
         self.uses = 0
         count_uses(self.next)
         self.special = op.joint_vjp is not None  # (such nodes run the engine's careful way)
-        self.freed = False
         self.fits = False
         # the inputs whose values backward will read (the op's saved_by_need), and their
         # versions now (see saved_versions)
         self.saved = saved
         self.versions = saved_versions(inputs, saved)
+
+    @property
+    def freed(self) -> bool:
+        """Whether a backward without ``retain_graph`` freed this node's saved values (then
+        its ``special`` flag is :data:`FREED`, which whoever sets the flag keeps).
+
+        >>> y = symgrad.ones(2, requires_grad=True).exp()
+        >>> y.sum().backward()
+        >>> y.grad_fn.freed
+        True
+        """
+        return self.special is FREED
+
+    @freed.setter
+    def freed(self, value: bool) -> None:
+        if value:
+            self.special = FREED
+        elif self.special is FREED:
+            self.special = True
 
     @property
     def inputs(self) -> tuple:
@@ -336,7 +357,7 @@ class Node:
         """
         if self.pre_hooks is None:
             self.pre_hooks = {}
-            self.special = True
+            self.special = self.special or True
             keep_tracked(self)
         return _add_hook(self.pre_hooks, hook)
 
@@ -353,7 +374,7 @@ class Node:
         """
         if self.post_hooks is None:
             self.post_hooks = {}
-            self.special = True
+            self.special = self.special or True
             keep_tracked(self)
         return _add_hook(self.post_hooks, hook)
 
