@@ -54,8 +54,9 @@ try:  # numpy's error state is a context variable holding an "extobj"; setting i
 except ImportError:  # pragma: no cover - another numpy layout: np.errstate
     _extobj_contextvar = _make_extobj = None
 
-_quiet_from: Any = None  # the state last silenced, and its silent version (bufsize kept)
-_quiet_to: Any = None
+# the state last silenced and its silent version (bufsize kept), as one tuple: threads that
+# silence different states at once replace it whole, and each uses the pair it read
+_quiet: tuple[Any, Any] = (None, None)
 
 
 def silence() -> Any:
@@ -69,16 +70,17 @@ def silence() -> Any:
     ...     restore(token)
     -inf
     """
-    global _quiet_from, _quiet_to
+    global _quiet
     if _extobj_contextvar is None:  # pragma: no cover
         state = np.errstate(all="ignore")
         state.__enter__()
         return state
     current = _extobj_contextvar.get()
-    if current is not _quiet_from:
-        _quiet_to = _make_extobj(all="ignore")  # (made from the current one: its bufsize)
-        _quiet_from = current
-    return _extobj_contextvar.set(_quiet_to)
+    pair = _quiet
+    if pair[0] is not current:
+        # (made from the current one: its bufsize)
+        pair = _quiet = (current, _make_extobj(all="ignore"))
+    return _extobj_contextvar.set(pair[1])
 
 
 def restore(token: Any) -> None:
