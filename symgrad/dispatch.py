@@ -30,7 +30,7 @@ _F64, _F32 = np.dtype(np.float64), np.dtype(np.float32)
 _DROPPED, _AT_EDGE = _graph.DROPPED, _graph.AT_EDGE
 _new = object.__new__
 _getframe = sys._getframe
-_INT64_MIN, _UINT64_END, _INT64_END = dtypes.INT64_MIN, dtypes.UINT64_END, 2 ** 63
+_INT64_MIN, _UINT64_END, _INT64_END = dtypes.INT64_MIN, dtypes.UINT64_END, dtypes.INT64_END
 _int_operand = dtypes.int_operand
 _check_int = dtypes.check_int
 
@@ -644,9 +644,7 @@ def _mark_view(view: Tensor, source: Tensor, op: ops.Op, params: dict) -> None:
     view._counter = counter = counter_of(source)
     node = view.grad_fn
     if node is not None and node.op.saves_output and node.out_version is None:
-        node.out_version = counter
-        node.out_version_value = counter.value
-        node.special = node.special or True  # (out_version is checked the careful way)
+        _graph.watch_output(node, counter)
     if source._base is not None:
         view._base = source._base
         view._view_ops = (*source._view_ops, (op, params))
@@ -716,9 +714,7 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
     counter.value += 1
     if node is not None:
         if op.saves_output:
-            node.out_version = counter
-            node.out_version_value = counter.value
-            node.special = node.special or True  # (out_version is checked the careful way)
+            _graph.watch_output(node, counter)
         _rebase_history(self, node)
     return self
 

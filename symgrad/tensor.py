@@ -166,8 +166,7 @@ def counter_of(t: Tensor) -> Version:
         node = t.grad_fn  # its backward may read this output: it watches the new counter
         if node is not None and node.out_version is None and node.ans is t._value \
                 and node.op.saves_output:
-            node.out_version = counter
-            node.special = node.special or True  # (out_version is checked the careful way)
+            _graph.watch_output(node, counter)
     return counter
 
 

@@ -642,8 +642,6 @@ def _fit(node: Node, i: int, gi: Any, value: Any) -> Any:
     if gi.__class__ is np.ndarray and value.__class__ is np.ndarray:  # (the common case)
         shape, wanted = gi.shape, value.shape
         lead = len(shape) - len(wanted)
-        if lead == 1 and shape[1:] == wanted:  # a bias's gradient: the sum over the rows
-            return _add_reduce(gi, 0)
         if lead >= 0 and (shape[lead:] == wanted or all(
                 s == t or s == 1 for s, t in zip(wanted, shape[lead:], strict=True))):
             return numeric_xp.sum_to_shape(gi, wanted)
@@ -723,7 +721,6 @@ def _run_careful(p: _Pass, node: Node, g: Any) -> None:
     _distribute(node, results, p)
 
 
-_add_reduce = np.add.reduce  # (numeric_xp.sum_to_shape's bias case, without its checks)
 _accumulation = threading.Lock()  # one backward at a time adds into .grad (atomic per leaf)
 
 

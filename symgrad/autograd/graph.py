@@ -444,6 +444,15 @@ hooked_leaves: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 when each leaf's gradient is complete: see the engine)."""
 
 
+def watch_output(node: Node, counter: Version) -> None:
+    """Have ``node``, whose VJP reads its output, check at backward that ``counter`` (its
+    output's version counter) has not moved since now; the engine checks it on its careful way,
+    so the node becomes ``special``."""
+    node.out_version = counter
+    node.out_version_value = counter.value
+    node.special = node.special or True  # (or FREED, kept)
+
+
 def count_uses(edges: Sequence[Any]) -> None:
     """Count the edges of a new node into the nodes among ``edges`` (their ``uses``: every
     place that records a node counts its edges, here or inline in ``symgrad.dispatch``)."""

@@ -56,7 +56,8 @@ _default_float = float32
 
 
 # a Python int operand is converted as PyTorch converts it: to int64, or to uint64 above
-INT64_MIN, UINT64_END = -(2 ** 63), 2 ** 64
+INT64_MIN, INT64_END, UINT64_END = -(2 ** 63), 2 ** 63, 2 ** 64
+FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 def check_int(value: int) -> None:
@@ -84,7 +85,7 @@ def int_operand(value: int, other: object) -> int:
     18446744073709551615
     """
     check_int(value)
-    if value >= 2 ** 63 and isinstance(other, np.ndarray) and other.dtype.kind in "biu":
+    if value >= INT64_END and isinstance(other, np.ndarray) and other.dtype.kind in "biu":
         if other.dtype.kind == "b":
             raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
                                "attempted to promote Bool and UInt64")
@@ -94,7 +95,7 @@ def int_operand(value: int, other: object) -> int:
 
 # PyTorch's name of each dtype's C++ type in "value cannot be converted to type ... without
 # overflow", and the largest finite value a number converted to it may have
-_CHECKED = {np.dtype(np.float32): ("float", float(np.finfo(np.float32).max)),
+_CHECKED = {np.dtype(np.float32): ("float", FLOAT32_MAX),
             np.dtype(np.float64): ("double", None), np.dtype(np.int64): ("int64_t", None),
             np.dtype(np.bool_): ("bool", None)}
 
@@ -117,8 +118,8 @@ def check_fill(value: bool | int | float, target: np.dtype) -> None:
         check_int(value)
     name, largest = _CHECKED.get(target, (None, None))
     if target.kind == "i":
-        if not (cls is bool or (cls is int and value < 2 ** 63) or (
-                cls is float and -2.0 ** 63 <= value < 2.0 ** 63)):
+        if not (cls is bool or (cls is int and value < INT64_END) or (
+                cls is float and INT64_MIN <= value < INT64_END)):
             raise RuntimeError(f"value cannot be converted to type {name} without overflow")
     elif largest is not None and cls is float and largest < abs(value) < float("inf"):
         raise RuntimeError(f"value cannot be converted to type {name} without overflow")

@@ -43,9 +43,6 @@ def check_ints(*values: Any) -> None:
             dtypes.check_int(value)
 
 
-_FLOAT32_MAX = float(np.finfo(np.float32).max)
-
-
 def checked_number(value: Any, *tensors: Tensor) -> Any:
     """``value``, a Python number beside ``tensors`` (a clamp bound, a where operand), refused
     as PyTorch refuses it when it converts it, checked, to the result's dtype (only a huge,
@@ -55,8 +52,8 @@ def checked_number(value: Any, *tensors: Tensor) -> Any:
     Traceback (most recent call last):
     RuntimeError: value cannot be converted to type int64_t without overflow
     """
-    if not -_FLOAT32_MAX <= value <= _FLOAT32_MAX or value.__class__ is int and not (
-            dtypes.INT64_MIN <= value < 2 ** 63):
+    if not -dtypes.FLOAT32_MAX <= value <= dtypes.FLOAT32_MAX or value.__class__ is int and not (
+            dtypes.INT64_MIN <= value < dtypes.INT64_END):
         result = dtypes.promote([(x.dtype, x.ndim) for x in tensors], [value])
         dtypes.check_fill(value, result.np_dtype)
     return value
