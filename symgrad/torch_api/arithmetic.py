@@ -151,8 +151,8 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001,A002 - PyTorch's nam
     if input._value.dtype.kind == "b" and isinstance(exponent, bool):
         return input.clone() if exponent else input.new_ones(input.shape)  # x**True is x
     exponent = scalar(exponent)
-    if input._value.dtype.kind == "i":  # (PyTorch converts it to the tensor's dtype, checked;
-        dtypes.check_fill(exponent, input._value.dtype)  # a float tensor's is not checked)
+    if exponent.__class__ is int and input._value.dtype.kind == "i":  # (PyTorch converts an
+        dtypes.check_fill(exponent, input._value.dtype)  # int one to int64, checked)
     return apply_op(_ew.pow_scalar, input, exponent=exponent)
 
 
