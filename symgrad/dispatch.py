@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -20,7 +21,7 @@ import numpy as np
 
 from symgrad import ops
 from symgrad.autograd import graph as _graph
-from symgrad.autograd.grad_mode import _mode
+from symgrad.autograd.grad_mode import _mode, off_threads
 from symgrad.autograd.graph import node_class
 from symgrad.numeric import dtypes
 from symgrad.numeric import numpy_namespace as xp
@@ -124,7 +125,7 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
     if dtype is _F64 and op.promotes:
         out, values = _promoted(op, inputs, params, out, values, need)
         dtype = out.dtype
-    if need and _mode.enabled and (dtype is _F32 or dtype.kind == "f"):
+    if need and (not off_threads or _mode.enabled) and (dtype is _F32 or dtype.kind == "f"):
         node = _node(op, params, values, out, need, 2)
         node.versions = _graph.saved_versions(inputs, node.saved) if node.saved \
             else _graph._epoch
@@ -245,7 +246,8 @@ def apply_unary(op: ops.Op, x: Tensor, params: dict | None = None, depth: int = 
     if dtype is _F64 and op.promotes and value.dtype is not _F64:
         out, values = _promoted(op, (x,), params or {}, out, values, x._requires_grad)
         dtype = out.dtype
-    if x._requires_grad and _mode.enabled and (dtype is _F32 or dtype.kind == "f"):
+    if x._requires_grad and (not off_threads or _mode.enabled) and (
+            dtype is _F32 or dtype.kind == "f"):
         node = _node(op, params, values, out, 1, depth, cls)
         saved = node.saved
         counter = x._counter
@@ -315,7 +317,7 @@ def apply_binary(op: ops.Op, a: Any, b: Any, params: dict | None = None,
                                               and vb.dtype is _F64):
         out, values = _promoted(op, (a, b), params or {}, out, values, need)
         dtype = out.dtype
-    if need and _mode.enabled and (dtype is _F32 or dtype.kind == "f"):
+    if need and (not off_threads or _mode.enabled) and (dtype is _F32 or dtype.kind == "f"):
         node = _node(op, params, values, out, need, depth, cls)
         saved = node.saved
         node.versions = _graph._epoch
@@ -352,6 +354,24 @@ def apply_binary(op: ops.Op, a: Any, b: Any, params: dict | None = None,
     return result
 
 
+_ARITHMETIC = (operator.add, operator.sub, operator.mul, operator.truediv)
+
+
+def _keeps_dtype(kernel: Callable[..., Any], arity: int) -> bool:
+    """Whether ``kernel`` (a numpy ufunc or arithmetic operator) gives a new array of its float
+    operand's dtype for each operand the fast paths pass it: an array of that dtype, a Python
+    float or int. numpy takes a ufunc's result dtype from the operands' dtypes alone (a Python
+    number is weak), so one check of each kind here holds for every value."""
+    if not (isinstance(kernel, np.ufunc) or kernel in _ARITHMETIC):
+        return False
+    for dtype in (_F32, _F64):
+        a = np.ones(2, dtype)
+        for out in [kernel(a, other) for other in (a, 1.5, 2)] if arity == 2 else [kernel(a)]:
+            if out.__class__ is not np.ndarray or out.dtype is not dtype or out.base is not None:
+                return False
+    return True
+
+
 def binary_method(op: ops.Op, convert: Callable[[Any], Any],
                   check: Callable[[Tensor, Any], None] | None = None,
                   ) -> Callable[[Tensor, Any], Tensor]:
@@ -372,6 +392,7 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
     # whether input 0 / 1 is saved, per need mask (bit i: input i needs a gradient)
     keeps = [(0 in saved, 1 in saved) for saved in saved_by_need]
     fast = op.node_name_of is None
+    exact = _keeps_dtype(kernel, 2)  # (then its result need not be looked at)
 
     def general(self: Tensor, other: Any) -> Tensor:
         if check is not None:
@@ -409,11 +430,11 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
                 return general(self, other)
             if out.__class__ is not np.ndarray:  # a 0-d result: numpy gives a scalar
                 out = np.asarray(out)
-            if out.dtype is dtype and out.base is None:  # (a view: the general path)
+            if exact or out.dtype is dtype and out.base is None:  # (a view: the general path)
                 result = _new(Tensor)
                 result._value = out
                 ra = self._requires_grad
-                if (ra or rb) and _mode.enabled:
+                if (ra or rb) and (not off_threads or _mode.enabled):
                     node = _new(op.node_class or _node_class(op, {}, (va, vb)))
                     frame = _getframe(1)
                     code = node.code = frame.f_code
@@ -495,6 +516,7 @@ def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
     special = op.joint_vjp is not None
     fast = op.node_name_of is None
     elementwise = op.kernel is not None  # (Node.fits: the output has the input's shape)
+    exact = _keeps_dtype(kernel, 1)  # (then its result need not be looked at)
 
     def method(self: Tensor) -> Tensor:
         value = self._value
@@ -507,10 +529,10 @@ def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
                 return apply_unary(op, self)
             if out.__class__ is not np.ndarray:  # a 0-d result: numpy gives a scalar
                 out = np.asarray(out)
-            if out.dtype is dtype and out.base is None:  # (a view: the general path)
+            if exact or out.dtype is dtype and out.base is None:  # (a view: the general path)
                 result = _new(Tensor)
                 result._value = out
-                if self._requires_grad and _mode.enabled:
+                if self._requires_grad and (not off_threads or _mode.enabled):
                     node = _new(op.node_class or _node_class(op, {}, (value,)))
                     frame = _getframe(1)
                     code = node.code = frame.f_code
@@ -652,7 +674,7 @@ def _mark_view(view: Tensor, source: Tensor, op: ops.Op, params: dict) -> None:
         view._base = source
         view._view_ops = ((op, params),)
     view._view_version = source._counter.value
-    if not _mode.enabled and source._requires_grad:
+    if off_threads and not _mode.enabled and source._requires_grad:
         view._made_without_grad = True
 
 
@@ -660,7 +682,7 @@ def _refresh_view(view: Tensor) -> None:
     """Rebuild a view's grad_fn after its base changed in place (PyTorch regenerates it too)."""
     base = view._base
     view._view_version = view._counter.value
-    if not (base._requires_grad and _mode.enabled):
+    if not (base._requires_grad and (not off_threads or _mode.enabled)):
         return
     current = base
     for op, params in view._view_ops:
@@ -683,7 +705,7 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
     """
     others_values = [x._value if isinstance(x, Tensor) else
                      _int_operand(x, self._value) if x.__class__ is int else x for x in others]
-    recording = _mode.enabled and (
+    recording = (not off_threads or _mode.enabled) and (
         self._requires_grad or any(isinstance(x, Tensor) and x._requires_grad for x in others)
     )
     _check_inplace(self)
@@ -722,7 +744,7 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
 def _check_inplace(self: Tensor) -> None:
     """PyTorch's refusals of an in-place change of ``self`` (a leaf, a view of one, a view made
     under no_grad, a piece of a multi-output view op, overlapping memory)."""
-    enabled = _mode.enabled
+    enabled = not off_threads or _mode.enabled
     base = self._base
     if enabled and self._requires_grad and self.grad_fn is None and base is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "

@@ -291,6 +291,45 @@ def test_grad_mode_is_thread_local():
     assert results["other"] is True
 
 
+def test_recording_follows_each_threads_grad_mode():
+    # the fast paths read the thread-local mode only while some thread turned it off: each
+    # switch, in either thread, must be seen by the recording of every op spelling
+    x = t.ones(3, requires_grad=True)
+    spellings = (lambda v: v * 2.0, lambda v: v + v, lambda v: v.exp(), lambda v: v.sum(),
+                 lambda v: v @ t.ones(3), lambda v: v.reshape(3, 1))
+    inside, released = threading.Event(), threading.Event()
+    seen = {}
+
+    def other(key):
+        seen[key] = [f(x).requires_grad for f in spellings]
+
+    def holder():
+        with t.no_grad():
+            seen["holder, off"] = [f(x).requires_grad for f in spellings]
+            inside.set()
+            released.wait(5)
+        seen["holder, on again"] = [f(x).requires_grad for f in spellings]
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    inside.wait(5)
+    other("main, while the holder is off")
+    with t.set_grad_enabled(False):
+        other("main, off")
+        with t.enable_grad():
+            other("main, enabled inside")
+    released.set()
+    thread.join()
+    other("main, after")
+    assert seen == {"holder, off": [False] * 6, "holder, on again": [True] * 6,
+                    "main, while the holder is off": [True] * 6, "main, off": [False] * 6,
+                    "main, enabled inside": [True] * 6, "main, after": [True] * 6}
+    assert t.is_grad_enabled()
+    with t.inference_mode():
+        assert not (x * 2.0).requires_grad and not t.is_grad_enabled()
+    assert (x * 2.0).requires_grad
+
+
 def test_next_functions_and_accumulate_grad():
     a = t.ones(2, requires_grad=True)
     c = (a * 2).sum()

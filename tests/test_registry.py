@@ -162,6 +162,62 @@ def test_an_ops_rules_keep_shape_and_dtype_where_node_fits_says_so(op, sample, d
                 assert gi.shape == v.shape and gi.dtype == v.dtype, f"input {i}"
 
 
+INLINE_CASES = [case for case in CASES
+                if any(case.values[0].inline_vjp) and not case.values[1].params]
+INLINE = {1: lambda g, ans, a, b: g, 2: lambda g, ans, a, b: -g,
+          3: lambda g, ans, a, b: g * a, 4: lambda g, ans, a, b: g * b,
+          5: lambda g, ans, a, b: g * ans}
+
+
+def test_inline_forms_are_the_ones_written_out_here():
+    from symgrad.ops.record import INLINE_FORMS
+
+    assert set(INLINE_FORMS.values()) == set(INLINE)
+    assert {op.name for op in REGISTRY.values() if any(op.inline_vjp)} >= {
+        "add", "sub", "mul", "exp"}
+
+
+@pytest.mark.parametrize(("op", "sample"), INLINE_CASES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_an_ops_inline_vjp_computes_what_its_rule_computes(op, sample, dtype):
+    # the engine computes a rule named in inline_vjp itself: the same bits as the rule, 0-d
+    # values (numpy gives scalars) and special values included
+    from symgrad.numeric import numpy_namespace as xp
+
+    inputs, _, _ = _build(op, sample, seed=5)
+    values = [x.detach().numpy().astype(dtype) if isinstance(x, Tensor) else x for x in inputs]
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e30, -1e-30], dtype=dtype)
+    for case in (values, [v.reshape(-1)[:1].reshape(()) if isinstance(v, np.ndarray) else v
+                          for v in values],
+                 [special if isinstance(v, np.ndarray) else v for v in values]):
+        with np.errstate(all="ignore"):
+            ans = op.forward(xp, *case)
+            g = np.ones_like(ans) * np.asarray(case[0]).dtype.type(-1.5) if np.ndim(ans) \
+                else ans * 0 - 1.5
+            pair = (*case, None)[:2]
+            for i, form in enumerate(op.inline_vjp):
+                if not form:
+                    continue
+                expected, got = op.vjp[i](xp, g, ans, *case), INLINE[form](g, ans, *pair)
+                assert type(got) is type(expected) and got.dtype == expected.dtype
+                np.testing.assert_array_equal(got, expected, strict=True)
+                assert np.array_equal(np.signbit(got), np.signbit(expected))
+
+
+def test_the_engine_computes_the_inline_forms_it_is_given(monkeypatch):
+    # a wrong form (g * a for mul's first input, whose rule is g * b) changes the gradient: the
+    # engine reads the forms, and the check above is what keeps them right
+    x = t.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    w = t.tensor([5.0, 7.0, 11.0], requires_grad=True)
+    (x.exp() * w).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.exp([1.0, 2.0, 3.0]) * [5.0, 7.0, 11.0],
+                               rtol=1e-6)
+    monkeypatch.setattr(ops.elementwise.mul, "inline_vjp", (3, 3))
+    x.grad = None
+    (x.exp() * w).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.exp([1.0, 2.0, 3.0]) ** 2, rtol=1e-6)
+
+
 @pytest.mark.parametrize(("op", "sample"), CASES)
 def test_float32_forward_keeps_dtype_and_gradient_dtype(op, sample):
     inputs, differentiable, _ = _build(op, sample, seed=2)

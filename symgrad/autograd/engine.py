@@ -31,7 +31,7 @@ import numpy as np
 from symgrad.autograd import anomaly
 from symgrad.autograd import graph as _graph
 from symgrad.autograd import tensor_namespace as differentiable
-from symgrad.autograd.grad_mode import _mode
+from symgrad.autograd.grad_mode import _mode, set_recording
 from symgrad.autograd.graph import DROPPED as _DROPPED
 from symgrad.autograd.graph import Node, _rules, runs_custom_backward
 from symgrad.dispatch import _edge
@@ -439,7 +439,7 @@ def execute(
     # the pass records only with create_graph; PyTorch is silent about inf and nan in
     # gradients (a sqrt at 0, say), and so is the pass
     previous_mode = _mode.enabled
-    _mode.enabled = create_graph
+    set_recording(create_graph)
     quiet = numeric_xp.silence()
     try:
         _run(p)
@@ -449,7 +449,7 @@ def execute(
         raise
     finally:
         numeric_xp.restore(quiet)
-        _mode.enabled = previous_mode
+        set_recording(previous_mode)
     _commit(p, keep_graph)
     return p.captured
 
@@ -511,14 +511,19 @@ def _run(p: _Pass) -> None:
         processed(node)
         if capturing and node in wanted:
             p.captured[node] = g
-        values, ans, vjp = node.values, node.ans, node.op.vjp
+        values, ans, op = node.values, node.ans, node.op
+        vjp, forms = op.vjp, op.inline_vjp
         if useful is not None and _holds_large(node):  # (edges not followed are not read)
             hold(node)
         # the rules are called with the values unpacked (a call with ``*values`` builds a tuple)
-        n = 0 if node.params else len(values)
-        # (each gradient has its input's shape and dtype, see Node.fits, when g has the
-        # output's: a promoting consumer, float64 from float32, passes on float64)
-        fits = node.fits and g.dtype is ans.dtype
+        if node.fits:  # (a node that fits has no params)
+            # (each gradient has its input's shape and dtype, see Node.fits, when g has the
+            # output's: a promoting consumer, float64 from float32, passes on float64)
+            fits = g.dtype is ans.dtype
+            n = len(values)
+        else:
+            fits = False
+            n = 0 if node.params else len(values)
         if n == 1:
             a = values[0]
         elif n == 2:
@@ -530,11 +535,24 @@ def _run(p: _Pass) -> None:
                 continue
             if useful is not None and nxt not in useful:
                 continue
+            # (a rule of one of the simple forms, Op.inline_vjp: computed here, without a call)
             if n == 1:
-                gi = vjp[0](xp, g, ans, a)
+                gi = g * ans if forms[0] == 5 else vjp[0](xp, g, ans, a)
                 value = a
             elif n == 2:
-                gi = vjp[i](xp, g, ans, a, b)
+                form = forms[i]
+                if not form:
+                    gi = vjp[i](xp, g, ans, a, b)
+                elif form == 1:
+                    gi = g
+                elif form == 4:
+                    gi = g * b
+                elif form == 3:
+                    gi = g * a
+                elif form == 2:
+                    gi = -g
+                else:
+                    gi = g * ans
                 value = b if i else a
             else:
                 params, value = node.params, values[i]

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from symgrad.autograd.grad_mode import _mode
+from symgrad.autograd.grad_mode import _mode, off_threads, set_recording
 from symgrad.autograd.graph import Node
 from symgrad.ops import Op
 from symgrad.tensor import Tensor, _make, _torch_size, counter_of
@@ -443,14 +443,14 @@ class Function:
         ctx = FunctionCtx()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         tensors = [a for a in args if isinstance(a, Tensor)]
-        record = _mode.enabled and any(ctx.needs_input_grad)
+        record = (not off_threads or _mode.enabled) and any(ctx.needs_input_grad)
         if record:
             from symgrad.dispatch import _edge
 
             next_ = [_edge(t) if t._requires_grad else None for t in tensors]
             values = [t._value for t in tensors]
         previous = _mode.enabled
-        _mode.enabled = False
+        set_recording(False)
         try:
             if setup:
                 output = cls.forward(*args, **kwargs)
@@ -458,7 +458,7 @@ class Function:
             else:
                 output = cls.forward(ctx, *args, **kwargs)
         finally:
-            _mode.enabled = previous
+            set_recording(previous)
         if not record:
             return output
         return _record(cls, ctx, args, kwargs, tensors, values, next_, output)
@@ -552,14 +552,14 @@ def _make_op(cls: type) -> Op:
         call = [_make(values[a.index]) if isinstance(a, Slot) else a for a in args]
         fresh = FunctionCtx()
         previous = _mode.enabled
-        _mode.enabled = False
+        set_recording(False)
         try:
             if _overrides(cls, "setup_context"):
                 output = cls.forward(*call, **kwargs)
             else:
                 output = cls.forward(fresh, *call, **kwargs)
         finally:
-            _mode.enabled = previous
+            set_recording(previous)
         outputs = output if isinstance(output, tuple) else (output,)
         kept = ctx._outputs if ctx is not None else [0]
         diff = [o._value for o, kind in zip(outputs, kept, strict=False) if isinstance(kind, int)]

@@ -11,11 +11,26 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class _Mode(threading.local):
-    enabled = True
+    enabled = True  # (written through set_recording only)
     inference = False
 
 
 _mode = _Mode()
+_get_ident = threading.get_ident
+
+off_threads: set[int] = set()
+"""The threads whose grad mode is off (:func:`set_recording` keeps it). While it is empty,
+recording reads no thread-local state: ``not off_threads or _mode.enabled`` is the grad mode,
+the thread-local read (costly) only when some thread turned it off."""
+
+
+def set_recording(enabled: bool) -> None:
+    """Turn graph recording on or off in this thread (every switch of the grad mode)."""
+    _mode.enabled = enabled
+    if enabled:
+        off_threads.discard(_get_ident())
+    else:
+        off_threads.add(_get_ident())
 
 
 def is_grad_enabled() -> bool:
@@ -27,7 +42,7 @@ def is_grad_enabled() -> bool:
     ...     symgrad.is_grad_enabled()
     False
     """
-    return _mode.enabled
+    return not off_threads or _mode.enabled
 
 
 class _GradModeContext:
@@ -47,10 +62,10 @@ class _GradModeContext:
 
     def __enter__(self) -> None:
         self._previous = _mode.enabled
-        _mode.enabled = self._target
+        set_recording(self._target)
 
     def __exit__(self, *exc: object) -> None:
-        _mode.enabled = self._previous
+        set_recording(self._previous)
 
     def __call__(self, func: F) -> F:
         @functools.wraps(func)
@@ -102,14 +117,14 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801 - PyTorch's name
     def __init__(self, mode: bool) -> None:
         self._previous = _mode.enabled
         self._target = bool(mode)
-        _mode.enabled = self._target
+        set_recording(self._target)
 
     def __enter__(self) -> None:
         pass
 
     def __call__(self, func: F) -> F:
         mode = self._target
-        _mode.enabled = self._previous  # used as a decorator: do not switch at definition time
+        set_recording(self._previous)  # used as a decorator: do not switch at definition time
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -144,11 +159,11 @@ class inference_mode(_GradModeContext):  # noqa: N801 - PyTorch's name
         self._previous = _mode.enabled
         self._inference_previous = _mode.inference
         if self._mode_on:
-            _mode.enabled = False
+            set_recording(False)
             _mode.inference = True
 
     def __exit__(self, *exc: object) -> None:
-        _mode.enabled = self._previous
+        set_recording(self._previous)
         _mode.inference = self._inference_previous
 
     def __call__(self, func: F) -> F:

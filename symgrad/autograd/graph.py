@@ -195,8 +195,8 @@ class Node:
     # keep the tensor
     # ``uses``: the edges into this node from the nodes recorded since (see count_uses)
     # ``fits``: set where the recording proves that each input's gradient has the input's shape
-    # and dtype (an elementwise op on inputs of the output's shape and dtype): the engine's
-    # inlined loop skips the broadcasting rule and the cast for it
+    # and dtype (an elementwise op on inputs of the output's shape and dtype, without params):
+    # the engine's inlined loop skips the broadcasting rule and the cast for it
     __slots__ = ("op", "params", "_inputs", "values", "ans", "next", "saved", "versions",
                  "code", "lasti", "special", "uses", "fits", "__dict__", "__weakref__")
     # the output's counter, set when the output first gets one, for ops whose VJP reads it

@@ -105,6 +105,7 @@ add = register(Op(
     kernel=operator.add,
     vjp=(lambda xp, g, ans, a, b, alpha=1: g,
          lambda xp, g, ans, a, b, alpha=1: g if alpha == 1 else g * alpha),
+    inline_vjp=("g", "g"),
     samples=BINARY + (Sample(((3,), (3,)), {"alpha": 2.5}),),
 ))
 
@@ -114,6 +115,7 @@ sub = register(Op(
     kernel=operator.sub,
     vjp=(lambda xp, g, ans, a, b, alpha=1: g,
          lambda xp, g, ans, a, b, alpha=1: -g if alpha == 1 else g * -alpha),
+    inline_vjp=("g", "-g"),
     samples=BINARY + (Sample(((3,), (3,)), {"alpha": 2.5}),),
 ))
 
@@ -140,6 +142,7 @@ mul = register(Op(
     kernel=operator.mul,
     vjp=(lambda xp, g, ans, a, b: g * b,
          lambda xp, g, ans, a, b: g * a),
+    inline_vjp=("g * b", "g * a"),
     saved={0: (1,), 1: (0,)},
     samples=BINARY,
 ))
@@ -240,6 +243,7 @@ exp = register(Op(
     forward=lambda xp, a: xp.exp(a),
     kernel=_np_xp.exp,
     vjp=(lambda xp, g, ans, a: g * ans,),
+    inline_vjp=("g * ans",),
     saves_output=True,
     float_only=True,
     samples=UNARY,

@@ -140,12 +140,16 @@ class Op:
     params: a numpy ufunc or an ``operator`` function, computing exactly what ``forward`` computes
     on :mod:`symgrad.numeric.numpy_namespace`, that the Tensor methods' fast paths call directly
     (``tests/test_registry.py`` checks the two agree bit for bit on the op's samples).
+    ``inline_vjp`` names, per input, a rule of a few simple forms (:data:`INLINE_FORMS`:
+    ``"g * b"``, ...; a one-input op's: ``"g * ans"``) that the engine's loop computes without
+    calling it, for nodes without params: the same numpy operation as the rule's, hence the same
+    bits (tested there too).
     """
 
     __slots__ = ("name", "node_name", "forward", "vjp", "joint_vjp", "lower", "saved",
                  "saves_output", "float_only", "promotes", "saves_params", "scalar_params",
                  "samples", "node_name_of", "singular", "convention", "node_class",
-                 "saved_by_need", "kernel", "__weakref__")
+                 "saved_by_need", "kernel", "inline_vjp", "__weakref__")
     name: str  # the registry name: "exp", "matmul"
     node_name: str  # PyTorch's name of the backward node: "ExpBackward0"
     forward: Callable[..., Any]  # forward(xp, *inputs, **params) -> the output
@@ -170,6 +174,8 @@ class Op:
     # (bit i for input i) need a gradient
     saved_by_need: Any
     kernel: Callable[..., Any] | None  # forward(numpy_namespace, *inputs), called without xp
+    # inline_vjp[i]: input i's rule as a number of INLINE_FORMS (0: the engine calls vjp[i])
+    inline_vjp: tuple[int, ...]
 
     def __init__(self, name: str, node_name: str, forward: Callable[..., Any],
                  vjp: tuple[Callable[..., Any] | None, ...] = (), *,
@@ -180,7 +186,8 @@ class Op:
                  saves_params: bool = False, scalar_params: tuple[str, ...] = (),
                  samples: Sequence[Sample] = (), node_name_of: Callable[..., str] | None = None,
                  singular: tuple[Singularity, ...] = (), convention: str = "",
-                 kernel: Callable[..., Any] | None = None) -> None:
+                 kernel: Callable[..., Any] | None = None,
+                 inline_vjp: tuple[str | None, ...] = ()) -> None:
         self.name, self.node_name, self.forward, self.vjp = name, node_name, forward, vjp
         self.joint_vjp, self.lower, self.saved = joint_vjp, lower, saved
         self.saves_output, self.float_only, self.promotes = saves_output, float_only, promotes
@@ -188,6 +195,10 @@ class Op:
         self.node_name_of, self.singular, self.convention = node_name_of, singular, convention
         self.node_class = None
         self.kernel = kernel
+        if inline_vjp and len(inline_vjp) != len(vjp):
+            raise ValueError(f"op {name!r}: inline_vjp needs one form (or None) per vjp rule")
+        self.inline_vjp = tuple(INLINE_FORMS[form] if form else 0 for form in inline_vjp) \
+            or (0,) * len(vjp)
         if joint_vjp is not None:
             if vjp or isinstance(saved, dict):
                 raise ValueError(f"op {name!r}: a joint_vjp op has no per-input vjp rules")
@@ -201,6 +212,11 @@ class Op:
 
     def __repr__(self) -> str:
         return f"<Op {self.name} ({self.node_name})>"
+
+
+INLINE_FORMS = {"g": 1, "-g": 2, "g * a": 3, "g * b": 4, "g * ans": 5}
+"""The rules the engine's loop computes inline (``Op.inline_vjp``), as written in numpy on the
+output cotangent ``g``, the output ``ans`` and the inputs ``a`` (and ``b``)."""
 
 
 class _Constant:
