@@ -250,8 +250,10 @@ def _input_grads(node: Node, g: Any, xp: Any, create_graph: bool, needs: list[bo
             gi = _fit(node, i, gi, values[i])
         if create_graph:
             gi = _reduce_to(gi, inputs[i])
-        elif gi.dtype != values[i].dtype:
-            gi = gi.astype(values[i].dtype)
+        else:
+            dtype = values[i].dtype if node.input_dtypes is None else node.input_dtypes[i]
+            if gi.dtype != dtype:
+                gi = gi.astype(dtype)
         results.append(gi)
     return results
 
@@ -500,7 +502,8 @@ def _run(p: _Pass) -> None:
         # carefully: hooked, retaining or freed nodes and those of ops whose input gradients
         # come from one joint call (special), in anomaly mode or with create_graph, and when no
         # gradient reached it (undefined: it still runs)
-        if node.special or careful or g is None:
+        special = node.special
+        if special or careful or g is None:
             p.node = node
             _run_careful(p, node, g)
             continue
@@ -516,14 +519,11 @@ def _run(p: _Pass) -> None:
         if useful is not None and _holds_large(node):  # (edges not followed are not read)
             hold(node)
         # the rules are called with the values unpacked (a call with ``*values`` builds a tuple)
-        if node.fits:  # (a node that fits has no params)
-            # (each gradient has its input's shape and dtype, see Node.fits, when g has the
-            # output's: a promoting consumer, float64 from float32, passes on float64)
-            fits = g.dtype is ans.dtype
-            n = len(values)
-        else:
-            fits = False
-            n = 0 if node.params else len(values)
+        # (a node that fits, Node.fits, has no params; its rules give each input's gradient
+        # the input's shape and dtype, g having the output's: every node casts each input's
+        # gradient to the input's dtype, as PyTorch does, and so does the seed)
+        fits = special is None
+        n = len(values) if fits or not node.params else 0
         if n == 1:
             a = values[0]
         elif n == 2:
