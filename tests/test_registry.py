@@ -13,6 +13,7 @@ import pytest
 import symgrad as t
 from symgrad import ops, torch_api
 from symgrad.dispatch import apply_op
+from symgrad.numeric import numpy_namespace
 from symgrad.ops import REGISTRY, Sample
 from symgrad.tensor import Tensor
 
@@ -166,7 +167,8 @@ INLINE_CASES = [case for case in CASES
                 if any(case.values[0].inline_vjp) and not case.values[1].params]
 INLINE = {1: lambda g, ans, a, b: g, 2: lambda g, ans, a, b: -g,
           3: lambda g, ans, a, b: g * a, 4: lambda g, ans, a, b: g * b,
-          5: lambda g, ans, a, b: g * ans}
+          5: lambda g, ans, a, b: g * ans,
+          6: lambda g, ans, a, b: numpy_namespace.tanh_backward(g, ans)}
 
 
 def test_inline_forms_are_the_ones_written_out_here():
@@ -174,7 +176,7 @@ def test_inline_forms_are_the_ones_written_out_here():
 
     assert set(INLINE_FORMS.values()) == set(INLINE)
     assert {op.name for op in REGISTRY.values() if any(op.inline_vjp)} >= {
-        "add", "sub", "mul", "exp"}
+        "add", "sub", "mul", "exp", "tanh"}
 
 
 @pytest.mark.parametrize(("op", "sample"), INLINE_CASES)

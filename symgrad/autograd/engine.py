@@ -537,7 +537,9 @@ def _run(p: _Pass) -> None:
                 continue
             # (a rule of one of the simple forms, Op.inline_vjp: computed here, without a call)
             if n == 1:
-                gi = g * ans if forms[0] == 5 else vjp[0](xp, g, ans, a)
+                form = forms[0]
+                gi = g * ans if form == 5 else xp.tanh_backward(g, ans) if form == 6 else \
+                    vjp[0](xp, g, ans, a)
                 value = a
             elif n == 2:
                 form = forms[i]
@@ -564,11 +566,12 @@ def _run(p: _Pass) -> None:
                 if gi.dtype is not value.dtype and gi.dtype != value.dtype:
                     gi = gi.astype(value.dtype)
             if counted:
-                if nxt.__class__ is Tensor or isinstance(nxt, Tensor):  # a leaf: at the end
+                # (type(): CPython caches __class__ for one class, and nodes are of many)
+                if type(nxt) is Tensor or isinstance(nxt, Tensor):  # a leaf: at the end
                     earlier = get(nxt)
                     if earlier is None:
                         grads[nxt] = gi
-                    elif earlier.__class__ is _Parts:  # (small ones are summed at the end)
+                    elif type(earlier) is _Parts:  # (small ones are summed at the end)
                         earlier.append(gi)
                         if len(earlier) == _PARTS_MAX:
                             grads[nxt] = _Parts((_sum_parts(earlier),))

@@ -141,9 +141,9 @@ class Op:
     on :mod:`symgrad.numeric.numpy_namespace`, that the Tensor methods' fast paths call directly
     (``tests/test_registry.py`` checks the two agree bit for bit on the op's samples).
     ``inline_vjp`` names, per input, a rule of a few simple forms (:data:`INLINE_FORMS`:
-    ``"g * b"``, ...; a one-input op's: ``"g * ans"``) that the engine's loop computes without
-    calling it, for nodes without params: the same numpy operation as the rule's, hence the same
-    bits (tested there too).
+    ``"g * b"``, ...; a one-input op's: ``"g * ans"`` or a call) that the engine's loop computes
+    without calling it, for nodes without params: the same numpy operation as the rule's, hence
+    the same bits (tested there too).
     """
 
     __slots__ = ("name", "node_name", "forward", "vjp", "joint_vjp", "lower", "saved",
@@ -214,9 +214,11 @@ class Op:
         return f"<Op {self.name} ({self.node_name})>"
 
 
-INLINE_FORMS = {"g": 1, "-g": 2, "g * a": 3, "g * b": 4, "g * ans": 5}
+INLINE_FORMS = {"g": 1, "-g": 2, "g * a": 3, "g * b": 4, "g * ans": 5,
+                "tanh_backward(g, ans)": 6}
 """The rules the engine's loop computes inline (``Op.inline_vjp``), as written in numpy on the
-output cotangent ``g``, the output ``ans`` and the inputs ``a`` (and ``b``)."""
+output cotangent ``g``, the output ``ans`` and the inputs ``a`` (and ``b``); a function named is
+:mod:`symgrad.numeric.numpy_namespace`'s."""
 
 
 class _Constant:
