@@ -734,7 +734,7 @@ def _run_careful(p: _Pass, node: Node, g: Any) -> None:
     if counter is not None and counter.value != node.out_version_value:
         _check_saved(node)
     p.processed.append(node)
-    if _holds_large(node):
+    if node.custom_backward or _holds_large(node):  # (see _release)
         p.held.append(node)
     if p.capture is not None and node in p.wanted:
         p.captured[node] = g
@@ -801,17 +801,18 @@ def _release(nodes: list[Node], held: Sequence[Node] = ()) -> None:
     """Free what a backward without ``retain_graph`` frees in PyTorch (the caller drops the
     nodes' outputs): the intermediate values they saved. ``held``: those of the ``nodes`` that
     hold a large value (:func:`_holds_large`; the engine loop notes them as it reads their
-    values). An input computed by another node keeps its shape, dtype and producer (a
-    placeholder value): a dropped one (see :attr:`Node.inputs`) gets its stand-in when asked, a
-    kept one gets it now (see :func:`_stand_in`). What lowering's replay reads stays: the graph,
+    values), and the custom Functions' nodes (whose ctx goes too). An input computed by another
+    node keeps its shape, dtype and producer (a placeholder value): a dropped one (see
+    :attr:`Node.inputs`) gets its stand-in when asked, a kept one gets it now (see
+    :func:`_stand_in`). What lowering's replay reads stays: the graph,
     the leaves, the constants."""
     freed = _graph.FREED
     for node in nodes:
         node.special = freed
         node.ans = None
+    for node in dict.fromkeys(held) if len(held) > 1 else held:  # (a node may be noted twice)
         if node.custom_backward:
             node.freed = True  # (its ctx's saved tensors go too)
-    for node in dict.fromkeys(held) if len(held) > 1 else held:  # (a node may be noted twice)
         _release_values(node)
 
 
