@@ -212,7 +212,7 @@ def _edge_and_kept(x: Tensor, value: Any, read: bool) -> tuple[Any, Any]:
     if edge is None:
         return x, _AT_EDGE if value is x._value else x
     edge.uses += 1
-    if not read and value is x._value and x._name is None:
+    if not read and value is x._value and (x._counter is None or x._name is None):
         return edge, _DROPPED
     return edge, x
 
@@ -476,7 +476,8 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
                             ea, a = self, _AT_EDGE
                         else:
                             ea.uses += 1
-                            if not keep_a and self._name is None:
+                            # (a named tensor has a counter: see Tensor.name)
+                            if not keep_a and (ca is None or self._name is None):
                                 a = _DROPPED
                     else:
                         ea = None
@@ -487,7 +488,7 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
                             eb, b = other, _AT_EDGE
                         else:
                             eb.uses += 1
-                            if not keep_b and other._name is None:
+                            if not keep_b and (cb is None or other._name is None):
                                 b = _DROPPED
                     else:
                         eb = None
@@ -569,8 +570,9 @@ def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
                     else:
                         edge.uses += 1
                         node.next = (edge,)
-                        node._inputs = _graph.ONE_DROPPED if not saved \
-                            and self._name is None else (self,)
+                        # (a named tensor has a counter: see Tensor.name)
+                        node._inputs = _graph.ONE_DROPPED if not saved and (
+                            counter is None or self._name is None) else (self,)
                     result._requires_grad = True
                     result.grad_fn = node
                 else:

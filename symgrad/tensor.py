@@ -326,6 +326,8 @@ class Tensor(_InstalledMethods):
         if value is not None and not isinstance(value, str):
             raise TypeError(f"name must be a str or None, got {type(value).__name__}")
         self._name = value
+        if value is not None:  # (the fast paths read only the name of a tensor with a counter)
+            counter_of(self)
 
     def dim(self) -> int:
         """The number of dimensions (same as ``ndim``).

@@ -206,6 +206,30 @@ def test_an_ops_inline_vjp_computes_what_its_rule_computes(op, sample, dtype):
                 assert np.array_equal(np.signbit(got), np.signbit(expected))
 
 
+def test_a_rule_changed_after_its_form_was_written_is_called(monkeypatch):
+    # a form stands for its rule only while it is that rule: one checked wrong on probe values
+    # when the op is made (an edited rule) is not used, and neither are the forms of an op
+    # whose rules were replaced since (a mutation test's monkeypatch): the engine calls them
+    from symgrad.ops.record import Op
+
+    edited = Op("edited", "EditedBackward0", lambda xp, a, b: a * b,
+                (lambda xp, g, ans, a, b: g * a, lambda xp, g, ans, a, b: g * a),
+                inline_vjp=("g * b", "g * a"))
+    assert edited.inline_vjp == (0, 3)
+    x = t.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    w = t.tensor([5.0, 7.0, 11.0], requires_grad=True)
+    mul = ops.elementwise.mul
+    monkeypatch.setattr(mul, "vjp", (lambda xp, g, ans, a, b: g * a, mul.vjp[1]))
+    (x.exp() * w).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.exp([1.0, 2.0, 3.0]) ** 2, rtol=1e-6)
+    monkeypatch.undo()  # the op's own rules again: the forms apply again
+    assert mul.vjp is mul.inline_of
+    x.grad = None
+    (x.exp() * w).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.exp([1.0, 2.0, 3.0]) * [5.0, 7.0, 11.0],
+                               rtol=1e-6)
+
+
 def test_the_engine_computes_the_inline_forms_it_is_given(monkeypatch):
     # a wrong form (g * a for mul's first input, whose rule is g * b) changes the gradient: the
     # engine reads the forms, and the check above is what keeps them right

@@ -515,7 +515,8 @@ def _run(p: _Pass) -> None:
         if capturing and node in wanted:
             p.captured[node] = g
         values, ans, op = node.values, node.ans, node.op
-        vjp, forms = op.vjp, op.inline_vjp
+        vjp = op.vjp
+        forms = op.inline_vjp if vjp is op.inline_of else _CALLED  # (see Op.inline_vjp)
         if useful is not None and _holds_large(node):  # (edges not followed are not read)
             hold(node)
         # the rules are called with the values unpacked (a call with ``*values`` builds a tuple)
@@ -609,6 +610,9 @@ def _run(p: _Pass) -> None:
     if deferred:  # the leaves' gradients are complete
         for leaf, g in list(grads.items()):
             _reach_leaf(p, leaf, _sum_parts(g) if g.__class__ is _Parts else g)
+
+
+_CALLED = (0, 0)  # inline_vjp of an op whose rules changed since: every rule is called
 
 
 class _Parts(list):
@@ -868,7 +872,7 @@ def _stand_in(raws: tuple, i: int, edge: Node, values: list[Any], inputs: list[A
     inputs[i] = stand_in = _make(array, edge, True)
     stand_in.__dict__["_stands_for"] = weakref.ref(raw)
     if raw._name is not None:
-        stand_in._name = raw._name
+        stand_in.name = raw._name
 
 
 _warned_create_graph = False
