@@ -537,10 +537,11 @@ def _run(p: _Pass) -> None:
             if useful is not None and nxt not in useful:
                 continue
             # (a rule of one of the simple forms, Op.inline_vjp: computed here, without a call)
+            # (np.multiply itself: the same ufunc as ``*``, without the operator's checks)
             if n == 1:
                 form = forms[0]
-                gi = g * ans if form == 5 else xp.tanh_backward(g, ans) if form == 6 else \
-                    vjp[0](xp, g, ans, a)
+                gi = _multiply(g, ans) if form == 5 else xp.tanh_backward(g, ans) if form == 6 \
+                    else vjp[0](xp, g, ans, a)
                 value = a
             elif n == 2:
                 form = forms[i]
@@ -549,13 +550,13 @@ def _run(p: _Pass) -> None:
                 elif form == 1:
                     gi = g
                 elif form == 4:
-                    gi = g * b
+                    gi = _multiply(g, b)
                 elif form == 3:
-                    gi = g * a
+                    gi = _multiply(g, a)
                 elif form == 2:
                     gi = -g
                 else:
-                    gi = g * ans
+                    gi = _multiply(g, ans)
                 value = b if i else a
             else:
                 params, value = node.params, values[i]
@@ -612,6 +613,7 @@ def _run(p: _Pass) -> None:
             _reach_leaf(p, leaf, _sum_parts(g) if g.__class__ is _Parts else g)
 
 
+_multiply = np.multiply
 _CALLED = (0, 0)  # inline_vjp of an op whose rules changed since: every rule is called
 
 
