@@ -472,6 +472,7 @@ def _run(p: _Pass) -> None:
     wanted = p.wanted
     processed, hold = p.processed.append, p.held.append
     xp = numeric_xp
+    plain_classes = _graph._plain_classes
     pop, push, take, get = ready.pop, ready.append, grads.pop, grads.get
     # ``target``: the next to run, when it is known without the ready stack (the last target a
     # node made ready, with its only gradient ``g_next``: what the stack would give next)
@@ -568,8 +569,10 @@ def _run(p: _Pass) -> None:
                 if gi.dtype is not value.dtype and gi.dtype != value.dtype:
                     gi = gi.astype(value.dtype)
             if counted:
-                # (type(): CPython caches __class__ for one class, and nodes are of many)
-                if type(nxt) is Tensor or isinstance(nxt, Tensor):  # a leaf: at the end
+                # a leaf: at the end (type(): CPython caches __class__ for one class, and nodes
+                # are of many; a registry op's node class is known without isinstance)
+                kind = type(nxt)
+                if kind is Tensor or kind not in plain_classes and isinstance(nxt, Tensor):
                     earlier = get(nxt)
                     if earlier is None:
                         grads[nxt] = gi
