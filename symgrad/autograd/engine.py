@@ -813,12 +813,12 @@ def _release(nodes: list[Node], held: Sequence[Node] = ()) -> None:
     values), and the custom Functions' nodes (whose ctx goes too). An input computed by another
     node keeps its shape, dtype and producer (a placeholder value): a dropped one (see
     :attr:`Node.inputs`) gets its stand-in when asked, a kept one gets it now (see
-    :func:`_stand_in`). What lowering's replay reads stays: the graph,
-    the leaves, the constants."""
+    :func:`_stand_in`); the node that computed it drops its output too. (A small output stays:
+    the inputs of the nodes that read it hold it anyway.) What lowering's replay reads stays: the
+    graph, the leaves, the constants."""
     freed = _graph.FREED
     for node in nodes:
         node.special = freed
-        node.ans = None
     for node in dict.fromkeys(held) if len(held) > 1 else held:  # (a node may be noted twice)
         if node.custom_backward:
             node.freed = True  # (its ctx's saved tensors go too)
@@ -851,6 +851,8 @@ def _release_values(node: Node) -> None:
             continue
         if values is None:
             values = list(node.values)
+        if edge.special is _graph.FREED:  # (its producer, run by this pass: see _release)
+            edge.ans = None
         if node._inputs[i] is _DROPPED:
             values[i] = _placeholder(value)
             continue
