@@ -494,7 +494,9 @@ def backward_root(root: Tensor) -> None:
     if _walk_first or _graph._anomaly_threads or _graph.hooked_leaves.data:
         execute((root,), (seed,), keep_graph=False, create_graph=False)
         return
-    target = _edge(root)
+    target = root.grad_fn if root._base is None else _edge(root)  # (_edge, inlined)
+    if target is None:
+        target = root
     # (every slot of _Pass, as its __init__ sets them for this pass, without its call)
     p = _new(_Pass)
     p.capture = p.accumulate_into = p.wanted = p.useful = p.node = p.mode = p.customs = None
