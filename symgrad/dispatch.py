@@ -134,6 +134,7 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
         _graph.count_uses(edges)
         result = _new(Tensor)
         result._value = out
+        result._counter = None
         result._requires_grad = True
         result.grad_fn = node
     else:
@@ -187,10 +188,12 @@ def _node(op: ops.Op, params: dict | None, values: tuple, out: np.ndarray, need:
     node.saved = op.saved_by_need[need]
     node.op = op
     node.params = params or None
-    node.values = values
     node.ans = out
     node.special = op.joint_vjp is not None  # (such nodes run the engine's careful way)
-    node.fits = False
+    if values.__class__ is _Promoted:  # (the careful way casts its gradients to these)
+        node.input_dtypes, values = values.dtypes, tuple(values)
+        node.special = True
+    node.values = values
     node.uses = 0
     return node
 
@@ -209,7 +212,7 @@ def _edge_and_kept(x: Tensor, value: Any, read: bool) -> tuple[Any, Any]:
     if edge is None:
         return x, _AT_EDGE if value is x._value else x
     edge.uses += 1
-    if not read and value is x._value and x._name is None:
+    if not read and value is x._value and (x._counter is None or x._name is None):
         return edge, _DROPPED
     return edge, x
 
@@ -263,11 +266,13 @@ def apply_unary(op: ops.Op, x: Tensor, params: dict | None = None, depth: int = 
             _graph.ONE_DROPPED if kept is _DROPPED else (x,)
         result = _new(Tensor)
         result._value = out
+        result._counter = None
         result._requires_grad = True
         result.grad_fn = node
     else:
         result = _new(Tensor)
         result._value = out
+        result._counter = None
         result._requires_grad = False
         result.grad_fn = None
     if out.base is not None:
@@ -342,11 +347,13 @@ def apply_binary(op: ops.Op, a: Any, b: Any, params: dict | None = None,
             node._inputs = (ka, kb)
         result = _new(Tensor)
         result._value = out
+        result._counter = None
         result._requires_grad = True
         result.grad_fn = node
     else:
         result = _new(Tensor)
         result._value = out
+        result._counter = None
         result._requires_grad = False
         result.grad_fn = None
     if out.base is not None and va is not a:
@@ -383,6 +390,7 @@ def apply_binary_plain(op: ops.Op, cls: type, kernel: Callable[[Any, Any], Any],
         if out.dtype is dtype and out.base is None:
             result = _new(Tensor)
             result._value = out
+            result._counter = None
             ra, rb = a._requires_grad, b._requires_grad
             if (ra or rb) and (not off_threads or _mode.enabled):
                 node = _new(cls)
@@ -404,8 +412,7 @@ def apply_binary_plain(op: ops.Op, cls: type, kernel: Callable[[Any, Any], Any],
                 node.params = None
                 node.values = (va, vb)
                 node.ans = out
-                node.special = op.joint_vjp is not None
-                node.fits = False
+                node.special = op.joint_vjp is not None  # (false: not None, see Node.fits)
                 node.uses = 0
                 # as in apply_binary: the edges, and the inputs kept
                 ka = a
@@ -415,7 +422,8 @@ def apply_binary_plain(op: ops.Op, cls: type, kernel: Callable[[Any, Any], Any],
                         ea, ka = a, _AT_EDGE
                     else:
                         ea.uses += 1
-                        if 0 not in saved and a._name is None:
+                        # (a named tensor has a counter: see Tensor.name)
+                        if 0 not in saved and (ca is None or a._name is None):
                             ka = _DROPPED
                 else:
                     ea = None
@@ -426,7 +434,7 @@ def apply_binary_plain(op: ops.Op, cls: type, kernel: Callable[[Any, Any], Any],
                         eb, kb = b, _AT_EDGE
                     else:
                         eb.uses += 1
-                        if 1 not in saved and b._name is None:
+                        if 1 not in saved and (cb is None or b._name is None):
                             kb = _DROPPED
                 else:
                     eb = None
@@ -471,6 +479,7 @@ def apply_unary_plain(op: ops.Op, cls: type, kernel: Callable[[Any, Any], Any], 
         if out.dtype is dtype and out.base is None:
             result = _new(Tensor)
             result._value = out
+            result._counter = None
             if x._requires_grad and (not off_threads or _mode.enabled):
                 node = _new(cls)
                 frame = _getframe(2)
@@ -489,8 +498,7 @@ def apply_unary_plain(op: ops.Op, cls: type, kernel: Callable[[Any, Any], Any], 
                 node.params = None
                 node.values = (value,)
                 node.ans = out
-                node.special = op.joint_vjp is not None
-                node.fits = False
+                node.special = op.joint_vjp is not None  # (false: not None, see Node.fits)
                 node.uses = 0
                 # as in apply_unary: the edge, the input kept
                 edge = x.grad_fn
@@ -500,8 +508,8 @@ def apply_unary_plain(op: ops.Op, cls: type, kernel: Callable[[Any, Any], Any], 
                 else:
                     edge.uses += 1
                     node.next = (edge,)
-                    node._inputs = _graph.ONE_DROPPED if not saved and x._name is None \
-                        else (x,)
+                    node._inputs = _graph.ONE_DROPPED if not saved and (
+                        counter is None or x._name is None) else (x,)
                 result._requires_grad = True
                 result.grad_fn = node
             else:
@@ -590,6 +598,7 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
             if exact or out.dtype is dtype and out.base is None:  # (a view: the general path)
                 result = _new(Tensor)
                 result._value = out
+                result._counter = None
                 ra = self._requires_grad
                 if (ra or rb) and (not off_threads or _mode.enabled):
                     node = _new(op.node_class or _node_class(op, {}, (va, vb)))
@@ -611,10 +620,10 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
                     node.params = None
                     node.values = (va, vb)
                     node.ans = out
-                    node.special = special
                     # (a Python number has no edge; two arrays of one dtype and shape: no
                     # broadcasting, and the elementwise rules keep the dtype: Node.fits)
-                    node.fits = vb is other or va.shape == vb.shape
+                    node.special = special or (
+                        None if vb is other or va.shape == vb.shape else False)
                     # as in apply_binary: the edges, and the inputs kept
                     keep_a, keep_b = keeps[need]
                     node.uses = 0
@@ -625,7 +634,8 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
                             ea, a = self, _AT_EDGE
                         else:
                             ea.uses += 1
-                            if not keep_a and self._name is None:
+                            # (a named tensor has a counter: see Tensor.name)
+                            if not keep_a and (ca is None or self._name is None):
                                 a = _DROPPED
                     else:
                         ea = None
@@ -636,7 +646,7 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
                             eb, b = other, _AT_EDGE
                         else:
                             eb.uses += 1
-                            if not keep_b and other._name is None:
+                            if not keep_b and (cb is None or other._name is None):
                                 b = _DROPPED
                     else:
                         eb = None
@@ -670,9 +680,9 @@ def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
     """
     saved = op.saved_by_need[1]
     kernel = op.kernel or functools.partial(op.forward, xp)  # (forward without xp)
-    special = op.joint_vjp is not None
     fast = op.node_name_of is None
-    elementwise = op.kernel is not None  # (Node.fits: the output has the input's shape)
+    # (Node.fits, for an elementwise op: the output has the input's shape)
+    special = op.joint_vjp is not None or (None if op.kernel is not None else False)
     exact = _keeps_dtype(kernel, 1)  # (then its result need not be looked at)
 
     def method(self: Tensor) -> Tensor:
@@ -689,6 +699,7 @@ def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
             if exact or out.dtype is dtype and out.base is None:  # (a view: the general path)
                 result = _new(Tensor)
                 result._value = out
+                result._counter = None
                 if self._requires_grad and (not off_threads or _mode.enabled):
                     node = _new(op.node_class or _node_class(op, {}, (value,)))
                     frame = _getframe(1)
@@ -708,7 +719,6 @@ def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
                     node.values = (value,)
                     node.ans = out
                     node.special = special
-                    node.fits = elementwise  # (see Node.fits)
                     # as in apply_unary: the edge, the input kept
                     node.uses = 0
                     edge = self.grad_fn
@@ -718,8 +728,9 @@ def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
                     else:
                         edge.uses += 1
                         node.next = (edge,)
-                        node._inputs = _graph.ONE_DROPPED if not saved \
-                            and self._name is None else (self,)
+                        # (a named tensor has a counter: see Tensor.name)
+                        node._inputs = _graph.ONE_DROPPED if not saved and (
+                            counter is None or self._name is None) else (self,)
                     result._requires_grad = True
                     result.grad_fn = node
                 else:
@@ -777,10 +788,24 @@ def _promoted(op: ops.Op, inputs: Sequence[Any], params: dict, out: np.ndarray,
     wanted = _result_dtype(op, inputs, params)
     if wanted != _F64:
         return out.astype(wanted), values
-    if need:
-        values = tuple([v.astype(_F64) if v.__class__ is np.ndarray and v.dtype.kind == "f"
-                        and v.dtype is not _F64 else v for v in values])
+    if need and any(v.__class__ is np.ndarray and v.dtype.kind == "f" and v.dtype is not _F64
+                    for v in values):
+        values = _Promoted([v.astype(_F64) if v.__class__ is np.ndarray and v.dtype.kind == "f"
+                            and v.dtype is not _F64 else v for v in values],
+                           [getattr(v, "dtype", None) for v in values])
     return out, values
+
+
+class _Promoted(tuple):
+    """Values promoted to float64 for a node's rules (see _promoted), with the inputs' own
+    dtypes, to which the engine casts their gradients at the node, as PyTorch does."""
+
+    dtypes: tuple
+
+    def __new__(cls, values: list, dtypes: list) -> _Promoted:
+        self = super().__new__(cls, values)
+        self.dtypes = tuple(dtypes)
+        return self
 
 
 def _node_class(op: ops.Op, params: dict, values: Sequence[Any]) -> type:

@@ -146,6 +146,7 @@ def _make(value: np.ndarray, grad_fn: Node | None = None, requires_grad: bool = 
     """Wrap an ndarray as a Tensor without copying (internal fast constructor)."""
     t = _new(Tensor)
     t._value = value
+    t._counter = None
     t._requires_grad = requires_grad
     t.grad_fn = grad_fn
     return t
@@ -223,11 +224,11 @@ class Tensor(_InstalledMethods):
 
     # The hot attributes live in slots; the rarely set ones are class-level defaults that an
     # instance overrides in its __dict__, which Python only allocates when first written to.
-    # (``_grad`` and ``_counter`` too: most tensors never get either, and a recorded op's output
-    # tensor is one object of four slots)
-    __slots__ = ("_value", "_requires_grad", "grad_fn", "__dict__", "__weakref__")
+    # (``_grad`` too: most tensors never get one, and a recorded op's output tensor is one
+    # object of five slots.) Every op reads ``_counter``, the version counter, created on first
+    # need (counter_of): a slot, None until then, which whoever makes a Tensor sets
+    __slots__ = ("_value", "_requires_grad", "grad_fn", "_counter", "__dict__", "__weakref__")
     _grad: Tensor | None = None  # see the ``grad`` property
-    _counter: Version | None = None  # the version counter, created on first need (counter_of)
     _name: str | None = None
     _retains_grad: bool = False
     _hooks: dict | None = None
@@ -260,6 +261,7 @@ class Tensor(_InstalledMethods):
         self._value = value
         self._requires_grad = False
         self.grad_fn = None
+        self._counter = None
 
     # ------------------------------------------------------------------ attributes
     @property
@@ -324,6 +326,8 @@ class Tensor(_InstalledMethods):
         if value is not None and not isinstance(value, str):
             raise TypeError(f"name must be a str or None, got {type(value).__name__}")
         self._name = value
+        if value is not None:  # (the fast paths read only the name of a tensor with a counter)
+            counter_of(self)
 
     def dim(self) -> int:
         """The number of dimensions (same as ``ndim``).

@@ -122,8 +122,10 @@ def _node_fields(node: Node) -> dict:
     """What a recorded node holds, comparable between two recordings of the same op."""
     def same(x):  # tensors and arrays by identity, the rest by value
         return id(x) if isinstance(x, t.Tensor | np.ndarray) else x
+    # (special's truth: a plain node's flag says whether it fits, Node.fits, which only the
+    # fast paths prove)
     return dict(cls=type(node), op=node.op, params=node.params, saved=node.saved,
-                versions=node.versions, special=node.special, freed=node.freed,
+                versions=node.versions, special=bool(node.special), freed=node.freed,
                 uses=node.uses, next=tuple(same(e) for e in node.next),
                 inputs=tuple(same(r) for r in node._inputs),
                 values=tuple(same(v) for v in node.values), line=node.creation_site[1])

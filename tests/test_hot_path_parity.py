@@ -445,10 +445,6 @@ KNOWN_GAPS = {  # name -> (reason, which case keys)
                    "Tensor, not NoneType\" (position 1 from the method: one code serves both)",
                    lambda key: key.split("|")[0] in GENERAL
                    and key.split("|")[2] in ("none", "str", "list")),
-    "cast_late": ("a float32 input's gradient from a float64 result is cast to float32 at "
-                  "the leaf, after the view nodes between (expand's sum runs in float64), where "
-                  "PyTorch casts it at the op: inf + -inf is nan there, a finite sum here",
-                  lambda key: "f64_huge" in key and "f32_expand" in key),
     "view_rebuilt": ("a view's history rebuilt after an in-place change of its base is named "
                      "after the view op (SliceBackward0, in the version error 'output 0 of "
                      "Slice') where PyTorch names it AsStridedBackward0 (documented in "

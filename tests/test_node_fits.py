@@ -59,6 +59,7 @@ def test_a_float64_gradient_reaching_float32_nodes_is_cast_to_float32():
     np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-6)
     # a promoting consumer (float32 times float64, the general path): its gradient for the
     # float32 input is cast there, before the float32 node upstream runs its rule
+    # (its rules read the float32 input in float64: the cast is at its end)
     rng = np.random.default_rng(2)
     v32 = rng.standard_normal(64).astype(np.float32)
     w64 = rng.standard_normal(64)
@@ -69,13 +70,14 @@ def test_a_float64_gradient_reaching_float32_nodes_is_cast_to_float32():
     assert q.dtype == t.float64 and not q.grad_fn.fits
     q.sum().backward()
     assert u.grad.dtype == t.float32
-    # (the float64 gradient reaches the float32 node: its result is cast at its input)
+    # (as PyTorch's engine does: torch gives exactly w64.astype(float32) * exp(u) here, with
+    # its own exp; the float32 node never sees float64)
     ans1 = np.exp(v32)
-    np.testing.assert_array_equal(u.grad.numpy(), (w64 * ans1).astype(np.float32))
-    # two float32 nodes: the first casts, the second works in float32
+    np.testing.assert_array_equal(u.grad.numpy(), w64.astype(np.float32) * ans1)
+    # two float32 nodes after the promoting one: both work in float32
     u.grad = None
     (u.exp().sin() * t.tensor(w64)).sum().backward()
-    g1 = (w64 * np.cos(ans1)).astype(np.float32)
+    g1 = w64.astype(np.float32) * np.cos(ans1)
     np.testing.assert_array_equal(u.grad.numpy(), g1 * ans1)
     # the seed: a float64 gradient given for a float32 output
     x.grad = None

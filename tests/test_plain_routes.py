@@ -38,7 +38,7 @@ def _right(dtype="float32", shape=None, take=None, computed=False, named=False):
         if take is not None:
             x = take(x)
         if named:
-            x._name = "b"
+            x.name = "b"
         return x, leaf
     return make
 
@@ -147,5 +147,5 @@ def test_a_named_input_is_kept_and_an_unnamed_one_dropped():
     assert (c @ d).grad_fn._inputs == (graph.DROPPED, d)
     node = c.sum().grad_fn
     assert node._inputs == graph.ONE_DROPPED
-    c._name = "c"
+    c.name = "c"
     assert c.sum().grad_fn._inputs == (c,)

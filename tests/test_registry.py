@@ -13,6 +13,7 @@ import pytest
 import symgrad as t
 from symgrad import ops, torch_api
 from symgrad.dispatch import apply_op
+from symgrad.numeric import numpy_namespace
 from symgrad.ops import REGISTRY, Sample
 from symgrad.tensor import Tensor
 
@@ -166,7 +167,8 @@ INLINE_CASES = [case for case in CASES
                 if any(case.values[0].inline_vjp) and not case.values[1].params]
 INLINE = {1: lambda g, ans, a, b: g, 2: lambda g, ans, a, b: -g,
           3: lambda g, ans, a, b: g * a, 4: lambda g, ans, a, b: g * b,
-          5: lambda g, ans, a, b: g * ans}
+          5: lambda g, ans, a, b: g * ans,
+          6: lambda g, ans, a, b: numpy_namespace.tanh_backward(g, ans)}
 
 
 def test_inline_forms_are_the_ones_written_out_here():
@@ -174,7 +176,7 @@ def test_inline_forms_are_the_ones_written_out_here():
 
     assert set(INLINE_FORMS.values()) == set(INLINE)
     assert {op.name for op in REGISTRY.values() if any(op.inline_vjp)} >= {
-        "add", "sub", "mul", "exp"}
+        "add", "sub", "mul", "exp", "tanh"}
 
 
 @pytest.mark.parametrize(("op", "sample"), INLINE_CASES)
@@ -202,6 +204,30 @@ def test_an_ops_inline_vjp_computes_what_its_rule_computes(op, sample, dtype):
                 assert type(got) is type(expected) and got.dtype == expected.dtype
                 np.testing.assert_array_equal(got, expected, strict=True)
                 assert np.array_equal(np.signbit(got), np.signbit(expected))
+
+
+def test_a_rule_changed_after_its_form_was_written_is_called(monkeypatch):
+    # a form stands for its rule only while it is that rule: one checked wrong on probe values
+    # when the op is made (an edited rule) is not used, and neither are the forms of an op
+    # whose rules were replaced since (a mutation test's monkeypatch): the engine calls them
+    from symgrad.ops.record import Op
+
+    edited = Op("edited", "EditedBackward0", lambda xp, a, b: a * b,
+                (lambda xp, g, ans, a, b: g * a, lambda xp, g, ans, a, b: g * a),
+                inline_vjp=("g * b", "g * a"))
+    assert edited.inline_vjp == (0, 3)
+    x = t.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    w = t.tensor([5.0, 7.0, 11.0], requires_grad=True)
+    mul = ops.elementwise.mul
+    monkeypatch.setattr(mul, "vjp", (lambda xp, g, ans, a, b: g * a, mul.vjp[1]))
+    (x.exp() * w).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.exp([1.0, 2.0, 3.0]) ** 2, rtol=1e-6)
+    monkeypatch.undo()  # the op's own rules again: the forms apply again
+    assert mul.vjp is mul.inline_of
+    x.grad = None
+    (x.exp() * w).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.exp([1.0, 2.0, 3.0]) * [5.0, 7.0, 11.0],
+                               rtol=1e-6)
 
 
 def test_the_engine_computes_the_inline_forms_it_is_given(monkeypatch):

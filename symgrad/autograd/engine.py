@@ -250,8 +250,10 @@ def _input_grads(node: Node, g: Any, xp: Any, create_graph: bool, needs: list[bo
             gi = _fit(node, i, gi, values[i])
         if create_graph:
             gi = _reduce_to(gi, inputs[i])
-        elif gi.dtype != values[i].dtype:
-            gi = gi.astype(values[i].dtype)
+        else:
+            dtype = values[i].dtype if node.input_dtypes is None else node.input_dtypes[i]
+            if gi.dtype != dtype:
+                gi = gi.astype(dtype)
         results.append(gi)
     return results
 
@@ -339,7 +341,6 @@ def _recount(p: _Pass) -> None:
         p.grads.clear()
         p.grads[root] = g
         p.processed.clear()
-        p.customs = None
         p.held.clear()
         p.retained.clear()
         p.dependencies, _ = _collect([root], False)
@@ -371,7 +372,7 @@ class _Pass:
     __slots__ = ("grads", "dependencies", "ready", "useful", "wanted", "capture",
                  "accumulate_into", "create_graph", "xp", "anomalous", "check_nan", "captured",
                  "leaf_grads", "retained", "processed", "held", "hooked_leaves", "node",
-                 "counted", "seed", "observed", "mode", "leaves_in_grads", "customs")
+                 "counted", "seed", "observed", "mode", "leaves_in_grads")
 
     def __init__(self, capture: Sequence[Any] | None, accumulate_into: set[Any] | None,
                  create_graph: bool) -> None:
@@ -398,7 +399,6 @@ class _Pass:
         # pass, backward_root, switches it only before user code runs: see _run_careful)
         self.mode: bool | None = None
         self.leaves_in_grads = False  # whether the leaves' gradients are left in grads (_run)
-        self.customs: list[Node] | None = None  # the custom Functions' nodes it ran (_release)
 
 
 def execute(
@@ -499,7 +499,7 @@ def backward_root(root: Tensor) -> None:
         target = root
     # (every slot of _Pass, as its __init__ sets them for this pass, without its call)
     p = _new(_Pass)
-    p.capture = p.accumulate_into = p.wanted = p.useful = p.node = p.mode = p.customs = None
+    p.capture = p.accumulate_into = p.wanted = p.useful = p.node = p.mode = None
     p.create_graph = p.anomalous = p.check_nan = p.observed = p.leaves_in_grads = False
     p.xp = numeric_xp
     p.grads = {target: seed}
@@ -564,7 +564,8 @@ def _run(p: _Pass) -> None:
         # carefully: hooked, retaining or freed nodes and those of ops whose input gradients
         # come from one joint call (special), in anomaly mode or with create_graph, and when no
         # gradient reached it (undefined: it still runs)
-        if node.special or careful or g is None:
+        special = node.special
+        if special or careful or g is None:
             p.node = node
             _run_careful(p, node, g)
             continue
@@ -576,18 +577,16 @@ def _run(p: _Pass) -> None:
         if capturing and node in wanted:
             p.captured[node] = g
         values, ans, op = node.values, node.ans, node.op
-        vjp, forms = op.vjp, op.inline_vjp
+        vjp = op.vjp
+        forms = op.inline_vjp if vjp is op.inline_of else _CALLED  # (see Op.inline_vjp)
         if useful is not None and _holds_large(node):  # (edges not followed are not read)
             hold(node)
         # the rules are called with the values unpacked (a call with ``*values`` builds a tuple)
-        if node.fits:  # (a node that fits has no params)
-            # (each gradient has its input's shape and dtype, see Node.fits, when g has the
-            # output's: a promoting consumer, float64 from float32, passes on float64)
-            fits = g.dtype is ans.dtype
-            n = len(values)
-        else:
-            fits = False
-            n = 0 if node.params else len(values)
+        # (a node that fits, Node.fits, has no params; its rules give each input's gradient
+        # the input's shape and dtype, g having the output's: every node casts each input's
+        # gradient to the input's dtype, as PyTorch does, and so does the seed)
+        fits = special is None
+        n = len(values) if fits or not node.params else 0
         if n == 1:
             a = values[0]
         elif n == 2:
@@ -601,7 +600,9 @@ def _run(p: _Pass) -> None:
                 continue
             # (a rule of one of the simple forms, Op.inline_vjp: computed here, without a call)
             if n == 1:
-                gi = g * ans if forms[0] == 5 else vjp[0](xp, g, ans, a)
+                form = forms[0]
+                gi = g * ans if form == 5 else xp.tanh_backward(g, ans) if form == 6 else \
+                    vjp[0](xp, g, ans, a)
                 value = a
             elif n == 2:
                 form = forms[i]
@@ -628,11 +629,12 @@ def _run(p: _Pass) -> None:
                 if gi.dtype is not value.dtype and gi.dtype != value.dtype:
                     gi = gi.astype(value.dtype)
             if counted:
-                if nxt.__class__ is Tensor or isinstance(nxt, Tensor):  # a leaf: at the end
+                # (type(): CPython caches __class__ for one class, and nodes are of many)
+                if type(nxt) is Tensor or isinstance(nxt, Tensor):  # a leaf: at the end
                     earlier = get(nxt)
                     if earlier is None:
                         grads[nxt] = gi
-                    elif earlier.__class__ is _Parts:  # (small ones are summed at the end)
+                    elif type(earlier) is _Parts:  # (small ones are summed at the end)
                         earlier.append(gi)
                         if len(earlier) == _PARTS_MAX:
                             grads[nxt] = _Parts((_sum_parts(earlier),))
@@ -676,6 +678,9 @@ def _run(p: _Pass) -> None:
             return
         for leaf, g in list(grads.items()):
             _reach_leaf(p, leaf, _sum_parts(g) if g.__class__ is _Parts else g)
+
+
+_CALLED = (0, 0)  # inline_vjp of an op whose rules changed since: every rule is called
 
 
 class _Parts(list):
@@ -804,11 +809,7 @@ def _run_careful(p: _Pass, node: Node, g: Any) -> None:
     if counter is not None and counter.value != node.out_version_value:
         _check_saved(node)
     p.processed.append(node)
-    if node.custom_backward:  # (always careful: its op's VJP is joint, so it is special)
-        if p.customs is None:
-            p.customs = []
-        p.customs.append(node)
-    if _holds_large(node):
+    if node.custom_backward or _holds_large(node):  # (see _release)
         p.held.append(node)
     if p.capture is not None and node in p.wanted:
         p.captured[node] = g
@@ -848,6 +849,7 @@ def _commit(p: _Pass, keep_graph: bool) -> None:
                         g.flags.writeable:  # (the common case of _accumulate, inlined)
                     grad = _new(Tensor)  # (_make's work)
                     grad._value = g
+                    grad._counter = None
                     grad._requires_grad = False
                     grad.grad_fn = None
                     tensor._grad = grad
@@ -869,7 +871,7 @@ def _commit(p: _Pass, keep_graph: bool) -> None:
         if quiet is not None:
             numeric_xp.restore(quiet)
     if not keep_graph:  # free what PyTorch frees
-        _release(p.processed, p.held, p.customs)
+        _release(p.processed, p.held)
     for tensor, g in p.hooked_leaves:
         _after_accumulation(tensor, g)
 
@@ -890,24 +892,22 @@ def _placeholder(value: np.ndarray) -> np.ndarray:
     return known
 
 
-def _release(nodes: list[Node], held: Sequence[Node] = (), customs: list[Node] | None = None
-             ) -> None:
+def _release(nodes: list[Node], held: Sequence[Node] = ()) -> None:
     """Free what a backward without ``retain_graph`` frees in PyTorch (the caller drops the
     nodes' outputs): the intermediate values they saved. ``held``: those of the ``nodes`` that
     hold a large value (:func:`_holds_large`; the engine loop notes them as it reads their
-    values); ``customs``: those that are custom Functions' nodes, whose ctx frees its saved
-    tensors too. An input computed by another node keeps its shape, dtype and producer (a
-    placeholder value): a dropped one (see :attr:`Node.inputs`) gets its stand-in when asked, a
-    kept one gets it now (see :func:`_stand_in`). What lowering's replay reads stays: the graph,
+    values), and the custom Functions' nodes (whose ctx goes too). An input computed by another
+    node keeps its shape, dtype and producer (a placeholder value): a dropped one (see
+    :attr:`Node.inputs`) gets its stand-in when asked, a kept one gets it now (see
+    :func:`_stand_in`). What lowering's replay reads stays: the graph,
     the leaves, the constants."""
     freed = _graph.FREED
     for node in nodes:
         node.special = freed
         node.ans = None
-    if customs:
-        for node in customs:
-            node.freed = True  # (its ctx's saved tensors go too)
     for node in dict.fromkeys(held) if len(held) > 1 else held:  # (a node may be noted twice)
+        if node.custom_backward:
+            node.freed = True  # (its ctx's saved tensors go too)
         _release_values(node)
 
 
@@ -963,7 +963,7 @@ def _stand_in(raws: tuple, i: int, edge: Node, values: list[Any], inputs: list[A
     inputs[i] = stand_in = _make(array, edge, True)
     stand_in.__dict__["_stands_for"] = weakref.ref(raw)
     if raw._name is not None:
-        stand_in._name = raw._name
+        stand_in.name = raw._name
 
 
 _warned_create_graph = False

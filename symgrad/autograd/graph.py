@@ -193,16 +193,17 @@ class Node:
     # (a backward pass that did not retain the graph sets ``special`` to FREED: see freed)
     # ``_inputs``: the inputs as recorded (see :attr:`inputs`), DROPPED where the node does not
     # keep the tensor
+    # A plain node's ``special`` (false) is None where it fits (see :attr:`fits`), else False.
     # ``uses``: the edges into this node from the nodes recorded since (see count_uses)
-    # ``fits``: set where the recording proves that each input's gradient has the input's shape
-    # and dtype (an elementwise op on inputs of the output's shape and dtype, without params):
-    # the engine's inlined loop skips the broadcasting rule and the cast for it
     __slots__ = ("op", "params", "_inputs", "values", "ans", "next", "saved", "versions",
-                 "code", "lasti", "special", "uses", "fits", "__dict__", "__weakref__")
+                 "code", "lasti", "special", "uses", "__dict__", "__weakref__")
     # the output's counter, set when the output first gets one, for ops whose VJP reads it
     out_version: Version | None = None
     out_version_value: int = 0  # the output's version when saved (not 0 after an in-place op)
     custom_backward: bool = False  # a custom Function's node (function.BackwardCFunction)
+    # the inputs' dtypes where its values were promoted to float64 for its rules (such a node
+    # is special: the careful way casts each input's gradient to its dtype, as PyTorch does)
+    input_dtypes: tuple | None = None
     # Calling a node (``y.grad_fn(g)``) runs the engine: ``Node.__call__`` is installed by
     # symgrad.autograd.engine, the layer above, so that this module imports nothing above it.
     # Rarely set (in the instance __dict__, allocated only then)
@@ -238,11 +239,28 @@ class Node:
         self.uses = 0
         count_uses(self.next)
         self.special = op.joint_vjp is not None  # (such nodes run the engine's careful way)
-        self.fits = False
         # the inputs whose values backward will read (the op's saved_by_need), and their
         # versions now (see saved_versions)
         self.saved = saved
         self.versions = saved_versions(inputs, saved)
+
+    @property
+    def fits(self) -> bool:
+        """Whether the recording proved that each input's gradient has the input's shape and
+        dtype (an elementwise op without params on inputs of the output's shape and dtype, as
+        the fast paths record it), so that the engine's loop neither sums nor casts it: a plain
+        node whose ``special`` flag is None.
+
+        >>> x = symgrad.ones(2, requires_grad=True)
+        >>> (x * x).grad_fn.fits, (x * symgrad.ones(3, 2)).grad_fn.fits
+        (True, False)
+        """
+        return self.special is None
+
+    @fits.setter
+    def fits(self, value: bool) -> None:
+        if not self.special:  # (a node run the careful way stays so)
+            self.special = None if value else False
 
     @property
     def freed(self) -> bool:

@@ -33,6 +33,7 @@ class Parameter(Tensor):
                                "gradients")
         self = object.__new__(cls)
         self._value = data._value
+        self._counter = None
         self._requires_grad = bool(requires_grad)
         self.grad_fn = None
         return self

@@ -296,6 +296,7 @@ tanh = register(Op(
     forward=lambda xp, a: xp.tanh(a),
     kernel=_np_xp.tanh,
     vjp=(lambda xp, g, ans, a: xp.tanh_backward(g, ans),),
+    inline_vjp=("tanh_backward(g, ans)",),
     saves_output=True,
     float_only=True,
     samples=UNARY,

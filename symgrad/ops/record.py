@@ -141,15 +141,18 @@ class Op:
     on :mod:`symgrad.numeric.numpy_namespace`, that the Tensor methods' fast paths call directly
     (``tests/test_registry.py`` checks the two agree bit for bit on the op's samples).
     ``inline_vjp`` names, per input, a rule of a few simple forms (:data:`INLINE_FORMS`:
-    ``"g * b"``, ...; a one-input op's: ``"g * ans"``) that the engine's loop computes without
-    calling it, for nodes without params: the same numpy operation as the rule's, hence the same
-    bits (tested there too).
+    ``"g * b"``, ...; a one-input op's: ``"g * ans"`` or a call) that the engine's loop computes
+    without calling it, for nodes without params: the same numpy operation as the rule's, hence
+    the same bits (tested there too). A form stands for its rule only while it is that rule:
+    each is checked against the rule on probe values when the op is made, and the engine uses
+    the forms only while ``vjp`` is still the tuple they were checked against (``inline_of``),
+    so that a rule changed later (a mutation test's, say) is called.
     """
 
     __slots__ = ("name", "node_name", "forward", "vjp", "joint_vjp", "lower", "saved",
                  "saves_output", "float_only", "promotes", "saves_params", "scalar_params",
                  "samples", "node_name_of", "singular", "convention", "node_class",
-                 "saved_by_need", "kernel", "inline_vjp", "__weakref__")
+                 "saved_by_need", "kernel", "inline_vjp", "inline_of", "__weakref__")
     name: str  # the registry name: "exp", "matmul"
     node_name: str  # PyTorch's name of the backward node: "ExpBackward0"
     forward: Callable[..., Any]  # forward(xp, *inputs, **params) -> the output
@@ -174,8 +177,10 @@ class Op:
     # (bit i for input i) need a gradient
     saved_by_need: Any
     kernel: Callable[..., Any] | None  # forward(numpy_namespace, *inputs), called without xp
-    # inline_vjp[i]: input i's rule as a number of INLINE_FORMS (0: the engine calls vjp[i])
+    # inline_vjp[i]: input i's rule as a number of INLINE_FORMS (0: the engine calls vjp[i]),
+    # valid while vjp is inline_of
     inline_vjp: tuple[int, ...]
+    inline_of: tuple[Callable[..., Any] | None, ...]
 
     def __init__(self, name: str, node_name: str, forward: Callable[..., Any],
                  vjp: tuple[Callable[..., Any] | None, ...] = (), *,
@@ -197,8 +202,9 @@ class Op:
         self.kernel = kernel
         if inline_vjp and len(inline_vjp) != len(vjp):
             raise ValueError(f"op {name!r}: inline_vjp needs one form (or None) per vjp rule")
-        self.inline_vjp = tuple(INLINE_FORMS[form] if form else 0 for form in inline_vjp) \
-            or (0,) * len(vjp)
+        self.inline_vjp = _checked_forms(vjp, [INLINE_FORMS[form] if form else 0
+                                               for form in inline_vjp]) or (0,) * len(vjp)
+        self.inline_of = vjp
         if joint_vjp is not None:
             if vjp or isinstance(saved, dict):
                 raise ValueError(f"op {name!r}: a joint_vjp op has no per-input vjp rules")
@@ -214,9 +220,61 @@ class Op:
         return f"<Op {self.name} ({self.node_name})>"
 
 
-INLINE_FORMS = {"g": 1, "-g": 2, "g * a": 3, "g * b": 4, "g * ans": 5}
+INLINE_FORMS = {"g": 1, "-g": 2, "g * a": 3, "g * b": 4, "g * ans": 5,
+                "tanh_backward(g, ans)": 6}
 """The rules the engine's loop computes inline (``Op.inline_vjp``), as written in numpy on the
-output cotangent ``g``, the output ``ans`` and the inputs ``a`` (and ``b``)."""
+output cotangent ``g``, the output ``ans`` and the inputs ``a`` (and ``b``); a function named is
+:mod:`symgrad.numeric.numpy_namespace`'s."""
+
+
+def inline_form(form: int, g: Any, ans: Any, a: Any, b: Any = None) -> Any:
+    """What the engine's loop computes for ``form`` (a number of :data:`INLINE_FORMS`).
+
+    >>> inline_form(INLINE_FORMS["g * b"], 2.0, None, 3.0, 5.0)
+    10.0
+    """
+    if form == 1:
+        return g
+    if form == 2:
+        return -g
+    if form == 3:
+        return g * a
+    if form == 4:
+        return g * b
+    if form == 5:
+        return g * ans
+    if form == 6:
+        from symgrad.numeric import numpy_namespace
+
+        return numpy_namespace.tanh_backward(g, ans)
+    raise ValueError(f"no inline form {form}")
+
+
+def _checked_forms(vjp: tuple, forms: list[int]) -> tuple[int, ...]:
+    """``forms``, except those that do not compute what their rule computes on probe values
+    (a rule edited since its form was written): the engine calls those rules."""
+    if not any(forms):
+        return tuple(forms)
+    import numpy as np
+
+    from symgrad.numeric import numpy_namespace
+
+    rng = np.random.default_rng(0)
+    a, b, g = (rng.uniform(0.5, 2.0, 5) for _ in range(3))
+    ans = rng.uniform(-0.9, 0.9, 5)
+    inputs = (a,) if len(vjp) == 1 else (a, b)
+    checked = []
+    for rule, form in zip(vjp, forms, strict=True):
+        if form:
+            with np.errstate(all="ignore"):
+                try:
+                    same = np.array_equal(rule(numpy_namespace, g, ans, *inputs),
+                                          inline_form(form, g, ans, *inputs))
+                except Exception:  # noqa: BLE001 - a rule that does not run on them: called
+                    same = False
+            form = form if same else 0
+        checked.append(form)
+    return tuple(checked)
 
 
 class _Constant:
