@@ -360,6 +360,164 @@ def apply_binary(op: ops.Op, a: Any, b: Any, params: dict | None = None,
     return result
 
 
+def apply_binary_plain(op: ops.Op, cls: type, kernel: Callable[[Any, Any], Any], a: Tensor,
+                       b: Tensor) -> Tensor:
+    """:func:`apply_binary` of two Tensors for a spelling that calls it directly (``a @ b``),
+    the common case on a short way: both of one float dtype (float32 or float64), neither a
+    view, and ``kernel(va, vb)`` (the op's forward without ``xp``) a new array of that dtype.
+    The node, of class ``cls``, is recorded as apply_binary records it; any other case, and any
+    error, goes to apply_binary (with ``cls``), two frames below the op's caller.
+
+    >>> from symgrad.autograd.graph import node_class
+    >>> a = symgrad.ones(2, 3, requires_grad=True)
+    >>> apply_binary_plain(ops.linalg.matmul, node_class("MmBackward0"), np.matmul, a,
+    ...                    symgrad.ones(3, 1))
+    tensor([[3.],
+            [3.]], grad_fn=<MmBackward0>)
+    """
+    va, vb = a._value, b._value
+    dtype = va.dtype
+    ca, cb = a._counter, b._counter  # (a view has a version counter: one without is no view)
+    if vb.dtype is dtype and (dtype is _F32 or dtype is _F64) and (
+            ca is None or a._base is None) and (cb is None or b._base is None):
+        try:
+            out = kernel(va, vb)
+        except Exception:  # (numpy's errors, worded as PyTorch's, on the general path)
+            return apply_binary(op, a, b, None, 3, cls)
+        if out.__class__ is not np.ndarray:  # a 0-d result: numpy gives a scalar
+            out = np.asarray(out)
+        if out.dtype is dtype and out.base is None:
+            result = _new(Tensor)
+            result._value = out
+            result._counter = None
+            ra, rb = a._requires_grad, b._requires_grad
+            if (ra or rb) and (not off_threads or _mode.enabled):
+                node = _new(cls)
+                frame = _getframe(2)
+                code = node.code = frame.f_code
+                if code is _graph._user_code:
+                    node.lasti = frame.f_lasti
+                else:
+                    node.code, node.lasti = _graph.locate(frame)
+                if _graph._anomaly_threads:
+                    _graph._record_forward(node, 2)
+                need = 3 if ra and rb else 1 if ra else 2
+                saved = node.saved = op.saved_by_need[need]
+                # (a saved input with in-place changes: their versions)
+                node.versions = _graph.saved_versions((a, b), saved) if saved and (
+                    ca is not None and ca._value or cb is not None and cb._value) \
+                    else _graph._epoch
+                node.op = op
+                node.params = None
+                node.values = (va, vb)
+                node.ans = out
+                node.special = op.joint_vjp is not None  # (false: not None, see Node.fits)
+                node.uses = 0
+                # as in apply_binary: the edges, and the inputs kept
+                ka = a
+                if ra:
+                    ea = a.grad_fn
+                    if ea is None:
+                        ea, ka = a, _AT_EDGE
+                    else:
+                        ea.uses += 1
+                        # (a named tensor has a counter: see Tensor.name)
+                        if 0 not in saved and (ca is None or a._name is None):
+                            ka = _DROPPED
+                else:
+                    ea = None
+                kb = b
+                if rb:
+                    eb = b.grad_fn
+                    if eb is None:
+                        eb, kb = b, _AT_EDGE
+                    else:
+                        eb.uses += 1
+                        if 1 not in saved and (cb is None or b._name is None):
+                            kb = _DROPPED
+                else:
+                    eb = None
+                node.next = (ea, eb)
+                if (ka is _DROPPED or ka is _AT_EDGE) and (kb is _DROPPED or kb is _AT_EDGE):
+                    node._inputs = _graph.TWO[(ka is _AT_EDGE) * 2 + (kb is _AT_EDGE)]
+                else:
+                    node._inputs = (ka, kb)
+                result._requires_grad = True
+                result.grad_fn = node
+            else:
+                result._requires_grad = False
+                result.grad_fn = None
+            return result
+    return apply_binary(op, a, b, None, 3, cls)
+
+
+def apply_unary_plain(op: ops.Op, cls: type, kernel: Callable[[Any, Any], Any], x: Tensor,
+                      arg: Any) -> Tensor:
+    """:func:`apply_unary` for a spelling that calls it directly (``x.sum()``), the common
+    case on a short way: ``x`` of a float dtype (float32 or float64), no view, and
+    ``kernel(value, arg)`` (the op's forward without ``xp``, for the spelling's parameters) a
+    new array or numpy scalar of that dtype. The node, of class ``cls``, is recorded as
+    apply_unary records it; any other case, and any error, goes to apply_unary (with ``cls``),
+    two frames below the op's caller.
+
+    >>> from symgrad.autograd.graph import node_class
+    >>> apply_unary_plain(ops.reduction.sum, node_class("SumBackward0"), np.add.reduce,
+    ...                   symgrad.ones(2, 3, requires_grad=True), None)
+    tensor(6., grad_fn=<SumBackward0>)
+    """
+    value = x._value
+    dtype = value.dtype
+    counter = x._counter  # (a view has a version counter: one without is no view)
+    if (dtype is _F32 or dtype is _F64) and (counter is None or x._base is None):
+        try:
+            out = kernel(value, arg)
+        except Exception:  # (numpy's errors, worded as PyTorch's, on the general path)
+            return apply_unary(op, x, None, 3, cls)
+        if out.__class__ is not np.ndarray:  # a 0-d result: numpy gives a scalar
+            out = np.asarray(out)
+        if out.dtype is dtype and out.base is None:
+            result = _new(Tensor)
+            result._value = out
+            result._counter = None
+            if x._requires_grad and (not off_threads or _mode.enabled):
+                node = _new(cls)
+                frame = _getframe(2)
+                code = node.code = frame.f_code
+                if code is _graph._user_code:
+                    node.lasti = frame.f_lasti
+                else:
+                    node.code, node.lasti = _graph.locate(frame)
+                if _graph._anomaly_threads:
+                    _graph._record_forward(node, 2)
+                saved = node.saved = op.saved_by_need[1]
+                # (a saved input with in-place changes: its version)
+                node.versions = _graph.saved_versions((x,), saved) if saved \
+                    and counter is not None and counter._value else _graph._epoch
+                node.op = op
+                node.params = None
+                node.values = (value,)
+                node.ans = out
+                node.special = op.joint_vjp is not None  # (false: not None, see Node.fits)
+                node.uses = 0
+                # as in apply_unary: the edge, the input kept
+                edge = x.grad_fn
+                if edge is None:
+                    node.next = (x,)
+                    node._inputs = _graph.ONE_AT_EDGE
+                else:
+                    edge.uses += 1
+                    node.next = (edge,)
+                    node._inputs = _graph.ONE_DROPPED if not saved and (
+                        counter is None or x._name is None) else (x,)
+                result._requires_grad = True
+                result.grad_fn = node
+            else:
+                result._requires_grad = False
+                result.grad_fn = None
+            return result
+    return apply_unary(op, x, None, 3, cls)
+
+
 def _keeps_dtype(kernel: Callable[..., Any], arity: int) -> bool:
     """Whether ``kernel`` (a numpy ufunc) gives a new array of its float operand's dtype for
     each operand the fast paths pass it: an array of that dtype, a Python float or int. numpy

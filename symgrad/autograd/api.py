@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from symgrad.autograd.engine import execute
+from symgrad.autograd.engine import NO_GRAD_FN, backward_root, execute, implicit_seed
 from symgrad.tensor import Tensor, _make
 
 
@@ -34,17 +34,10 @@ def _seed_gradients(outputs: list[Tensor], grad_outputs: list[Any],
         if not isinstance(out, Tensor):
             raise TypeError(f"outputs must be Tensors, got {type(out).__name__}")
         if not out._requires_grad:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
-                               "a grad_fn")
+            raise RuntimeError(NO_GRAD_FN.format(i))
         g = grad_outputs[i] if grad_outputs else None
         if g is None:
-            value = out._value
-            if value.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if value.dtype.kind != "f":
-                raise RuntimeError("grad can be implicitly created only for real scalar outputs")
-            # (np.array of a 0-d one: a quarter of np.ones's time, a fresh writeable array too)
-            g = np.ones(value.shape, value.dtype) if value.ndim else np.array(1, value.dtype)
+            g = implicit_seed(out)
             seeds.append(_make(g) if create_graph else g)
             continue
         if g._value.shape != out._value.shape:
@@ -71,6 +64,10 @@ def backward(
     >>> x.grad
     tensor([2., 2., 2.])
     """
+    if grad_tensors is None and inputs is None and not (create_graph or retain_graph) and (
+            tensors.__class__ is Tensor):
+        backward_root(tensors)  # (the commonest call, the shortest way)
+        return
     outputs = [tensors] if tensors.__class__ is Tensor else _as_sequence(tensors)
     grads = [] if grad_tensors is None else _as_sequence(grad_tensors) \
         if not isinstance(grad_tensors, Tensor) else [grad_tensors]

@@ -372,7 +372,7 @@ class _Pass:
     __slots__ = ("grads", "dependencies", "ready", "useful", "wanted", "capture",
                  "accumulate_into", "create_graph", "xp", "anomalous", "check_nan", "captured",
                  "leaf_grads", "retained", "processed", "held", "hooked_leaves", "node",
-                 "counted", "seed", "observed")
+                 "counted", "seed", "observed", "mode", "leaves_in_grads")
 
     def __init__(self, capture: Sequence[Any] | None, accumulate_into: set[Any] | None,
                  create_graph: bool) -> None:
@@ -395,6 +395,10 @@ class _Pass:
         self.counted = False  # whether nodes run after their recorded uses (see _run)
         self.seed: tuple[Any, Any] | None = None  # a counted pass's root and its gradient
         self.observed = False  # whether user code ran (hooks, custom backward: see _recount)
+        # the grad mode to restore at the end, None while the pass has not switched it (a plain
+        # pass, backward_root, switches it only before user code runs: see _run_careful)
+        self.mode: bool | None = None
+        self.leaves_in_grads = False  # whether the leaves' gradients are left in grads (_run)
 
 
 def execute(
@@ -440,7 +444,7 @@ def execute(
         p.ready = [t for t in dict.fromkeys(targets) if p.dependencies.get(t, 0) == 0]
     # the pass records only with create_graph; PyTorch is silent about inf and nan in
     # gradients (a sqrt at 0, say), and so is the pass
-    previous_mode = _mode.enabled
+    p.mode = previous_mode = _mode.enabled
     set_recording(create_graph)
     quiet = numeric_xp.silence()
     try:
@@ -454,6 +458,64 @@ def execute(
         set_recording(previous_mode)
     _commit(p, keep_graph)
     return p.captured
+
+
+def implicit_seed(out: Tensor) -> np.ndarray:
+    """The gradient of ``out`` when none is given: a fresh 1 of its dtype; PyTorch's errors
+    when ``out`` is not a real one-element tensor."""
+    value = out._value
+    if value.size != 1:
+        raise RuntimeError("grad can be implicitly created only for scalar outputs")
+    if value.dtype.kind != "f":
+        raise RuntimeError("grad can be implicitly created only for real scalar outputs")
+    # (np.array of a 0-d one: a quarter of np.ones's time, a fresh writeable array too)
+    return np.ones(value.shape, value.dtype) if value.ndim else np.array(1, value.dtype)
+
+
+NO_GRAD_FN = "element {} of tensors does not require grad and does not have a grad_fn"
+
+
+def backward_root(root: Tensor) -> None:
+    """``root.backward()`` without arguments, the commonest call: :func:`execute` for one root
+    seeded with 1, the graph freed, without what such a pass does not use. When no leaf has
+    hooks, anomaly mode is off and the graph need not be walked first (see :func:`_run`), the
+    pass is built here, leaves the grad mode as it is until user code runs (a node's hook, a
+    custom Function's backward: see :func:`_run_careful`) and takes the leaves' gradients from
+    its ``grads`` when it commits; else it is :func:`execute`'s.
+
+    >>> x = symgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> backward_root((x * x).sum())
+    >>> x.grad
+    tensor([2., 4.])
+    """
+    if not root._requires_grad:
+        raise RuntimeError(NO_GRAD_FN.format(0))
+    seed = implicit_seed(root)
+    if _walk_first or _graph._anomaly_threads or _graph.hooked_leaves.data:
+        execute((root,), (seed,), keep_graph=False, create_graph=False)
+        return
+    target = root.grad_fn if root._base is None else _edge(root)  # (_edge, inlined)
+    if target is None:
+        target = root
+    # (every slot of _Pass, as its __init__ sets them for this pass, without its call)
+    p = _new(_Pass)
+    p.capture = p.accumulate_into = p.wanted = p.useful = p.node = p.mode = None
+    p.create_graph = p.anomalous = p.check_nan = p.observed = p.leaves_in_grads = False
+    p.xp = numeric_xp
+    p.grads = {target: seed}
+    p.captured, p.dependencies = {}, {}
+    p.leaf_grads, p.retained, p.processed, p.held, p.hooked_leaves = [], [], [], [], []
+    p.counted = True
+    p.seed = (target, seed)
+    p.ready = [target]
+    quiet = numeric_xp.silence()  # (PyTorch is silent about inf and nan in gradients)
+    try:
+        _run(p)
+    finally:
+        numeric_xp.restore(quiet)
+        if p.mode is not None:
+            set_recording(p.mode)
+    _commit(p, False)
 
 
 def _run(p: _Pass) -> None:
@@ -612,6 +674,12 @@ def _run(p: _Pass) -> None:
                     push(target)
                 target, g_next = nxt, gi if earlier is None else earlier + gi
     if deferred:  # the leaves' gradients are complete
+        if not _graph.hooked_leaves.data:  # (none has hooks: _commit takes them from grads)
+            for leaf, g in grads.items():
+                if g.__class__ is _Parts:
+                    grads[leaf] = _sum_parts(g)
+            p.leaves_in_grads = True
+            return
         for leaf, g in list(grads.items()):
             _reach_leaf(p, leaf, _sum_parts(g) if g.__class__ is _Parts else g)
 
@@ -722,6 +790,9 @@ def _reach_leaf(p: _Pass, tensor: Tensor, g: Any) -> None:
 def _run_careful(p: _Pass, node: Node, g: Any) -> None:
     """Run a node that is not plain: a freed graph's, hooked or retaining (``special``), in
     anomaly mode or with create_graph, one no gradient reached, or a joint-VJP op's."""
+    if p.mode is None:  # (a plain pass: user code may run from here, without recording)
+        p.mode = _mode.enabled
+        set_recording(False)
     useful = p.useful
     if node.custom_backward or node.special and (node.tensor_hooks or node.pre_hooks
                                                   or node.post_hooks):
@@ -752,38 +823,58 @@ def _run_careful(p: _Pass, node: Node, g: Any) -> None:
 
 
 _accumulation = threading.Lock()  # one backward at a time adds into .grad (atomic per leaf)
+_acquire, _release_lock = _accumulation.acquire, _accumulation.release
+_getrefcount = sys.getrefcount
+_new = object.__new__
 
 
 def _commit(p: _Pass, keep_graph: bool) -> None:
     """The pass succeeded: now change state (accumulate into leaves and retained grads, free
     the graph unless it is kept, run post-accumulation hooks)."""
-    leaf_grads, create_graph = p.leaf_grads, p.create_graph
-    p.grads.clear()  # drop the pass's references, so that fresh gradients can be taken over
-    with _accumulation:
-        quiet = None  # numpy's error state silenced once some arithmetic is needed
-        try:
+    create_graph = p.create_graph
+    grads = p.grads
+    if p.leaves_in_grads:  # (the leaves' gradients, taken from the end as from leaf_grads)
+        leaf_grads, take = grads, grads.popitem
+    else:
+        grads.clear()  # drop the pass's references, so that fresh gradients can be taken over
+        leaf_grads = p.leaf_grads
+        take = leaf_grads.pop
+    quiet = None  # numpy's error state silenced once some arithmetic is needed
+    _acquire()  # (one backward at a time adds into .grad)
+    try:
+        while True:
             while leaf_grads:
-                tensor, g = leaf_grads.pop()
+                tensor, g = take()
                 # a fresh array that nothing else references can become .grad without a copy
                 # (PyTorch steals such buffers too); 2 = the local name + getrefcount's argument
                 exclusive = g.__class__ is np.ndarray and g.base is None \
-                    and sys.getrefcount(g) == 2
+                    and _getrefcount(g) == 2
                 if exclusive and tensor._grad is None and not create_graph and \
                         tensor._requires_grad and g.dtype is tensor._value.dtype and \
                         g.flags.writeable:  # (the common case of _accumulate, inlined)
-                    tensor._grad = _make(g)
+                    grad = _new(Tensor)  # (_make's work)
+                    grad._value = g
+                    grad._counter = None
+                    grad._requires_grad = False
+                    grad.grad_fn = None
+                    tensor._grad = grad
                     continue
                 if quiet is None:  # (a cast or sum to inf is silent, as in the pass)
                     quiet = numeric_xp.silence()
                 _accumulate(tensor, g, create_graph, exclusive)
-            g = None
-            if p.retained and quiet is None:
+            if leaf_grads is p.leaf_grads:
+                break
+            leaf_grads, take = p.leaf_grads, p.leaf_grads.pop  # (those reached in the loop)
+        g = None
+        if p.retained:
+            if quiet is None:
                 quiet = numeric_xp.silence()
             for tensor, g in p.retained:
                 _accumulate(tensor, g, create_graph)
-        finally:
-            if quiet is not None:
-                numeric_xp.restore(quiet)
+    finally:
+        _release_lock()
+        if quiet is not None:
+            numeric_xp.restore(quiet)
     if not keep_graph:  # free what PyTorch frees
         _release(p.processed, p.held)
     for tensor, g in p.hooked_leaves:

@@ -214,9 +214,8 @@ def reshape(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return a.reshape(shape)
 
 
-def swapaxes(a: np.ndarray, axis1: int, axis2: int) -> np.ndarray:
-    """``numpy.swapaxes`` through the array method."""
-    return a.swapaxes(axis1, axis2)
+swapaxes = np.ndarray.swapaxes
+"""``numpy.swapaxes`` as the array method itself (no frame of its own: a matmul's VJPs call it)."""
 
 
 def transpose(a: np.ndarray, axes: tuple[int, ...] | None = None) -> np.ndarray:
