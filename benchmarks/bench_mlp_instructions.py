@@ -6,6 +6,10 @@ Run from the repository root (needs valgrind; about 2 minutes)::
 
     python benchmarks/bench_mlp_instructions.py
     python benchmarks/bench_mlp_instructions.py --steps 50    # quicker
+    python benchmarks/bench_mlp_instructions.py --chain       # the tiny-op chain instead
+
+``--chain`` counts the paired benchmark's W1 step instead, per op: a chain of 200 ops (mul, add,
+tanh, exp) on float32[3] and its backward, against torch's same step when torch is installed.
 
 The step is bench_mlp_phases.py's tiny one (8x12 -> 6 -> 3, float32: ``H = (X @ W1 +
 b1).tanh(); D = H @ W2 + b2 - T; loss = (D * D).sum() / N; loss.backward()``), where the array
@@ -28,10 +32,38 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = ("symgrad-forward", "symgrad-step", "numpy-step")
+CHAIN_KINDS = ("chain-forward", "chain-step", "chain-torch-forward", "chain-torch-step")
+CHAIN_OPS = 200
+
+
+def make_chain_step(kind: str):  # noqa: ANN201 - a benchmark helper
+    """The W1 chain's step to count (symgrad's, or torch's for the kinds naming it)."""
+    if "torch" in kind:
+        import torch as t
+    else:
+        sys.path.insert(0, str(ROOT))  # run from a source checkout
+        import symgrad as t
+    rng = np.random.RandomState(1234)
+    x = t.tensor(rng.uniform(-0.5, 0.5, 3).astype(np.float32), requires_grad=True)
+    w = t.tensor(rng.uniform(0.3, 0.7, 3).astype(np.float32), requires_grad=True)
+    backward = kind.endswith("step")
+
+    def chain_step() -> None:
+        x.grad = w.grad = None
+        h = x
+        for i in range(CHAIN_OPS):
+            k = i & 3
+            h = h * w if k == 0 else h + x if k == 1 else h.tanh() if k == 2 else h.exp()
+        loss = h.sum()
+        if backward:
+            loss.backward()
+    return chain_step
 
 
 def make_step(kind: str):  # noqa: ANN201 - a benchmark helper
     """The step to count, on the tiny MLP's inputs."""
+    if kind in CHAIN_KINDS:
+        return make_chain_step(kind)
     rng = np.random.default_rng(0)
     f32 = np.float32
     X, T = rng.standard_normal((8, 12)).astype(f32), rng.standard_normal((8, 3)).astype(f32)
@@ -87,16 +119,40 @@ def count(kind: str, steps: int) -> float:
     return int(found.group(1)) / (steps + 1)
 
 
+def count_chain(steps: int) -> None:
+    """Print the W1 chain's instructions per op, symgrad's and (if installed) torch's."""
+    try:
+        import torch  # noqa: F401 - only whether it is there
+        kinds = CHAIN_KINDS
+    except ImportError:
+        kinds = CHAIN_KINDS[:2]
+    counts = {kind: count(kind, steps) / CHAIN_OPS for kind in kinds}
+    print(f"tiny-op chain ({CHAIN_OPS} ops on float32[3]), instructions per op ({steps} steps):")
+    for who, forward, step in (("symgrad", "chain-forward", "chain-step"),
+                               ("torch", "chain-torch-forward", "chain-torch-step")):
+        if step in counts:
+            print(f"    {who:8} forward {counts[forward] / 1e3:6.2f} k   backward "
+                  f"{(counts[step] - counts[forward]) / 1e3:6.2f} k   step "
+                  f"{counts[step] / 1e3:6.2f} k")
+    if "chain-torch-step" in counts:
+        ratio = counts["chain-step"] / counts["chain-torch-step"]
+        print(f"    ratio (symgrad / torch) {ratio:.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=200)
-    parser.add_argument("--child", choices=KINDS, help=argparse.SUPPRESS)
+    parser.add_argument("--chain", action="store_true", help="count the W1 chain, per op")
+    parser.add_argument("--child", choices=KINDS + CHAIN_KINDS, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args.child, args.steps)
         return
     if shutil.which("valgrind") is None:
         print("valgrind is not installed: nothing to count")
+        return
+    if args.chain:
+        count_chain(args.steps)
         return
     counts = {kind: count(kind, args.steps) for kind in KINDS}
     forward, step, reference = (counts[k] for k in KINDS)
