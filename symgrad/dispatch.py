@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import math
-import operator
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -519,15 +518,12 @@ def apply_unary_plain(op: ops.Op, cls: type, kernel: Callable[[Any, Any], Any], 
     return apply_unary(op, x, None, 3, cls)
 
 
-_ARITHMETIC = (operator.add, operator.sub, operator.mul, operator.truediv)
-
-
 def _keeps_dtype(kernel: Callable[..., Any], arity: int) -> bool:
-    """Whether ``kernel`` (a numpy ufunc or arithmetic operator) gives a new array of its float
-    operand's dtype for each operand the fast paths pass it: an array of that dtype, a Python
-    float or int. numpy takes a ufunc's result dtype from the operands' dtypes alone (a Python
-    number is weak), so one check of each kind here holds for every value."""
-    if not (isinstance(kernel, np.ufunc) or kernel in _ARITHMETIC):
+    """Whether ``kernel`` (a numpy ufunc) gives a new array of its float operand's dtype for
+    each operand the fast paths pass it: an array of that dtype, a Python float or int. numpy
+    takes a ufunc's result dtype from the operands' dtypes alone (a Python number is weak), so
+    one check of each kind here holds for every value."""
+    if not isinstance(kernel, np.ufunc):
         return False
     for dtype in (_F32, _F64):
         a = np.ones(2, dtype)

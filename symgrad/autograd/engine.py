@@ -534,6 +534,7 @@ def _run(p: _Pass) -> None:
     wanted = p.wanted
     processed, hold = p.processed.append, p.held.append
     xp = numeric_xp
+    plain_classes = _graph._plain_classes
     pop, push, take, get = ready.pop, ready.append, grads.pop, grads.get
     # ``target``: the next to run, when it is known without the ready stack (the last target a
     # node made ready, with its only gradient ``g_next``: what the stack would give next)
@@ -599,10 +600,11 @@ def _run(p: _Pass) -> None:
             if useful is not None and nxt not in useful:
                 continue
             # (a rule of one of the simple forms, Op.inline_vjp: computed here, without a call)
+            # (np.multiply itself: the same ufunc as ``*``, without the operator's checks)
             if n == 1:
                 form = forms[0]
-                gi = g * ans if form == 5 else xp.tanh_backward(g, ans) if form == 6 else \
-                    vjp[0](xp, g, ans, a)
+                gi = _multiply(g, ans) if form == 5 else xp.tanh_backward(g, ans) if form == 6 \
+                    else vjp[0](xp, g, ans, a)
                 value = a
             elif n == 2:
                 form = forms[i]
@@ -611,13 +613,13 @@ def _run(p: _Pass) -> None:
                 elif form == 1:
                     gi = g
                 elif form == 4:
-                    gi = g * b
+                    gi = _multiply(g, b)
                 elif form == 3:
-                    gi = g * a
+                    gi = _multiply(g, a)
                 elif form == 2:
                     gi = -g
                 else:
-                    gi = g * ans
+                    gi = _multiply(g, ans)
                 value = b if i else a
             else:
                 params, value = node.params, values[i]
@@ -629,8 +631,10 @@ def _run(p: _Pass) -> None:
                 if gi.dtype is not value.dtype and gi.dtype != value.dtype:
                     gi = gi.astype(value.dtype)
             if counted:
-                # (type(): CPython caches __class__ for one class, and nodes are of many)
-                if type(nxt) is Tensor or isinstance(nxt, Tensor):  # a leaf: at the end
+                # a leaf: at the end (type(): CPython caches __class__ for one class, and nodes
+                # are of many; a registry op's node class is known without isinstance)
+                kind = type(nxt)
+                if kind is Tensor or kind not in plain_classes and isinstance(nxt, Tensor):
                     earlier = get(nxt)
                     if earlier is None:
                         grads[nxt] = gi
@@ -680,6 +684,7 @@ def _run(p: _Pass) -> None:
             _reach_leaf(p, leaf, _sum_parts(g) if g.__class__ is _Parts else g)
 
 
+_multiply = np.multiply
 _CALLED = (0, 0)  # inline_vjp of an op whose rules changed since: every rule is called
 
 
@@ -899,12 +904,12 @@ def _release(nodes: list[Node], held: Sequence[Node] = ()) -> None:
     values), and the custom Functions' nodes (whose ctx goes too). An input computed by another
     node keeps its shape, dtype and producer (a placeholder value): a dropped one (see
     :attr:`Node.inputs`) gets its stand-in when asked, a kept one gets it now (see
-    :func:`_stand_in`). What lowering's replay reads stays: the graph,
-    the leaves, the constants."""
+    :func:`_stand_in`); the node that computed it drops its output too. (A small output stays:
+    the inputs of the nodes that read it hold it anyway.) What lowering's replay reads stays: the
+    graph, the leaves, the constants."""
     freed = _graph.FREED
     for node in nodes:
         node.special = freed
-        node.ans = None
     for node in dict.fromkeys(held) if len(held) > 1 else held:  # (a node may be noted twice)
         if node.custom_backward:
             node.freed = True  # (its ctx's saved tensors go too)
@@ -937,6 +942,8 @@ def _release_values(node: Node) -> None:
             continue
         if values is None:
             values = list(node.values)
+        if edge.special is _graph.FREED:  # (its producer, run by this pass: see _release)
+            edge.ans = None
         if node._inputs[i] is _DROPPED:
             values[i] = _placeholder(value)
             continue

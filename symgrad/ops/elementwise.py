@@ -102,7 +102,7 @@ def _alpha_forward(sign: int):
 add = register(Op(
     "add", "AddBackward0",
     forward=_alpha_forward(+1),
-    kernel=operator.add,
+    kernel=np.add,
     vjp=(lambda xp, g, ans, a, b, alpha=1: g,
          lambda xp, g, ans, a, b, alpha=1: g if alpha == 1 else g * alpha),
     inline_vjp=("g", "g"),
@@ -112,7 +112,7 @@ add = register(Op(
 sub = register(Op(
     "sub", "SubBackward0",
     forward=_alpha_forward(-1),
-    kernel=operator.sub,
+    kernel=np.subtract,
     vjp=(lambda xp, g, ans, a, b, alpha=1: g,
          lambda xp, g, ans, a, b, alpha=1: -g if alpha == 1 else g * -alpha),
     inline_vjp=("g", "-g"),
@@ -139,7 +139,7 @@ rsub = register(Op(
 mul = register(Op(
     "mul", "MulBackward0",
     forward=lambda xp, a, b: a * b,
-    kernel=operator.mul,
+    kernel=np.multiply,
     vjp=(lambda xp, g, ans, a, b: g * b,
          lambda xp, g, ans, a, b: g * a),
     inline_vjp=("g * b", "g * a"),
@@ -151,7 +151,7 @@ div = register(Op(
     "div", "DivBackward0",
     singular=(_DIVISION_BY_ZERO,),
     forward=lambda xp, a, b: a / b,
-    kernel=operator.truediv,
+    kernel=np.true_divide,
     vjp=(lambda xp, g, ans, a, b: g / b,
          # (a / b) / b, as PyTorch: b * b would overflow at half the exponent range, and
          # a / a then gives exactly 0
