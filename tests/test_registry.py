@@ -116,6 +116,17 @@ def test_double_backward_matches_central_differences(op, sample):
         assert analytic == pytest.approx(fd, rel=1e-5, abs=1e-6), f"input {differentiable[k]}"
 
 
+def _value_cases(op, sample, dtype, seed):
+    """The sample's values in ``dtype``, as 0-d values (numpy gives scalars) and as special
+    values (Python-number operands kept)."""
+    inputs, _, _ = _build(op, sample, seed=seed)
+    values = [x.detach().numpy().astype(dtype) if isinstance(x, Tensor) else x for x in inputs]
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e30, -1e-30], dtype=dtype)
+    return (values, [v.reshape(-1)[:1].reshape(()) if isinstance(v, np.ndarray) else v
+                     for v in values],
+            [special if isinstance(v, np.ndarray) else v for v in values])
+
+
 # (a kernel takes no params: the fast paths call it only for calls without)
 KERNEL_CASES = [case for case in CASES
                 if case.values[0].kernel is not None and not case.values[1].params]
@@ -128,12 +139,7 @@ def test_an_ops_kernel_computes_what_its_forward_computes(op, sample, dtype):
     # Python-number operands, 0-d values (numpy gives scalars) and special values included
     from symgrad.numeric import numpy_namespace as xp
 
-    inputs, _, _ = _build(op, sample, seed=3)
-    values = [x.detach().numpy().astype(dtype) if isinstance(x, Tensor) else x for x in inputs]
-    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e30, -1e-30], dtype=dtype)
-    for case in (values, [v.reshape(-1)[:1].reshape(()) if isinstance(v, np.ndarray) else v
-                          for v in values],
-                 [special if isinstance(v, np.ndarray) else v for v in values]):
+    for case in _value_cases(op, sample, dtype, seed=3):
         with np.errstate(all="ignore"):
             expected, got = op.forward(xp, *case), op.kernel(*case)
         assert type(got) is type(expected) and got.dtype == expected.dtype
@@ -186,12 +192,7 @@ def test_an_ops_inline_vjp_computes_what_its_rule_computes(op, sample, dtype):
     # values (numpy gives scalars) and special values included
     from symgrad.numeric import numpy_namespace as xp
 
-    inputs, _, _ = _build(op, sample, seed=5)
-    values = [x.detach().numpy().astype(dtype) if isinstance(x, Tensor) else x for x in inputs]
-    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e30, -1e-30], dtype=dtype)
-    for case in (values, [v.reshape(-1)[:1].reshape(()) if isinstance(v, np.ndarray) else v
-                          for v in values],
-                 [special if isinstance(v, np.ndarray) else v for v in values]):
+    for case in _value_cases(op, sample, dtype, seed=5):
         with np.errstate(all="ignore"):
             ans = op.forward(xp, *case)
             g = np.ones_like(ans) * np.asarray(case[0]).dtype.type(-1.5) if np.ndim(ans) \
