@@ -360,164 +360,6 @@ def apply_binary(op: ops.Op, a: Any, b: Any, params: dict | None = None,
     return result
 
 
-def apply_binary_plain(op: ops.Op, cls: type, kernel: Callable[[Any, Any], Any], a: Tensor,
-                       b: Tensor) -> Tensor:
-    """:func:`apply_binary` of two Tensors for a spelling that calls it directly (``a @ b``),
-    the common case on a short way: both of one float dtype (float32 or float64), neither a
-    view, and ``kernel(va, vb)`` (the op's forward without ``xp``) a new array of that dtype.
-    The node, of class ``cls``, is recorded as apply_binary records it; any other case, and any
-    error, goes to apply_binary (with ``cls``), two frames below the op's caller.
-
-    >>> from symgrad.autograd.graph import node_class
-    >>> a = symgrad.ones(2, 3, requires_grad=True)
-    >>> apply_binary_plain(ops.linalg.matmul, node_class("MmBackward0"), np.matmul, a,
-    ...                    symgrad.ones(3, 1))
-    tensor([[3.],
-            [3.]], grad_fn=<MmBackward0>)
-    """
-    va, vb = a._value, b._value
-    dtype = va.dtype
-    ca, cb = a._counter, b._counter  # (a view has a version counter: one without is no view)
-    if vb.dtype is dtype and (dtype is _F32 or dtype is _F64) and (
-            ca is None or a._base is None) and (cb is None or b._base is None):
-        try:
-            out = kernel(va, vb)
-        except Exception:  # (numpy's errors, worded as PyTorch's, on the general path)
-            return apply_binary(op, a, b, None, 3, cls)
-        if out.__class__ is not np.ndarray:  # a 0-d result: numpy gives a scalar
-            out = np.asarray(out)
-        if out.dtype is dtype and out.base is None:
-            result = _new(Tensor)
-            result._value = out
-            result._counter = None
-            ra, rb = a._requires_grad, b._requires_grad
-            if (ra or rb) and (not off_threads or _mode.enabled):
-                node = _new(cls)
-                frame = _getframe(2)
-                code = node.code = frame.f_code
-                if code is _graph._user_code:
-                    node.lasti = frame.f_lasti
-                else:
-                    node.code, node.lasti = _graph.locate(frame)
-                if _graph._anomaly_threads:
-                    _graph._record_forward(node, 2)
-                need = 3 if ra and rb else 1 if ra else 2
-                saved = node.saved = op.saved_by_need[need]
-                # (a saved input with in-place changes: their versions)
-                node.versions = _graph.saved_versions((a, b), saved) if saved and (
-                    ca is not None and ca._value or cb is not None and cb._value) \
-                    else _graph._epoch
-                node.op = op
-                node.params = None
-                node.values = (va, vb)
-                node.ans = out
-                node.special = op.joint_vjp is not None  # (false: not None, see Node.fits)
-                node.uses = 0
-                # as in apply_binary: the edges, and the inputs kept
-                ka = a
-                if ra:
-                    ea = a.grad_fn
-                    if ea is None:
-                        ea, ka = a, _AT_EDGE
-                    else:
-                        ea.uses += 1
-                        # (a named tensor has a counter: see Tensor.name)
-                        if 0 not in saved and (ca is None or a._name is None):
-                            ka = _DROPPED
-                else:
-                    ea = None
-                kb = b
-                if rb:
-                    eb = b.grad_fn
-                    if eb is None:
-                        eb, kb = b, _AT_EDGE
-                    else:
-                        eb.uses += 1
-                        if 1 not in saved and (cb is None or b._name is None):
-                            kb = _DROPPED
-                else:
-                    eb = None
-                node.next = (ea, eb)
-                if (ka is _DROPPED or ka is _AT_EDGE) and (kb is _DROPPED or kb is _AT_EDGE):
-                    node._inputs = _graph.TWO[(ka is _AT_EDGE) * 2 + (kb is _AT_EDGE)]
-                else:
-                    node._inputs = (ka, kb)
-                result._requires_grad = True
-                result.grad_fn = node
-            else:
-                result._requires_grad = False
-                result.grad_fn = None
-            return result
-    return apply_binary(op, a, b, None, 3, cls)
-
-
-def apply_unary_plain(op: ops.Op, cls: type, kernel: Callable[[Any, Any], Any], x: Tensor,
-                      arg: Any) -> Tensor:
-    """:func:`apply_unary` for a spelling that calls it directly (``x.sum()``), the common
-    case on a short way: ``x`` of a float dtype (float32 or float64), no view, and
-    ``kernel(value, arg)`` (the op's forward without ``xp``, for the spelling's parameters) a
-    new array or numpy scalar of that dtype. The node, of class ``cls``, is recorded as
-    apply_unary records it; any other case, and any error, goes to apply_unary (with ``cls``),
-    two frames below the op's caller.
-
-    >>> from symgrad.autograd.graph import node_class
-    >>> apply_unary_plain(ops.reduction.sum, node_class("SumBackward0"), np.add.reduce,
-    ...                   symgrad.ones(2, 3, requires_grad=True), None)
-    tensor(6., grad_fn=<SumBackward0>)
-    """
-    value = x._value
-    dtype = value.dtype
-    counter = x._counter  # (a view has a version counter: one without is no view)
-    if (dtype is _F32 or dtype is _F64) and (counter is None or x._base is None):
-        try:
-            out = kernel(value, arg)
-        except Exception:  # (numpy's errors, worded as PyTorch's, on the general path)
-            return apply_unary(op, x, None, 3, cls)
-        if out.__class__ is not np.ndarray:  # a 0-d result: numpy gives a scalar
-            out = np.asarray(out)
-        if out.dtype is dtype and out.base is None:
-            result = _new(Tensor)
-            result._value = out
-            result._counter = None
-            if x._requires_grad and (not off_threads or _mode.enabled):
-                node = _new(cls)
-                frame = _getframe(2)
-                code = node.code = frame.f_code
-                if code is _graph._user_code:
-                    node.lasti = frame.f_lasti
-                else:
-                    node.code, node.lasti = _graph.locate(frame)
-                if _graph._anomaly_threads:
-                    _graph._record_forward(node, 2)
-                saved = node.saved = op.saved_by_need[1]
-                # (a saved input with in-place changes: its version)
-                node.versions = _graph.saved_versions((x,), saved) if saved \
-                    and counter is not None and counter._value else _graph._epoch
-                node.op = op
-                node.params = None
-                node.values = (value,)
-                node.ans = out
-                node.special = op.joint_vjp is not None  # (false: not None, see Node.fits)
-                node.uses = 0
-                # as in apply_unary: the edge, the input kept
-                edge = x.grad_fn
-                if edge is None:
-                    node.next = (x,)
-                    node._inputs = _graph.ONE_AT_EDGE
-                else:
-                    edge.uses += 1
-                    node.next = (edge,)
-                    node._inputs = _graph.ONE_DROPPED if not saved and (
-                        counter is None or x._name is None) else (x,)
-                result._requires_grad = True
-                result.grad_fn = node
-            else:
-                result._requires_grad = False
-                result.grad_fn = None
-            return result
-    return apply_unary(op, x, None, 3, cls)
-
-
 def _keeps_dtype(kernel: Callable[..., Any], arity: int) -> bool:
     """Whether ``kernel`` (a numpy ufunc) gives a new array of its float operand's dtype for
     each operand the fast paths pass it: an array of that dtype, a Python float or int. numpy
@@ -527,15 +369,20 @@ def _keeps_dtype(kernel: Callable[..., Any], arity: int) -> bool:
         return False
     for dtype in (_F32, _F64):
         a = np.ones(2, dtype)
-        for out in [kernel(a, other) for other in (a, 1.5, 2)] if arity == 2 else [kernel(a)]:
+        try:
+            outs = [kernel(a, other) for other in (a, 1.5, 2)] if arity == 2 else [kernel(a)]
+        except (TypeError, ValueError):  # (matmul refuses a number)
+            return False
+        for out in outs:
             if out.__class__ is not np.ndarray or out.dtype is not dtype or out.base is not None:
                 return False
     return True
 
 
 def binary_method(op: ops.Op, convert: Callable[[Any], Any],
-                  check: Callable[[Tensor, Any], None] | None = None,
-                  ) -> Callable[[Tensor, Any], Tensor]:
+                  check: Callable[[Tensor, Any], None] | None = None, *,
+                  kernel: Callable[[Any, Any], Any] | None = None, cls: type | None = None,
+                  depth: int = 1) -> Callable[[Tensor, Any], Tensor]:
     """The Tensor method ``self <op> other`` (an operator such as ``__mul__``): a fast path for
     the common case, ``self`` a float tensor that is not a view and ``other`` one of the same
     dtype or a Python number, and :func:`apply_binary` for every other. ``convert(other)``
@@ -543,24 +390,31 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
     NotImplemented); ``check(self, other)`` raises PyTorch's error for operands the op refuses
     (it is not called on the fast path, whose operands it would accept).
 
+    A spelling that is not elementwise gives its own ``kernel`` (the forward without ``xp``) and
+    node class ``cls`` (``a @ b`` of two float matrices: np.matmul, MmBackward0), and its
+    ``depth``, the frames from the method to the op's caller; its nodes do not fit (Node.fits).
+
     >>> mul = binary_method(ops.elementwise.mul, lambda other: None)
     >>> mul(symgrad.ones(2, requires_grad=True), symgrad.tensor([2.0, 3.0]))
     tensor([2., 3.], grad_fn=<MulBackward0>)
     """
     saved_by_need = op.saved_by_need
-    kernel = op.kernel or functools.partial(op.forward, xp)  # (forward without xp)
+    elementwise = kernel is None  # (Node.fits: an op's own kernel is elementwise)
+    kernel = kernel or op.kernel or functools.partial(op.forward, xp)  # (forward without xp)
     special = op.joint_vjp is not None
     # whether input 0 / 1 is saved, per need mask (bit i: input i needs a gradient)
     keeps = [(0 in saved, 1 in saved) for saved in saved_by_need]
-    fast = op.node_name_of is None
+    fast = op.node_name_of is None or cls is not None
     exact = _keeps_dtype(kernel, 2)  # (then its result need not be looked at)
+    # (the fast path's node class, known now: the method's own cls is other's class)
+    node_cls = cls or _node_class(op, {}, ()) if fast else None
 
     def general(self: Tensor, other: Any) -> Tensor:
         if check is not None:
             if other.__class__ is int:  # (PyTorch converts the operand first)
                 _check_int(other)
             check(self, other)
-        return apply_binary(op, self, other, None, 3)
+        return apply_binary(op, self, other, None, depth + 2, cls)
 
     def method(self: Tensor, other: Any) -> Tensor:
         cls = other.__class__
@@ -597,15 +451,15 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
                 result._counter = None
                 ra = self._requires_grad
                 if (ra or rb) and (not off_threads or _mode.enabled):
-                    node = _new(op.node_class or _node_class(op, {}, (va, vb)))
-                    frame = _getframe(1)
+                    node = _new(node_cls)
+                    frame = _getframe(depth)
                     code = node.code = frame.f_code
                     if code is _graph._user_code:
                         node.lasti = frame.f_lasti
                     else:
                         node.code, node.lasti = _graph.locate(frame)
                     if _graph._anomaly_threads:
-                        _graph._record_forward(node, 1)
+                        _graph._record_forward(node, depth)
                     need = 3 if ra and rb else 1 if ra else 2
                     saved = node.saved = saved_by_need[need]
                     # (a saved input with in-place changes: their versions)
@@ -618,8 +472,8 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
                     node.ans = out
                     # (a Python number has no edge; two arrays of one dtype and shape: no
                     # broadcasting, and the elementwise rules keep the dtype: Node.fits)
-                    node.special = special or (
-                        None if vb is other or va.shape == vb.shape else False)
+                    node.special = special or (None if elementwise and (
+                        vb is other or va.shape == vb.shape) else False)
                     # as in apply_binary: the edges, and the inputs kept
                     keep_a, keep_b = keeps[need]
                     node.uses = 0
@@ -665,18 +519,23 @@ def binary_method(op: ops.Op, convert: Callable[[Any], Any],
     return method
 
 
-def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
-                 ) -> Callable[[Tensor], Tensor]:
+def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None, *,
+                 kernel: Callable[[Any], Any] | None = None, cls: type | None = None,
+                 depth: int = 1) -> Callable[[Tensor], Tensor]:
     """The Tensor method applying ``op`` to ``self``: a fast path for the common case, a plain
     float tensor that is not a view, and :func:`apply_unary` for every other (a bool tensor
     raises ``refuse_bool()`` when given: PyTorch's kernel refuses it).
+
+    ``kernel``, ``cls`` and ``depth`` as for :func:`binary_method` (``x.sum()`` of all elements:
+    np.add.reduce over every axis, SumBackward0).
 
     >>> unary_method(ops.elementwise.exp)(symgrad.zeros(2, requires_grad=True))
     tensor([1., 1.], grad_fn=<ExpBackward0>)
     """
     saved = op.saved_by_need[1]
-    kernel = op.kernel or functools.partial(op.forward, xp)  # (forward without xp)
-    fast = op.node_name_of is None
+    kernel = kernel or op.kernel or functools.partial(op.forward, xp)  # (forward without xp)
+    fast = op.node_name_of is None or cls is not None
+    node_cls = cls or _node_class(op, {}, ()) if fast else None  # (the fast path's node class)
     # (Node.fits, for an elementwise op: the output has the input's shape)
     special = op.joint_vjp is not None or (None if op.kernel is not None else False)
     exact = _keeps_dtype(kernel, 1)  # (then its result need not be looked at)
@@ -689,7 +548,7 @@ def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
             try:
                 out = kernel(value)
             except Exception:  # (numpy's errors, worded as PyTorch's, on the general path)
-                return apply_unary(op, self)
+                return apply_unary(op, self, None, depth + 1, cls)
             if out.__class__ is not np.ndarray:  # a 0-d result: numpy gives a scalar
                 out = np.asarray(out)
             if exact or out.dtype is dtype and out.base is None:  # (a view: the general path)
@@ -697,15 +556,15 @@ def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
                 result._value = out
                 result._counter = None
                 if self._requires_grad and (not off_threads or _mode.enabled):
-                    node = _new(op.node_class or _node_class(op, {}, (value,)))
-                    frame = _getframe(1)
+                    node = _new(node_cls)
+                    frame = _getframe(depth)
                     code = node.code = frame.f_code
                     if code is _graph._user_code:
                         node.lasti = frame.f_lasti
                     else:
                         node.code, node.lasti = _graph.locate(frame)
                     if _graph._anomaly_threads:
-                        _graph._record_forward(node, 1)
+                        _graph._record_forward(node, depth)
                     node.saved = saved
                     # (a saved input with in-place changes: its version)
                     node.versions = _graph.saved_versions((self,), saved) if saved \
@@ -735,7 +594,7 @@ def unary_method(op: ops.Op, refuse_bool: Callable[[], Exception] | None = None
                 return result
         if refuse_bool is not None and dtype.kind == "b":
             raise refuse_bool()
-        return apply_unary(op, self)
+        return apply_unary(op, self, None, depth + 1, cls)
 
     method.__code__ = method.__code__.replace()  # (one per op: see binary_method)
     return method

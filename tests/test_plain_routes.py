@@ -1,5 +1,6 @@
-"""``a @ b`` of two matrices and ``x.sum()`` record their node on a short way
-(``dispatch.apply_binary_plain`` / ``apply_unary_plain``) in the common case: both are compared
+"""``a @ b`` of two matrices and ``x.sum()`` record their node on a short way (the operators'
+fast paths, ``dispatch.binary_method`` / ``unary_method`` with their own kernel and node class)
+in the common case: both are compared
 here with the general path (``apply_binary`` / ``apply_unary``) over operands of every kind
 (leaves, computed tensors, views, parameters, named tensors, int and bool tensors, bad shapes
 and dtypes) in every variant of tests/test_hot_path_parity.py (grad modes, anomaly mode, hooks,

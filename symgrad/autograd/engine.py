@@ -497,15 +497,9 @@ def backward_root(root: Tensor) -> None:
     target = root.grad_fn if root._base is None else _edge(root)  # (_edge, inlined)
     if target is None:
         target = root
-    # (every slot of _Pass, as its __init__ sets them for this pass, without its call)
-    p = _new(_Pass)
-    p.capture = p.accumulate_into = p.wanted = p.useful = p.node = p.mode = None
-    p.create_graph = p.anomalous = p.check_nan = p.observed = p.leaves_in_grads = False
-    p.xp = numeric_xp
-    p.grads = {target: seed}
-    p.captured, p.dependencies = {}, {}
-    p.leaf_grads, p.retained, p.processed, p.held, p.hooked_leaves = [], [], [], [], []
-    p.counted = True
+    p = _Pass(None, None, False)
+    p.grads[target] = seed
+    p.dependencies, p.useful, p.counted = {}, None, True
     p.seed = (target, seed)
     p.ready = [target]
     quiet = numeric_xp.silence()  # (PyTorch is silent about inf and nan in gradients)
@@ -825,7 +819,6 @@ def _run_careful(p: _Pass, node: Node, g: Any) -> None:
 _accumulation = threading.Lock()  # one backward at a time adds into .grad (atomic per leaf)
 _acquire, _release_lock = _accumulation.acquire, _accumulation.release
 _getrefcount = sys.getrefcount
-_new = object.__new__
 
 
 def _commit(p: _Pass, keep_graph: bool) -> None:
@@ -852,12 +845,7 @@ def _commit(p: _Pass, keep_graph: bool) -> None:
                 if exclusive and tensor._grad is None and not create_graph and \
                         tensor._requires_grad and g.dtype is tensor._value.dtype and \
                         g.flags.writeable:  # (the common case of _accumulate, inlined)
-                    grad = _new(Tensor)  # (_make's work)
-                    grad._value = g
-                    grad._counter = None
-                    grad._requires_grad = False
-                    grad.grad_fn = None
-                    tensor._grad = grad
+                    tensor._grad = _make(g)
                     continue
                 if quiet is None:  # (a cast or sum to inf is silent, as in the pass)
                     quiet = numeric_xp.silence()

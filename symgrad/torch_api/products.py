@@ -13,13 +13,15 @@ import numpy as np
 
 from symgrad import ops, parser
 from symgrad.autograd.graph import node_class
-from symgrad.dispatch import apply_binary_plain, apply_op
+from symgrad.dispatch import apply_op, binary_method
 from symgrad.tensor import Tensor
 from symgrad.torch_api.declaration import COMPOSITE, torch_api
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _MATMUL, _MM = ops.linalg.matmul, node_class("MmBackward0")
-_np_matmul = np.matmul  # (the op's forward, without xp)
+# a @ b of two float matrices of one dtype: the operators' fast path, with np.matmul (the op's
+# forward without xp), two frames below the op's caller
+_mm_plain = binary_method(_MATMUL, lambda other: None, kernel=np.matmul, cls=_MM, depth=2)
 
 
 def _mm(a: np.ndarray, b: np.ndarray) -> bool:
@@ -44,7 +46,7 @@ def matmul(self, other: Tensor) -> Tensor:
                         f"{type(other).__name__}")
     a, b = self._value, other._value
     if _mm(a, b):
-        return apply_binary_plain(_MATMUL, _MM, _np_matmul, self, other)
+        return _mm_plain(self, other)
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
                            f"{a.ndim}D and {b.ndim}D")
@@ -110,7 +112,7 @@ def __matmul__(self, other: Any) -> Tensor:
     a, b = self._value, other._value
     dtype = a.dtype  # (_mm, inlined)
     if a.ndim == 2 and b.ndim == 2 and b.dtype is dtype and (dtype is _F32 or dtype is _F64):
-        return apply_binary_plain(_MATMUL, _MM, _np_matmul, self, other)
+        return _mm_plain(self, other)
     return self.matmul(other)
 
 

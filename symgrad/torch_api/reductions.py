@@ -22,7 +22,7 @@ import numpy as np
 from symgrad import ops
 from symgrad.autograd.grad_mode import is_grad_enabled
 from symgrad.autograd.graph import node_class
-from symgrad.dispatch import apply_inplace, apply_op, apply_unary_plain
+from symgrad.dispatch import apply_inplace, apply_op, unary_method
 from symgrad.numeric import dtypes
 from symgrad.ops.reduction import gather_key
 from symgrad.tensor import Tensor, _dim, _dims, _make
@@ -30,8 +30,10 @@ from symgrad.torch_api.arguments import check_ints
 from symgrad.torch_api.declaration import NO_GRAPH, torch_api
 
 _REQUIRED: Any = object()  # marks a required argument PyTorch names in its own error
-_SUM, _SUM_ALL = ops.reduction.sum, node_class("SumBackward0")
-_add_reduce = np.add.reduce  # (sum's forward without xp: np.add.reduce(a, None) sums all)
+# x.sum() of all elements: the unary methods' fast path, with np.add.reduce over every axis
+# (sum's forward without xp), two frames below the op's caller
+_sum_all = unary_method(ops.reduction.sum, kernel=functools.partial(np.add.reduce, axis=None),
+                        cls=node_class("SumBackward0"), depth=2)
 
 
 # the one base of the (values, indices) results (like PyTorch's structseq): namedtuple() compiles
@@ -118,7 +120,7 @@ def sum(self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *,
     """
     if dim is None and axis is None and keepdim is False and keepdims is None and dtype is None \
             and isinstance(self, Tensor):  # (the common case: all elements)
-        return apply_unary_plain(_SUM, _SUM_ALL, _add_reduce, self, None)
+        return _sum_all(self)
     return _reduce(self, ops.reduction.sum, "sum", axis if dim is None else dim,
                    keepdim if keepdims is None else keepdims,
                         self._cast(dtype) if dtype is not None else self)
