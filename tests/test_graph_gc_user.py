@@ -19,6 +19,7 @@ import pytest
 
 import symgrad as t
 from symgrad import nn
+from symgrad.autograd import engine
 
 RNG = np.random.default_rng(16)
 X = RNG.standard_normal((16, 8))
@@ -280,10 +281,11 @@ def test_a_gradient_penalty_with_create_graph_leaves_no_cycle():
             assert all(ref() is None for ref in refs[-1])
 
 
-def test_user_made_cycles_are_collected():
+def test_user_made_cycles_are_collected(monkeypatch):
     """A hook capturing its own tensor, and ``backward(create_graph=True)`` (a graph in
-    ``.grad``, which holds the parameter: PyTorch warns of this cycle): freed by a collection,
-    as PyTorch's are."""
+    ``.grad``, which holds the parameter: PyTorch warns of this cycle, once per process):
+    freed by a collection, as PyTorch's are."""
+    monkeypatch.setattr(engine, "_warned_create_graph", False)  # (as in a fresh process)
     net, data = _mlp(), _data()
     refs = []
     for step in range(2):
