@@ -191,8 +191,10 @@ def alias(fn: Callable[..., Any], name: str, *, method: bool = True,
     The copy shares ``fn``'s code and attributes but has its own name and docstring, so that
     the API reference shows ``arccos`` as "Alias of acos" with an ``arccos`` example.
     """
-    copy = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__,
-                              fn.__closure__)
+    # (a code object of its own, named ``name``: tracebacks and PyTorch's argument errors
+    # name the alias, see parser.spelling_running)
+    copy = types.FunctionType(fn.__code__.replace(co_name=name), fn.__globals__, name,
+                              fn.__defaults__, fn.__closure__)
     copy.__kwdefaults__ = fn.__kwdefaults__
     copy.__dict__.update(fn.__dict__)
     copy.__annotations__ = fn.__annotations__

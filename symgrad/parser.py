@@ -11,6 +11,8 @@ PyTorch words the error two ways. A function with one signature names the argume
 
 from __future__ import annotations
 
+import sys
+import types
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,6 +34,79 @@ def type_name(obj: Any) -> str:
     if module == "builtins" or module.startswith("symgrad"):
         return cls.__qualname__
     return f"{module}.{cls.__qualname__}"
+
+
+# id() of the code of each installed spelling -> (the code, its name, whether it is the Tensor
+# method): filled by symgrad.torch_api.declaration, read by :func:`spelling_running` on an
+# error's way out (by id: code objects of the same text compare equal)
+SPELLINGS: dict[int, tuple[types.CodeType, str, bool]] = {}
+
+
+def _spelling_frame(depth: int, within: int) -> tuple[Any, str, bool] | None:
+    """(frame, name, method) of :func:`spelling_running`, ``depth`` counted from this
+    function's caller."""
+    frame = sys._getframe(depth + 1)
+    for _ in range(within + 1):
+        if frame is None:
+            return None
+        code = frame.f_code
+        found = SPELLINGS.get(id(code))
+        if found is not None and found[0] is code:
+            return frame, found[1], found[2]
+        frame = frame.f_back
+    return None
+
+
+def spelling_running(depth: int = 2, within: int = 3) -> tuple[str, bool] | None:
+    """The spelling whose code runs ``depth`` frames up from the function calling this (1: its
+    caller), or up to ``within`` frames above that (the first found: a check made by a
+    spelling's helper), as (name, whether called as the Tensor method); None when no spelling
+    runs there. It tells ``x.add(None)`` (PyTorch counts ``other`` as position 1) from
+    ``symgrad.add(x, None)`` (position 2), and an alias (``subtract``) from its original, which
+    share their code's text.
+
+    >>> import symgrad
+    >>> symgrad.ones(2).mm(None)
+    Traceback (most recent call last):
+    TypeError: mm(): argument 'mat2' (position 1) must be Tensor, not NoneType
+    """
+    found = _spelling_frame(depth, within)
+    return None if found is None else found[1:]
+
+
+# the spellings of two operands whose PyTorch binding has several signatures (a Tensor or a
+# Scalar ``other``, ...): a call none accepts is refused by listing the types it got; the
+# others' refusal names the argument (``add``, but ``subtract``; ``div``, but ``divide``)
+OVERLOADED = frozenset(
+    f"{name}{suffix}" for suffix in ("", "_") for name in (
+        "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder", "fmod",
+        "pow", "float_power", "eq", "ne", "lt", "le", "gt", "ge", "greater", "less",
+        "greater_equal", "less_equal", "not_equal", "bitwise_and", "bitwise_or", "bitwise_xor",
+        "bitwise_left_shift", "bitwise_right_shift", "copysign", "xlogy", "clamp_min",
+        "clamp_max", "bucketize", "searchsorted", "where"))
+
+
+def refused_argument(args: Sequence[Any], bad: int,
+                     names: Sequence[str] = ("input", "other")) -> TypeError:
+    """PyTorch's TypeError for a call of the running spelling (:func:`spelling_running`) whose
+    argument ``args[bad]`` has the wrong type. ``args`` are the function form's (``input``
+    first) and ``names`` their parameters' names. A spelling with one signature names the
+    argument, by its position among those given (a method's ``self`` is not counted); an
+    overloaded one (:data:`OVERLOADED`) lists the types it got (a method's list leaves
+    ``self`` out).
+
+    >>> import symgrad
+    >>> symgrad.add(symgrad.ones(2), None)
+    Traceback (most recent call last):
+    TypeError: add(): argument 'other' (position 2) must be Tensor, not NoneType
+    """
+    running = spelling_running(2)
+    if running is None:  # (not called from a spelling)
+        return TypeError(f"expected a Tensor or a number, got {type_name(args[bad])}")
+    name, method = running
+    if name in OVERLOADED:
+        return invalid_combination(name, args[1:] if method else args, {})
+    return wrong_type(name, names[bad], "Tensor", args[bad], bad + (not method))
 
 
 def invalid_combination(fn: str, args: Sequence[Any], kwargs: dict[str, Any]) -> TypeError:
@@ -84,6 +159,13 @@ def tensor_arg(fn: str, name: str, value: Any, position: int = 1) -> Any:
     from symgrad.tensor import Tensor
 
     if not isinstance(value, Tensor):
+        # (checked by the spelling or its helper: the position in the form called)
+        found = _spelling_frame(1, 2)
+        if found is not None:
+            frame, spelling, method = found
+            names = frame.f_code.co_varnames[:frame.f_code.co_argcount]
+            if name in names:
+                fn, position = spelling, names.index(name) + (not method)
         raise wrong_type(fn, name, "Tensor", value, position)
     return value
 

@@ -28,10 +28,6 @@ KNOWN_GAPS = {
     "norm|1": "PyTorch's Python norm fails with an AttributeError, symgrad refuses the list",
     "norm|2": "PyTorch's Python norm fails with an AttributeError, symgrad refuses the list",
     "tensordot|2": "PyTorch's Python tensordot fails with an AttributeError",
-    "pow|2": "symgrad takes a list base as a tensor",
-    "add|2": "add's input may be a number; a list fails inside (AttributeError)",
-    "mul|2": "mul's input may be a number; a list fails inside (AttributeError)",
-    "multiply|2": "mul's input may be a number; a list fails inside (AttributeError)",
 }
 
 

@@ -439,12 +439,6 @@ KNOWN_GAPS = {  # name -> (reason, which case keys)
                     "graph, RuntimeError when the tensor requires grad) and refuses array <op> "
                     "tensor and torch.add(tensor, array) with a TypeError",
                     lambda key: "|np_arr" in key),
-    "junk_other": ("symgrad.add/mul/div(x, None | str | list) and the methods raise TypeError with "
-                   "symgrad's own "
-                   "sentence where PyTorch says \"add(): argument 'other' (position 2) must be "
-                   "Tensor, not NoneType\" (position 1 from the method: one code serves both)",
-                   lambda key: key.split("|")[0] in GENERAL
-                   and key.split("|")[2] in ("none", "str", "list")),
     "view_rebuilt": ("a view's history rebuilt after an in-place change of its base is named "
                      "after the view op (SliceBackward0, in the version error 'output 0 of "
                      "Slice') where PyTorch names it AsStridedBackward0 (documented in "

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from symgrad import parser
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _make, _torch_size
 
@@ -59,9 +60,11 @@ def checked_number(value: Any, *tensors: Tensor) -> Any:
     return value
 
 
-def operand(value: Any, strict: bool = False) -> Any:
-    """A Tensor or Python number as a binary op's operand; None for anything else (so that an
-    operator can return NotImplemented), or a TypeError when ``strict`` (method spellings)."""
+def operand(value: Any, call: tuple[Any, ...] | None = None) -> Any:
+    """A Tensor or Python number as a binary op's operand; for anything else None (so that an
+    operator can return NotImplemented) or, given ``call``, PyTorch's TypeError for the running
+    spelling called with those arguments (its function form's, ``value`` among them: see
+    parser.refused_argument)."""
     cls = value.__class__
     if cls is float or cls is Tensor or cls is bool:  # the common cases, fast
         return value
@@ -75,9 +78,8 @@ def operand(value: Any, strict: bool = False) -> Any:
         return value.item()
     if isinstance(value, np.ndarray):
         return _make(value)
-    if strict:
-        raise TypeError(f"expected a Tensor or a number as the other operand, got "
-                        f"{type(value).__name__}")
+    if call is not None:
+        raise parser.refused_argument(call, next(i for i, x in enumerate(call) if x is value))
     return None
 
 

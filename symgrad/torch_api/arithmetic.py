@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from symgrad import ops
+from symgrad import ops, parser
 from symgrad.dispatch import (
     apply_binary,
     apply_inplace,
@@ -86,9 +86,12 @@ def add(input: Any, other: Any, *, alpha: float = 1) -> Tensor:  # noqa: A002 - 
     tensor([2., 3.])
     """
     if not isinstance(input, Tensor):
+        operand(input, call=(input, other))
+        if not isinstance(other, Tensor):  # (a number and no tensor: other is refused)
+            raise parser.refused_argument((input, other), 1)
         check_ints(alpha)
         return other.mul(alpha).add(input) if alpha != 1 else other.add(input)
-    other = operand(other, strict=True)
+    other = operand(other, call=(input, other))
     if alpha != 1:
         check_alpha(input, other, alpha)
         return apply_op(_ew.add, input, other, alpha=alpha)
@@ -108,10 +111,12 @@ def sub(input: Any, other: Any, *, alpha: float = 1) -> Tensor:  # noqa: A002
     tensor([-19., -38.])
     """
     if not isinstance(input, Tensor):
+        operand(input, call=(input, other))
+        if not isinstance(other, Tensor):  # (a number and no tensor: other is refused)
+            raise parser.refused_argument((input, other), 1)
         check_ints(alpha)
-        return apply_op(_ew.sub, operand(input, strict=True),
-                        other * alpha if alpha != 1 else other)
-    other = operand(other, strict=True)
+        return apply_op(_ew.sub, operand(input), other * alpha if alpha != 1 else other)
+    other = operand(other, call=(input, other))
     check_not_bool_sub(input, other)
     if alpha != 1:
         check_alpha(input, other, alpha)
@@ -128,8 +133,11 @@ def mul(input: Any, other: Any) -> Tensor:  # noqa: A002
     tensor([3., 8.])
     """
     if not isinstance(input, Tensor):
+        operand(input, call=(input, other))
+        if not isinstance(other, Tensor):  # (a number and no tensor: other is refused)
+            raise parser.refused_argument((input, other), 1)
         return other.mul(input)
-    return apply_binary(_ew.mul, input, operand(other, strict=True))
+    return apply_binary(_ew.mul, input, operand(other, call=(input, other)))
 
 
 @torch_api("pow_scalar", example=lambda x: x.pow(2))
@@ -144,10 +152,14 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001,A002 - PyTorch's nam
     tensor([1., 8.])
     """
     if not isinstance(input, Tensor):
+        if operand(input) is None or not isinstance(exponent, Tensor):
+            raise parser.refused_argument((input, exponent), 0)
         return exponent.__rpow__(input)
     if isinstance(exponent, Tensor):
         _check_bool_pow(input, exponent)
         return apply_binary(_ew.pow, input, exponent)
+    if operand(exponent) is None:
+        raise parser.refused_argument((input, exponent), 1)
     if input._value.dtype.kind == "b" and isinstance(exponent, bool):
         return input.clone() if exponent else input.new_ones(input.shape)  # x**True is x
     exponent = scalar(exponent)
@@ -364,7 +376,7 @@ def __abs__(self) -> Tensor:
 @torch_api("add", function=False, inplace=True, example=lambda x: x.add_(1.0))
 def add_(self, other: Any, *, alpha: float = 1) -> Tensor:
     """In-place ``self += alpha * other``."""
-    other = operand(other, strict=True)
+    other = operand(other, call=(self, other))
     if alpha != 1:
         check_alpha(self, other, alpha)
         return apply_inplace(_ew.add, self, other, alpha=alpha)
@@ -375,8 +387,8 @@ def add_(self, other: Any, *, alpha: float = 1) -> Tensor:
            example=lambda x: x.sub_(1.0))
 def sub_(self, other: Any, *, alpha: float = 1) -> Tensor:
     """In-place ``self -= alpha * other``."""
+    other = operand(other, call=(self, other))
     check_not_bool_sub(self, other)
-    other = operand(other, strict=True)
     if alpha != 1:
         check_alpha(self, other, alpha)
         return apply_inplace(_ew.sub, self, other, alpha=alpha)
@@ -387,12 +399,14 @@ def sub_(self, other: Any, *, alpha: float = 1) -> Tensor:
            example=lambda x: x.mul_(2.0))
 def mul_(self, other: Any) -> Tensor:
     """In-place ``self *= other``."""
-    return apply_inplace(_ew.mul, self, operand(other, strict=True))
+    return apply_inplace(_ew.mul, self, operand(other, call=(self, other)))
 
 
 @torch_api("pow_scalar", function=False, inplace=True, example=lambda x: x.pow_(2))
 def pow_(self, exponent: Any) -> Tensor:
     """In-place ``self **= exponent`` for a Python number exponent."""
+    if operand(exponent) is None:
+        raise parser.refused_argument((self, exponent), 1)
     _check_bool_pow(self, exponent)
     if isinstance(exponent, Tensor):
         return apply_inplace(_ew.pow, self, exponent)
@@ -563,7 +577,8 @@ def where(condition: Tensor, input: Any, other: Any) -> Tensor:  # noqa: A002
         got = f", but got a tensor with dtype {condition.dtype._torch_name}" if isinstance(
             condition, Tensor) else ""
         raise RuntimeError(f"where expected condition to be a boolean tensor{got}")
-    input, other = operand(input, strict=True), operand(other, strict=True)
+    call = (condition, input, other)
+    input, other = operand(input, call=call), operand(other, call=call)
     tensors = [x for x in (input, other) if isinstance(x, Tensor)]
     if len(tensors) < 2:
         input, other = (x if isinstance(x, Tensor) else checked_number(x, *tensors)
@@ -579,6 +594,8 @@ def _where_method(self, condition: Tensor, other: Any) -> Tensor:
     >>> x.where(x > 0, 0.0)
     tensor([0., 2.])
     """
+    if operand(other) is None:  # (the method's own error: without self)
+        raise parser.refused_argument((self, condition, other), 2)
     return where(condition, self, other)
 
 

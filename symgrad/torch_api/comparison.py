@@ -35,8 +35,11 @@ def _compare(self, other: Any, fn: Callable[[Any, Any], np.ndarray]) -> Tensor:
         other_value = dtypes.int_operand(other, self._value) if other.__class__ is int else other
     elif isinstance(other, complex):
         raise TypeError("symgrad does not support complex numbers")
-    else:
-        return NotImplemented
+    else:  # (an operator's answer; the named spellings refuse it as PyTorch does)
+        running = parser.spelling_running(1)
+        if running is None or running[0].startswith("__"):
+            return NotImplemented
+        raise parser.refused_argument((self, other), 1)
     try:
         out = _make(np.asarray(fn(self._value, other_value)))
     except ValueError:
@@ -111,6 +114,39 @@ def ge(self, other: Any) -> Tensor:
     tensor([False,  True])
     """
     return _compare(self, other, np.greater_equal)
+
+
+def _compare_into(self: Tensor, other: Any, fn: Callable[[Any, Any], np.ndarray]) -> Tensor:
+    """``self`` overwritten with the comparison's 1s and 0s in its own dtype (``x.lt_(y)``)."""
+    out = _compare(self, other, fn)
+    if out.shape != self.shape:
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
+                           f"shape {list(out.shape)}")
+    return self.copy_(out)
+
+
+def _install_compare_into(name: str, fn: Callable[[Any, Any], np.ndarray],
+                          aliases: tuple[str, ...]) -> None:
+    def compare_into(self: Tensor, other: Any) -> Tensor:
+        return _compare_into(self, other, fn)
+
+    compare_into.__name__ = compare_into.__qualname__ = f"{name}_"
+    compare_into.__doc__ = f"""In-place :meth:`{name}`: ``self`` becomes 1 where the comparison
+    holds and 0 elsewhere, in its own dtype.
+
+    >>> symgrad.tensor([1.0, 2.0]).{name}_(2.0)
+    tensor([{dict(eq="0., 1.", ne="1., 0.", lt="1., 0.", le="1., 1.", gt="0., 0.",
+                  ge="0., 1.")[name]}])
+    """
+    torch_api(NO_GRAPH, function=False, inplace=True, aliases=aliases,
+              example=lambda x: getattr(x, f"{name}_")(2.0))(compare_into)
+
+
+for _name, _fn, _aliases in (("eq", np.equal, ()), ("ne", np.not_equal, ("not_equal_",)),
+                             ("lt", np.less, ("less_",)), ("le", np.less_equal, ("less_equal_",)),
+                             ("gt", np.greater, ("greater_",)),
+                             ("ge", np.greater_equal, ("greater_equal_",))):
+    _install_compare_into(_name, _fn, _aliases)
 
 
 @torch_api(NO_GRAPH)

@@ -15,6 +15,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from symgrad import parser
 from symgrad.tensor import Tensor
 
 COMPOSITE = "composite of registered ops"
@@ -174,6 +175,8 @@ def torch_api(
                 METHODS[spelling] = named
                 DECLARED_IN["method", spelling] = module
                 value = property(named) if attribute else named
+                if not attribute:
+                    _note_spelling(named, spelling, method=True)
                 if replaced:  # the user set Tensor.<spelling> before its first use: it stays
                     _DEFERRED[Tensor, spelling] = value
                 else:
@@ -181,11 +184,39 @@ def torch_api(
             if function and spelling not in method_aliases:
                 if spelling in FUNCTIONS:
                     raise ValueError(f"symgrad.{spelling} is defined twice")
-                FUNCTIONS[spelling] = _function_form(named)
+                form = _function_form(_own_copy(named) if method else named)
+                _note_spelling(form, spelling, method=False)
+                FUNCTIONS[spelling] = form
                 DECLARED_IN["function", spelling] = module
         return fn
 
     return install
+
+
+def _own_copy(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A copy of plain function ``fn`` with a code object of its own (the same text), so that
+    a frame tells which of the two runs (see :func:`_note_spelling`); a wrapper as it is."""
+    if not isinstance(fn, types.FunctionType) or hasattr(fn, "__wrapped__"):
+        return fn
+    copy = types.FunctionType(fn.__code__.replace(), fn.__globals__, fn.__name__,
+                              fn.__defaults__, fn.__closure__)
+    copy.__kwdefaults__, copy.__annotations__ = fn.__kwdefaults__, fn.__annotations__
+    copy.__qualname__, copy.__module__, copy.__doc__ = fn.__qualname__, fn.__module__, fn.__doc__
+    copy.__dict__.update(fn.__dict__)
+    return copy
+
+
+def _note_spelling(fn: Callable[..., Any], spelling: str, *, method: bool) -> None:
+    """Note the code that runs the body of installed ``fn`` as ``spelling``'s (the method's or
+    the function's), for PyTorch's argument errors (``parser.spelling_running``); a function
+    whose code another spelling runs too (a factory's functions share theirs) is given a copy
+    of its own first."""
+    inner = fn.__dict__.get("__wrapped__", fn)  # (_tensor_input's check: the form it calls)
+    if not isinstance(inner, types.FunctionType):
+        return
+    if id(inner.__code__) in parser.SPELLINGS:
+        inner.__code__ = inner.__code__.replace()
+    parser.SPELLINGS[id(inner.__code__)] = (inner.__code__, spelling, method)
 
 
 def _out_of_place(fn: Callable[..., Any]) -> Callable[..., Any] | None:
@@ -273,11 +304,15 @@ def _tensor_input(form: Callable[..., Any]) -> Callable[..., Any]:
         passed.append(f"*{p.name}" if p.kind is p.VAR_POSITIONAL else
                       f"**{p.name}" if p.kind is p.VAR_KEYWORD else
                       f"{p.name}={p.name}" if p.kind is p.KEYWORD_ONLY else p.name)
+    # (what the call got, for an overloaded spelling's error: its positional arguments)
+    given = "args" if "_absent" in scope else "(" + "".join(
+        f"{p.name}, " for p in signature.parameters.values()
+        if p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty) + ")"
     fetch = "" if "_absent" not in scope else \
         "    input = args[0] if args else kwargs.get('input', _absent)\n"
     source = (f"def {name}({', '.join(params)}):\n{fetch}"
               f"    if not isinstance(input, _Tensor){' and input is not _absent' * bool(fetch)}:\n"
-              f"        raise _refuse({name!r}, input)\n"
+              f"        raise _refuse({name!r}, input, {given})\n"
               f"    return _form({', '.join(passed)})\n")
     # (a file name inside the package: the creation-site search skips this frame as symgrad's)
     exec(compile(source, os.path.join(os.path.dirname(__file__), f"<{name}: input check>"),
@@ -293,6 +328,8 @@ def _tensor_input(form: Callable[..., Any]) -> Callable[..., Any]:
 _ABSENT: Any = object()  # (no input given: the function's own error says so)
 
 
-def _not_a_tensor(name: str, value: Any) -> TypeError:
+def _not_a_tensor(name: str, value: Any, given: tuple) -> TypeError:
+    if name in parser.OVERLOADED:  # (PyTorch lists the types it got)
+        return parser.invalid_combination(name, given, {})
     return TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                      f"{type(value).__name__}")

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from symgrad import ops
+from symgrad import ops, parser
 from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _make, counter_of
@@ -31,16 +31,12 @@ from symgrad.torch_api.pointwise import _binary, _pointwise, _tensor
 _ew = ops.elementwise
 
 
-def _type_name(value: Any) -> str:
-    return "Tensor" if isinstance(value, Tensor) else type(value).__name__
-
-
 def _operands(fn: str, input: Any, other: Any) -> tuple[Any, Any]:  # noqa: A002
     """Tensor-or-number operands of ``fn`` (at least one a Tensor), else PyTorch's TypeError."""
     a, b = _operand(input), _operand(other)
     if a is None or b is None or not (isinstance(a, Tensor) or isinstance(b, Tensor)):
-        raise TypeError(f"{fn}() received an invalid combination of arguments - got "
-                        f"({_type_name(input)}, {_type_name(other)}), but expected one of:")
+        # (a number and a non-operand: the latter is refused, else the first)
+        raise parser.refused_argument((input, other), int(a is not None and b is None))
     return _converted(a, b), _converted(b, a)
 
 
@@ -286,15 +282,13 @@ def _install_bitwise(name: str, operator: str, doc: str) -> None:
     def function(input: Tensor | int, other: Tensor | int) -> Tensor:  # noqa: A002
         out = _bitwise(name, input, other)
         if out is NotImplemented:
-            raise TypeError(f"{name}() received an invalid combination of arguments - got "
-                            f"({_type_name(input)}, {_type_name(other)}), but expected one of:")
+            raise parser.refused_argument((input, other), 1)
         return out
 
     def inplace(self: Tensor, other: Tensor | int) -> Tensor:
         out = _bitwise(name, self, other, inplace=True)
         if out is NotImplemented:
-            raise TypeError(f"{name}_() received an invalid combination of arguments - got "
-                            f"({_type_name(other)}), but expected one of:")
+            raise parser.refused_argument((self, other), 1)
         return out
 
     function.__name__ = function.__qualname__ = name
@@ -426,6 +420,7 @@ def _logical(name: str, fn: Callable[..., np.ndarray], doc: str) -> None:
             raise RuntimeError(_broadcast(input._value, other._value)) from None
 
     def inplace(self: Tensor, other: Tensor) -> Tensor:
+        _tensor(other, name + "_", "other", 2)
         out = function(self, other)
         if out.shape != self.shape:
             raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "

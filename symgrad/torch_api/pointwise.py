@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from symgrad import ops
+from symgrad import ops, parser
 from symgrad.dispatch import apply_inplace, apply_op
 from symgrad.numeric.dtypes import float64 as _float64
 from symgrad.tensor import Tensor, _make
@@ -26,10 +26,7 @@ _ew = ops.elementwise
 
 def _tensor(value: Any, fn: str, arg: str = "input", position: int = 1) -> Tensor:
     """``value`` if it is a Tensor, else PyTorch's TypeError for argument ``arg`` of ``fn``."""
-    if not isinstance(value, Tensor):
-        raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be Tensor, not "
-                        f"{type(value).__name__}")
-    return value
+    return parser.tensor_arg(fn, arg, value, position)
 
 
 def _floating(x: Tensor, kernel: str) -> None:
@@ -299,9 +296,8 @@ def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: 
 def _one_bound(run: Any, input: Tensor, bound: Any, fn: str, name: str, scalar_op: ops.Op,
                tensor_op: ops.Op) -> Tensor:  # noqa: A002
     _tensor(input, fn)
-    if bound is None:
-        raise TypeError(f"{fn}() received an invalid combination of arguments - got (NoneType), "
-                        f"but expected one of:\n * (Tensor {name})\n * (Number {name})")
+    if _operand(bound) is None:
+        raise parser.refused_argument((input, bound), 1)
     if isinstance(bound, Tensor):
         return run(tensor_op, input, bound)
     return run(scalar_op, input, **{name: checked_number(_scalar(bound), input)})
@@ -634,7 +630,7 @@ def _xlogy_operands(input: Any, other: Any, fn: str) -> tuple[Tensor, Tensor]:  
                         f"({type(input).__name__}, {type(other).__name__}), but expected one "
                         "of:\n * (Tensor input, Tensor other)\n * (Number self, Tensor other)"
                         "\n * (Tensor input, Number other)")
-    return _operand(input, strict=True), _operand(other, strict=True)
+    return _operand(input, call=(input, other)), _operand(other, call=(input, other))
 
 
 @torch_api(records="xlogy", example=lambda x: x.xlogy(x.abs() + 0.5))
@@ -689,8 +685,11 @@ def float_power(input: Any, exponent: Any) -> Tensor:  # noqa: A002
     >>> symgrad.float_power(symgrad.tensor([1, 2]), 2)
     tensor([1., 4.], dtype=symgrad.float64)
     """
+    if _operand(input) is None or _operand(exponent) is None or not isinstance(
+            input, Tensor) and not isinstance(exponent, Tensor):
+        raise parser.refused_argument((input, exponent), 1)
     if not isinstance(input, Tensor):
-        return _tensor(exponent, "float_power", "exponent", 2).to(_float64).__rpow__(input)
+        return exponent.to(_float64).__rpow__(input)
     exponent = exponent.to(_float64) if isinstance(exponent, Tensor) else exponent
     return input.to(_float64).pow(exponent)
 
@@ -703,6 +702,8 @@ def float_power_(input: Tensor, exponent: Any) -> Tensor:  # noqa: A002
     >>> symgrad.tensor([1.0, 2.0], dtype=symgrad.float64).float_power_(2)
     tensor([1., 4.], dtype=symgrad.float64)
     """
+    if _operand(exponent) is None:
+        raise parser.refused_argument((input, exponent), 1)
     if input._value.dtype != "float64":
         raise RuntimeError(f"the base given to float_power_ has dtype {input.dtype._torch_name} "
                            "but the operation's result requires dtype Double")
@@ -733,3 +734,19 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:  # noqa: A002
         raise RuntimeError("heaviside is not yet implemented for tensors with different "
                            "dtypes.")
     return _make(np.heaviside(input._value, values._value).astype(input._value.dtype))
+
+
+@torch_api(records=NO_GRAPH, function=False, inplace=True,
+           example=lambda x: x.heaviside_(x * 0 + 0.5))
+def heaviside_(self: Tensor, values: Tensor) -> Tensor:
+    """In-place :func:`heaviside`.
+
+    >>> symgrad.tensor([-1.0, 0.0, 2.0]).heaviside_(symgrad.tensor(0.5))
+    tensor([0.0000, 0.5000, 1.0000])
+    """
+    _tensor(values, "heaviside_", "values", 2)
+    out = heaviside(self, values)
+    if out.shape != self.shape:
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
+                           f"shape {list(out.shape)}")
+    return self.copy_(out)

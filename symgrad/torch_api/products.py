@@ -41,9 +41,7 @@ def matmul(self, other: Tensor) -> Tensor:
     >>> symgrad.matmul(a, symgrad.tensor([1.0, 1.0]))
     tensor([3., 7.])
     """
-    if not isinstance(other, Tensor):
-        raise TypeError(f"matmul(): argument 'other' must be Tensor, not "
-                        f"{type(other).__name__}")
+    parser.tensor_arg("matmul", "other", other, 2)
     a, b = self._value, other._value
     if _mm(a, b):
         return _mm_plain(self, other)

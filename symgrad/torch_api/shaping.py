@@ -995,6 +995,7 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:  # noqa: A002
     tensor([[ 1., 10.],
             [ 2., 20.]])
     """
+    parser.tensor_arg("outer", "vec2", vec2, 2)
     for name, v in (("self", input), ("vec2", vec2)):
         if v._value.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got "

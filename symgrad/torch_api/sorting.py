@@ -478,7 +478,9 @@ def searchsorted(sorted_sequence: Tensor, input: Tensor | float, *,  # noqa: A00
     >>> symgrad.searchsorted(symgrad.tensor([1, 3, 5, 7]), 3, right=True)
     tensor(2)
     """
-    _check_tensor(sorted_sequence, "searchsorted")
+    if not (isinstance(input, Tensor) or isinstance(input, bool | int | float)) or not \
+            isinstance(sorted_sequence, Tensor):  # (input a Tensor or Scalar)
+        raise parser.refused_argument((sorted_sequence, input), 1)
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(f"symgrad.searchsorted(): side can only be 'left' or 'right' but "
@@ -511,7 +513,9 @@ def bucketize(input: Tensor | float, boundaries: Tensor, *,  # noqa: A002
     >>> symgrad.bucketize(symgrad.tensor([1, 5, 7]), symgrad.tensor([1, 3, 5, 7]))
     tensor([0, 2, 3])
     """
-    _check_tensor(boundaries, "bucketize")
+    if not (isinstance(input, Tensor) or isinstance(input, bool | int | float)) or not \
+            isinstance(boundaries, Tensor):  # (input a Tensor or Scalar)
+        raise parser.refused_argument((input, boundaries), 1)
     if boundaries._value.ndim != 1:
         raise RuntimeError("boundaries tensor must be 1 dimension, but got dim("
                            f"{boundaries._value.ndim})")

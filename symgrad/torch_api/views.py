@@ -328,7 +328,10 @@ def __setitem__(self, key: Any, value: Any) -> None:
     target = _check_index(self, key)
     if value.__class__ is int and not -2**63 <= value < 2**63:  # (read as a C long long)
         raise ValueError("Overflow when unpacking long long")
-    value = operand(value, strict=True)
+    if operand(value) is None:
+        raise TypeError(f"can't assign a {parser.type_name(value)} to a "
+                        f"symgrad.{self.dtype._torch_name}Tensor")
+    value = operand(value)
     if not isinstance(value, Tensor):
         dtypes.check_fill(value, self._value.dtype)
     else:
