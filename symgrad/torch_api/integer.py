@@ -461,6 +461,65 @@ _logical("logical_xor", np.logical_xor, """Elementwise logical xor (nonzero is t
     """)
 
 
+def _lcm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """PyTorch's lcm: ``|a / gcd * b|``, the product wrapping in the dtype (numpy's own takes
+    the absolute values first, and a wrapped product stays negative)."""
+    g = np.gcd(a, b)
+    with np.errstate(over="ignore"):
+        return np.abs(np.where(g == 0, 0, a // np.where(g == 0, 1, g) * b))
+
+
+def _integer_pair(name: str, fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                  doc: str) -> None:
+    """Install ``name(input, other)`` of two integer tensors (broadcast) and ``x.name_``; not
+    recorded (integers have no gradient)."""
+    kernel = f"{name}_cpu"
+
+    def function(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+        _tensor(input, name)
+        _tensor(other, name, "other", 2)
+        result = _result_dtype(input, other)
+        if result.np_dtype.kind not in "iu":
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{result._torch_name}'")
+        a, b = input._value.astype(result.np_dtype), other._value.astype(result.np_dtype)
+        try:
+            return _make(np.asarray(fn(a, b), dtype=result.np_dtype))
+        except ValueError:
+            raise RuntimeError(_broadcast(a, b)) from None
+
+    def inplace(self: Tensor, other: Tensor) -> Tensor:
+        _tensor(other, f"{name}_", "other", 2)
+        out = function(self, other)
+        if out.shape != self.shape:
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
+                               f"broadcast shape {list(out.shape)}")
+        self._value[...] = out._value
+        counter_of(self).value += 1
+        return self
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    inplace.__name__ = inplace.__qualname__ = f"{name}_"
+    inplace.__doc__ = f"In-place :func:`{name}`."
+    torch_api(NO_GRAPH, example=lambda x: getattr(x.long(), name)(x.long() + 2))(function)
+    torch_api(NO_GRAPH, function=False, inplace=True,
+              example=lambda x: getattr(x.long(), f"{name}_")(x.long() + 2))(inplace)
+
+
+_integer_pair("gcd", np.gcd, """The greatest common divisor of two integer tensors, elementwise
+    (non-negative; ``gcd(0, 0)`` is 0).
+
+    >>> symgrad.gcd(symgrad.tensor([4, -6, 0]), symgrad.tensor([6, 9, 0]))
+    tensor([2, 3, 0])
+    """)
+_integer_pair("lcm", _lcm, """The least common multiple of two integer tensors, elementwise
+    (non-negative; 0 if either is 0).
+
+    >>> symgrad.lcm(symgrad.tensor([4, -6, 0]), symgrad.tensor([6, 9, 5]))
+    tensor([12, 18,  0])
+    """)
+
+
 @torch_api(NO_GRAPH, example=lambda x: x.logical_not())
 def logical_not(input: Tensor) -> Tensor:  # noqa: A002
     """Elementwise logical not (zero is false), as bool.

@@ -15,7 +15,7 @@ import numpy as np
 
 from symgrad import parser
 from symgrad.numeric import dtypes
-from symgrad.tensor import Tensor, _dim
+from symgrad.tensor import Tensor, _dim, _make
 from symgrad.torch_api.arguments import check_ints
 from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api
 
@@ -214,3 +214,110 @@ def can_cast(from_: dtypes.dtype, to: dtypes.dtype) -> bool:
             raise TypeError(f"can_cast(): argument '{name}' must be symgrad.dtype, not "
                             f"{type(value).__name__}")
     return dtypes.can_cast(from_, to)
+
+
+# ---------------------------------------------------------------- a real tensor's complex views
+@torch_api(NO_GRAPH, method=False)
+def is_floating_point(input: Tensor) -> bool:  # noqa: A002 - PyTorch's name
+    """Whether ``input``'s dtype is a floating point one (:meth:`Tensor.is_floating_point`).
+
+    >>> x = symgrad.ones(1)
+    >>> symgrad.is_floating_point(x), symgrad.is_floating_point(x.long())
+    (True, False)
+    """
+    return input.is_floating_point()
+
+
+@torch_api(NO_GRAPH, method=False)
+def is_complex(input: Tensor) -> bool:  # noqa: A002
+    """Whether ``input``'s dtype is a complex one: never (symgrad has no complex dtypes).
+
+    >>> symgrad.is_complex(symgrad.ones(1))
+    False
+    """
+    return input.is_complex()
+
+
+@torch_api(NO_GRAPH)
+def conj(self) -> Tensor:
+    """The complex conjugate: a real tensor itself (as PyTorch, which returns ``self``).
+
+    >>> x = symgrad.ones(2)
+    >>> x.conj() is x
+    True
+    """
+    return self
+
+
+@torch_api(NO_GRAPH)
+def resolve_conj(self) -> Tensor:
+    """``self`` with a pending conjugation applied: a real tensor itself.
+
+    >>> x = symgrad.ones(2)
+    >>> x.resolve_conj() is x
+    True
+    """
+    return self
+
+
+@torch_api(NO_GRAPH)
+def resolve_neg(self) -> Tensor:
+    """``self`` with a pending negation applied: a real tensor itself.
+
+    >>> x = symgrad.ones(2)
+    >>> x.resolve_neg() is x
+    True
+    """
+    return self
+
+
+@torch_api(NO_GRAPH, function=False)
+def is_conj(self) -> bool:
+    """Whether a conjugation is pending (a lazily conjugated complex view): never here.
+
+    >>> symgrad.ones(2).is_conj()
+    False
+    """
+    return False
+
+
+@torch_api(NO_GRAPH, function=False)
+def is_neg(self) -> bool:
+    """Whether a negation is pending (a lazily negated complex view): never here.
+
+    >>> symgrad.ones(2).is_neg()
+    False
+    """
+    return False
+
+
+@torch_api(NO_GRAPH, attribute=True)
+def real(self) -> Tensor:
+    """The real part: a real tensor itself (``x.real``, ``symgrad.real(x)``).
+
+    >>> x = symgrad.ones(2)
+    >>> x.real is x
+    True
+    """
+    return self
+
+
+@torch_api(NO_GRAPH, attribute=True)
+def imag(self) -> Tensor:
+    """The imaginary part, which a real tensor does not have (PyTorch's RuntimeError).
+
+    >>> symgrad.ones(2).imag
+    Traceback (most recent call last):
+    RuntimeError: imag is not implemented for tensors with non-complex dtypes.
+    """
+    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+
+
+@torch_api(NO_GRAPH)
+def isreal(self) -> Tensor:
+    """Whether each element is real: all of a real tensor's are.
+
+    >>> symgrad.isreal(symgrad.tensor([1.0, 2.0]))
+    tensor([True, True])
+    """
+    return _make(np.ones(self._value.shape, dtype=bool))

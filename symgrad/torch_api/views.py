@@ -418,7 +418,8 @@ def squeeze_(self, dim: int | None = None) -> Tensor:
     return _reshape_(self, ops.shape.squeeze, "SqueezeBackward4", dim=dims)
 
 
-@torch_api("transpose", function=False, inplace=True, example=lambda x: x.transpose_(0, 1))
+@torch_api("transpose", function=False, inplace=True, aliases=("swapaxes_", "swapdims_"),
+           example=lambda x: x.transpose_(0, 1))
 def transpose_(self, dim0: int, dim1: int) -> Tensor:
     """In-place version of :meth:`transpose`: swap two dims.
 
