@@ -79,8 +79,11 @@ def _result_dtype(op: ops.Op, inputs: Sequence[Any], params: dict) -> np.dtype:
     return result.np_dtype
 
 
-def _forward_error(op: ops.Op, values: Sequence[Any], error: ValueError) -> RuntimeError:
-    """A PyTorch-worded error for a numpy failure in ``op``'s forward."""
+def _forward_error(op: ops.Op, values: Sequence[Any], error: ValueError) -> Exception:
+    """A PyTorch-worded error for a numpy failure in ``op``'s forward (a singular matrix's
+    ``LinAlgError`` as it is: the spelling words it, knowing which function met it)."""
+    if isinstance(error, np.linalg.LinAlgError):
+        return error
     if op is ops.linalg.matmul:
         return RuntimeError(_matmul_error(*values))
     message = str(error)

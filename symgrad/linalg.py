@@ -1,4 +1,5 @@
-"""``symgrad.linalg``: the functions of PyTorch's ``torch.linalg`` that symgrad provides (norms).
+"""``symgrad.linalg``: the functions of PyTorch's ``torch.linalg`` that symgrad provides: norms,
+``inv``, ``det`` and ``solve``.
 
 Vector norms record ``LinalgVectorNormBackward0``; the matrix norms 1, -1, inf and -inf are
 composites (sums of ``|A|``, then ``amax``/``amin``), as in PyTorch. Norms that need a singular
@@ -14,9 +15,31 @@ import numpy as np
 
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim
+from symgrad.torch_api import products
+from symgrad.torch_api.products import LinAlgError, solve
 from symgrad.torch_api.reductions import vector_norm
 
-__all__ = ["matrix_norm", "norm", "vector_norm"]
+__all__ = ["LinAlgError", "det", "inv", "matrix_norm", "norm", "solve", "vector_norm"]
+
+
+def inv(A: Tensor) -> Tensor:  # noqa: N803 - PyTorch's name
+    """The inverse of each square matrix in the last two dims (``LinalgInvExBackward0``); a
+    singular one raises :class:`LinAlgError`.
+
+    >>> symgrad.linalg.inv(symgrad.tensor([[2.0, 0.0], [0.0, 4.0]]))
+    tensor([[0.5000, 0.0000],
+            [0.0000, 0.2500]])
+    """
+    return products._inverse(A, "linalg.inv")
+
+
+def det(A: Tensor) -> Tensor:  # noqa: N803
+    """The determinant of each square matrix in the last two dims (``LinalgDetBackward0``).
+
+    >>> symgrad.linalg.det(symgrad.tensor([[2.0, 1.0], [1.0, 3.0]]))
+    tensor(5.)
+    """
+    return products.det(A)
 
 
 def matrix_norm(A: Tensor, ord: float | str = "fro",  # noqa: A002,N803 - PyTorch's names

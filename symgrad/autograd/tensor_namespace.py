@@ -258,6 +258,25 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     return apply_op(ops.linalg.matmul, a, b)
 
 
+def inv(a: Tensor) -> Tensor:
+    return apply_op(ops.linalg.inverse, a)
+
+
+inv_unless_singular = inv  # (a second derivative of det at a singular matrix: not finite)
+
+
+def det(a: Tensor) -> Tensor:
+    return apply_op(ops.linalg.det, a)
+
+
+def solve(a: Tensor, b: Tensor) -> Tensor:
+    """``a``'s matrices solved for ``b`` as a stack of matrices (numpy's reading of ``b``,
+    which the rules rely on: they give a 1-d ``b`` its own axis first)."""
+    if b.ndim == 1:
+        return apply_op(ops.linalg.solve, a, b.unsqueeze(-1)).squeeze(-1)
+    return apply_op(ops.linalg.solve, a, b)
+
+
 def swapaxes(a: Tensor, axis1: int, axis2: int) -> Tensor:
     return a.transpose(axis1, axis2)
 

@@ -214,6 +214,30 @@ def reshape(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return a.reshape(shape)
 
 
+inv, solve = np.linalg.inv, np.linalg.solve  # (they set numpy's error state themselves)
+
+
+def det(a: np.ndarray) -> np.ndarray:
+    """``numpy.linalg.det``, silent on an inf or nan (numpy's warns from its Python code)."""
+    with quiet():
+        return np.linalg.det(a)
+
+
+def inv_unless_singular(a: np.ndarray) -> np.ndarray:
+    """``inv(a)`` for each matrix of ``a``, zeros for a singular one: det's VJP scales it by
+    the determinant, 0 there (PyTorch's gradient of det at a singular matrix is 0 too)."""
+    try:
+        return np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        out = np.zeros_like(a)
+        for index in np.ndindex(*a.shape[:-2]):
+            try:
+                out[index] = np.linalg.inv(a[index])
+            except np.linalg.LinAlgError:
+                pass
+        return out
+
+
 swapaxes = np.ndarray.swapaxes
 """``numpy.swapaxes`` as the array method itself (no frame of its own: a matmul's VJPs call it)."""
 

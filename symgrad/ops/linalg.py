@@ -114,6 +114,75 @@ triu = register(Op(
 ))
 
 
+# ---------------------------------------------------------------- inverse, det, solve
+# (square matrices in the last two dims, batched; the spellings check shapes and dtypes)
+def _mT(xp, a):
+    return xp.swapaxes(a, -1, -2)
+
+
+def _inverse_grad(xp, g, ans, a):
+    # d(A^-1) = -A^-1 dA A^-1, so the cotangent is -A^-T g A^-T
+    transposed = _mT(xp, ans)
+    return -xp.matmul(transposed, xp.matmul(g, transposed))
+
+
+inverse = register(Op(
+    "inverse", "LinalgInvExBackward0",
+    forward=lambda xp, a: xp.inv(a),
+    vjp=(_inverse_grad,),
+    saves_output=True,
+    samples=(Sample(((2, 2),), low=0.5), Sample(((3, 3),), low=0.5), Sample(((2, 2, 2),))),
+))
+
+
+def _det_grad(xp, g, ans, a):
+    # d det A = det A * tr(A^-1 dA): the cotangent g det A A^-T (0 where det A is 0, as
+    # PyTorch's: xp.inv_unless_singular)
+    scale = xp.expand_dims(g * ans, (-2, -1))
+    return scale * _mT(xp, xp.inv_unless_singular(a))
+
+
+det = register(Op(
+    "det", "LinalgDetBackward0",
+    forward=lambda xp, a: xp.det(a),
+    vjp=(_det_grad,),
+    saves_output=True,
+    samples=(Sample(((2, 2),)), Sample(((3, 3),), low=0.5), Sample(((2, 2, 2),))),
+))
+
+
+def _solve_forward(xp, a, b):
+    if b.ndim == 1:  # one right-hand side for every matrix of a (numpy reads a 1-d b alone)
+        return xp.squeeze(xp.solve(a, xp.expand_dims(b, -1)), -1)
+    return xp.solve(a, b)
+
+
+def _solve_grad_b(xp, g, ans, a, b):
+    # X = A^-1 B: the cotangent of B is A^-T g (for a vector b, g is a batch of vectors)
+    if b.ndim == 1:
+        return xp.squeeze(xp.solve(_mT(xp, a), xp.expand_dims(g, -1)), -1)
+    return xp.solve(_mT(xp, a), g)
+
+
+def _solve_grad_a(xp, g, ans, a, b):
+    # ... and that of A is -(A^-T g) X^T
+    gb = _solve_grad_b(xp, g, ans, a, b)
+    if b.ndim == 1:
+        return -(xp.expand_dims(gb, -1) * xp.expand_dims(ans, -2))
+    return -xp.matmul(gb, _mT(xp, ans))
+
+
+solve = register(Op(
+    "solve", "LinalgSolveExBackward0",
+    forward=_solve_forward,
+    vjp=(_solve_grad_a, _solve_grad_b),
+    saved={0: (0,), 1: (0,)},
+    saves_output=True,
+    samples=(Sample(((2, 2), (2,)), low=0.5), Sample(((3, 3), (3, 2)), low=0.5),
+             Sample(((2, 2, 2), (2,))), Sample(((2, 2), (3, 2, 1)))),
+))
+
+
 # ---------------------------------------------------------------- addmm, addmv, baddbmm
 # beta * input + alpha * (mat1 @ mat2): input broadcasts to the product's shape (the engine sums
 # its cotangent back); with beta == 0 input is ignored, nan and inf included (PyTorch).

@@ -506,6 +506,37 @@ def matmul(a: Any, b: Any) -> Expressions:
     return asarray(out)
 
 
+def _per_matrix(a: Any, fn: Callable[[sympy.Matrix], Any], trailing: tuple[int, ...]) -> Any:
+    """``fn`` of each matrix in the last two dims of ``a``, stacked (``trailing``: the shape
+    of one result)."""
+    a = asarray(a)
+    out = np.empty(a.shape[:-2] + trailing, dtype=object)
+    for index in np.ndindex(*a.shape[:-2]):
+        result = fn(sympy.Matrix(a[index].tolist()))
+        out[index] = np.array(result.tolist(), dtype=object) if trailing else result
+    return asarray(out)
+
+
+def inv(a: Any) -> Expressions:
+    """The inverse of each matrix (the adjugate over the determinant: sympy's LU would pick
+    pivots by value)."""
+    n = asarray(a).shape[-1]
+    return _per_matrix(a, lambda m: m.adjugate() / m.det(), (n, n))
+
+
+inv_unless_singular = inv
+
+
+def det(a: Any) -> Expressions:
+    """The determinant of each matrix (its Laplace expansion: a polynomial of the entries)."""
+    return _per_matrix(a, lambda m: m.det(method="berkowitz"), ())
+
+
+def solve(a: Any, b: Any) -> Expressions:
+    """``inv(a) @ b`` per matrix, ``b`` read as a stack of matrices (numpy's reading)."""
+    return matmul(inv(a), b)
+
+
 def reshape(a: Any, shape: Sequence[int]) -> Expressions:
     return asarray(a).reshape(tuple(shape))
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from symgrad import ops, parser
 from symgrad.autograd.graph import node_class
-from symgrad.dispatch import apply_op, binary_method
+from symgrad.dispatch import _broadcast_error, apply_op, binary_method
 from symgrad.tensor import Tensor
 from symgrad.torch_api.declaration import COMPOSITE, torch_api
 
@@ -256,3 +256,117 @@ def chain_matmul(*matrices: Tensor, out: Any = None) -> Tensor:
         result = result.mm(m)
     return result
 
+
+
+# ---------------------------------------------------------------- inverse, det, solve
+class LinAlgError(RuntimeError):
+    """A linear algebra function met a matrix it cannot handle (a singular one): PyTorch's
+    ``torch.linalg.LinAlgError``, a RuntimeError.
+
+    >>> symgrad.linalg.inv(symgrad.zeros(2, 2))
+    Traceback (most recent call last):
+    symgrad.linalg.LinAlgError: linalg.inv: The diagonal element 1 is zero, the inversion could not be completed because the input matrix is singular.
+    """  # noqa: E501 - a doctest's exception line is one line
+
+
+LinAlgError.__module__ = "symgrad.linalg"  # (where users find it)
+
+
+def _square_matrices(fn: str, A: Tensor) -> None:  # noqa: N803 - PyTorch's name
+    """PyTorch's checks of a linear algebra function's matrix argument, in its order."""
+    parser.tensor_arg(fn.replace(".", "_"), "A", A)  # (the parser names linalg_inv)
+    if A.ndim < 2:
+        raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
+    if A._value.dtype.kind != "f":
+        raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got "
+                           f"{A.dtype._torch_name}")
+    rows, cols = A.shape[-2:]
+    if rows != cols:
+        raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are {rows} "
+                           f"by {cols} matrices")
+
+
+def _first_singular(a: np.ndarray) -> tuple[str, int]:
+    """Where LAPACK's LU factorization (partial pivoting, as PyTorch's inverse runs it) of
+    ``a``'s matrices first meets a zero pivot: the "(Batch element i): " prefix PyTorch writes
+    for a batch, and the 1-based index of that diagonal element."""
+    for index in np.ndindex(*a.shape[:-2]):
+        u = np.array(a[index], dtype=np.float64)
+        n = u.shape[0]
+        for k in range(n):
+            pivot = k + int(np.argmax(np.abs(u[k:, k])))
+            if u[pivot, k] == 0:
+                prefix = f"(Batch element {np.ravel_multi_index(index, a.shape[:-2])}): " \
+                    if a.ndim > 2 else ""
+                return prefix, k + 1
+            u[[k, pivot]] = u[[pivot, k]]
+            u[k + 1:] -= np.outer(u[k + 1:, k] / u[k, k], u[k])
+    return "", 1  # (numpy found it singular in finite precision: the first element)
+
+
+@torch_api("inverse", example=lambda x: x[:, :2].inverse())
+def inverse(self) -> Tensor:
+    """The inverse of each square matrix in the last two dims (``LinalgInvExBackward0``);
+    a singular one raises :class:`symgrad.linalg.LinAlgError`. Also ``symgrad.linalg.inv``.
+
+    >>> symgrad.tensor([[2.0, 0.0], [0.0, 4.0]]).inverse()
+    tensor([[0.5000, 0.0000],
+            [0.0000, 0.2500]])
+    """
+    return _inverse(self, "linalg.inv")
+
+
+def _inverse(A: Tensor, fn: str) -> Tensor:  # noqa: N803
+    _square_matrices(fn, A)
+    try:
+        return apply_op(ops.linalg.inverse, A)
+    except np.linalg.LinAlgError:
+        prefix, k = _first_singular(A._value)
+        raise LinAlgError(f"{fn}: {prefix}The diagonal element {k} is zero, the inversion could "
+                          "not be completed because the input matrix is singular.") from None
+
+
+@torch_api("det", example=lambda x: x[:, :2].det())
+def det(self) -> Tensor:
+    """The determinant of each square matrix in the last two dims (``LinalgDetBackward0``; its
+    gradient ``det(A) A^-T`` is 0 at a singular matrix, as PyTorch's). Also
+    ``symgrad.linalg.det``.
+
+    >>> symgrad.tensor([[2.0, 1.0], [1.0, 3.0]]).det()
+    tensor(5.)
+    """
+    _square_matrices("linalg.det", self)
+    return apply_op(ops.linalg.det, self)
+
+
+def solve(A: Tensor, B: Tensor) -> Tensor:  # noqa: N803 - PyTorch's names
+    """``X`` with ``A @ X = B`` for square ``A`` (batched, broadcast); ``B`` a vector when it is
+    1-d or ``A``'s batch of vectors (``LinalgSolveExBackward0``). ``symgrad.linalg.solve``.
+
+    >>> symgrad.linalg.solve(symgrad.tensor([[2.0, 0.0], [0.0, 4.0]]), symgrad.tensor([2.0, 2.0]))
+    tensor([1.0000, 0.5000])
+    """
+    fn = "linalg.solve"
+    _square_matrices(fn, A)
+    parser.tensor_arg("linalg_solve", "B", B, 2)
+    if B.dtype is not A.dtype:
+        raise RuntimeError(f"{fn}: Expected A and B to have the same dtype, but found A of type "
+                           f"{A.dtype._torch_name} and B of type {B.dtype._torch_name} instead")
+    n = A.shape[-1]
+    vectors = B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
+    rows, cols = (B.shape[-1], 1) if vectors else (B.shape[-2], B.shape[-1]) if B.ndim >= 2 \
+        else (B.shape[-1], 1)
+    if rows != n:
+        raise RuntimeError(f"{fn}: Incompatible shapes of A and B for the equation AX = B "
+                           f"({n}x{n} and {rows}x{cols})")
+    batches = [B.shape[:-1] if vectors else B.shape[:-2], A.shape[:-2]]
+    if len(batches[0]) and _broadcast_error([np.empty(s + (0,)) for s in batches], True):
+        raise RuntimeError(_broadcast_error([np.empty(s + (0,)) for s in batches]))
+    try:
+        if vectors and B.ndim > 1:  # (a batch of vectors: as matrices of one column)
+            return apply_op(ops.linalg.solve, A, B.unsqueeze(-1)).squeeze(-1)
+        return apply_op(ops.linalg.solve, A, B)
+    except np.linalg.LinAlgError:
+        prefix, _ = _first_singular(A._value)
+        raise LinAlgError(f"symgrad.linalg.solve: {prefix}The solver failed because the input "
+                          "matrix is singular.") from None
