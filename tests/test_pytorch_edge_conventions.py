@@ -516,3 +516,44 @@ def test_a_python_int_beyond_int64_and_uint64_is_refused_as_pytorch_refuses_it()
     assert (x * 2 ** 63).tolist() == [2.0 ** 63] * 2
     assert (x * (2 ** 64 - 1)).tolist() == [2.0 ** 64] * 2
     assert (x * -2 ** 63).tolist() == [-2.0 ** 63] * 2
+
+
+def _signbits(x) -> list:
+    return np.signbit(x.detach().numpy()).tolist()
+
+
+def test_signed_zeros_and_nan_at_activations_and_special_functions():
+    """Values at -0.0, +-inf and nan that numpy's obvious formulas get wrong (torch 2.13's, in
+    float64: its float32 kernels differ at some of these points by vector lane)."""
+    f64 = t.float64
+    zeros = t.tensor([-0.0, 0.0], dtype=f64)
+    assert _signbits(t.relu(zeros)) == [True, False]  # max(x, 0) keeps the input on a tie
+    assert _signbits(t.nn.functional.relu6(zeros)) == [True, False]
+    assert _signbits(t.erfinv(zeros)) == [True, False]
+    assert t.digamma(zeros).tolist() == [np.inf, -np.inf]  # copysign(inf, -x)
+    x = t.tensor([-0.0], dtype=f64, requires_grad=True)
+    t.lgamma(x).backward()
+    assert x.grad.tolist() == [np.inf]
+    F = t.nn.functional
+    edges = t.tensor([-np.inf, -1e30, np.inf, np.nan], dtype=f64)
+    hardswish = F.hardswish(edges).numpy()
+    assert np.isnan(hardswish[0]) and hardswish[1] == 0 and np.signbit(hardswish[1])
+    assert _signbits(F.logsigmoid(edges[2:3])) == [False]  # +0.0 at +inf
+    assert np.isnan(F.hardshrink(edges[3:]).item()) and np.isnan(F.softshrink(edges[3:]).item())
+    assert _signbits(F.softshrink(t.tensor([-0.5, -0.25]))) == [True, True]  # input * 0
+
+
+def test_logit_gradient_is_nan_outside_the_unit_interval():
+    x = t.tensor([-0.5, 0.25, 1.5], dtype=t.float64, requires_grad=True)
+    t.logit(x).sum().backward()
+    grad = x.grad.numpy()
+    assert np.isnan(grad[0]) and np.isnan(grad[2]) and grad[1] == pytest.approx(1 / (0.25 * 0.75))
+
+
+def test_sinc_gradient_where_pi_x_squared_underflows():
+    x = t.tensor([1e-30, 1e-45, 0.3], requires_grad=True)  # float32: pi x^2 is 0 for the first two
+    t.sinc(x).sum().backward()
+    grad = x.grad.numpy()
+    assert grad[:2].tolist() == [0.0, 0.0]
+    pi_x = np.pi * 0.3
+    assert grad[2] == pytest.approx((np.cos(pi_x) * pi_x - np.sin(pi_x)) / (pi_x * 0.3), rel=1e-6)

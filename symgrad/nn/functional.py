@@ -248,7 +248,7 @@ def hardshrink(input: _Tensor, lambd: float = 0.5) -> _Tensor:  # noqa: A002
     >>> F.hardshrink(symgrad.tensor([-1.0, 0.25, 2.0]))
     tensor([-1.,  0.,  2.])
     """
-    return input.where(input.abs() > lambd, 0.0)
+    return input.where(~(input.abs() <= lambd), 0.0)  # (nan stays nan, as PyTorch's)
 
 
 def softshrink(input: _Tensor, lambd: float = 0.5) -> _Tensor:  # noqa: A002
@@ -263,7 +263,8 @@ def softshrink(input: _Tensor, lambd: float = 0.5) -> _Tensor:  # noqa: A002
         raise RuntimeError(f"lambda must be in range [0, {largest:g}] for input dtype "
                            f"{input.dtype._torch_name}, but found {lambd:g}")
     lambd = float(lambd)
-    inner = (input + lambd).where(input < -lambd, 0.0)
+    # (input * 0 in between, as PyTorch's: -0.0 stays -0.0 and nan nan)
+    inner = (input + lambd).where(input < -lambd, input * 0)
     return (input - lambd).where(input > lambd, inner)
 
 

@@ -354,8 +354,9 @@ def softplus(a: np.ndarray) -> np.ndarray:
 
 
 def relu(a: np.ndarray) -> np.ndarray:
-    """max(a, 0), keeping the dtype."""
-    return np.maximum(a, 0)
+    """max(a, 0), keeping the dtype; -0.0 stays -0.0 and nan nan, as PyTorch's (numpy's
+    maximum gives its second operand on a tie)."""
+    return np.maximum(0, a)
 
 
 def _shifted(a: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
@@ -700,7 +701,8 @@ def digamma(a: np.ndarray) -> np.ndarray:
         for c in reversed(_DIGAMMA_TERMS):
             series = (series + c) * inv2
         out = out + np.log(x) - 0.5 / x - series
-    out = np.where(pole, np.where(x0 == 0, -np.inf, np.nan), out)
+    # (at ±0 PyTorch's is -inf at 0 and +inf at -0: copysign(inf, -x))
+    out = np.where(pole, np.where(x0 == 0, np.copysign(np.inf, -x0), np.nan), out)
     out = np.where(x0 == -np.inf, np.nan, out)
     return np.asarray(out, dtype=a.dtype)
 
@@ -764,7 +766,9 @@ def erfinv(a: np.ndarray) -> np.ndarray:
             x = x - step
             if np.all(np.abs(step) <= 1e-16 * np.maximum(np.abs(x), 1e-300)):
                 break
-    out = np.where(inside, np.sign(y) * x, np.where(np.abs(y) == 1, np.sign(y) * np.inf, np.nan))
+    # (copysign: erfinv(-0.0) is -0.0, as PyTorch's)
+    out = np.where(inside, np.copysign(x, y), np.where(np.abs(y) == 1, np.sign(y) * np.inf,
+                                                         np.nan))
     return np.asarray(out, dtype=a.dtype)
 
 

@@ -10,6 +10,7 @@ at ties; rounding ops have zero gradient).
 from __future__ import annotations
 
 import functools
+import math
 import operator
 
 import numpy as np
@@ -783,7 +784,8 @@ frac = register(Op(
 hardtanh = register(Op(
     "hardtanh", "HardtanhBackward0",
     convention="0 at min_val and max_val (the flat side)",
-    forward=lambda xp, a, min_val, max_val: xp.minimum(xp.maximum(a, min_val), max_val),
+    # (the bound first: numpy's maximum gives its second operand on a tie, so -0.0 stays)
+    forward=lambda xp, a, min_val, max_val: xp.minimum(max_val, xp.maximum(min_val, a)),
     # the bounds taken by the outer branches, so that sympy's derivative there is 0 too
     lower=lambda xp, a, min_val, max_val: xp.where(
         a <= min_val, min_val, xp.where(a >= max_val, max_val, a)),
@@ -1238,8 +1240,8 @@ def _logit_lower(xp, a, eps=None):
 
 def _logit_grad(xp, g, ans, a, eps=None):
     grad = g / (a * (1 - a))
-    if eps is None:
-        return grad
+    if eps is None:  # (outside [0, 1] nan, as PyTorch's)
+        return xp.where((a < 0) | (a > 1), math.nan, grad)
     return xp.where((a < eps) | (a > 1 - eps), 0.0, grad)  # the bounds themselves pass
 
 
@@ -1258,7 +1260,9 @@ logit = register(Op(
 
 def _sinc_grad(xp, g, ans, a):
     x = a * xp.pi
-    return xp.where(a == 0, 0.0, g * (xp.cos(x) * x - xp.sin(x)) / (x * a))
+    # 0 where pi a^2 is 0 (a = 0, or so small that it underflows), as PyTorch's
+    denominator = x * a
+    return xp.where(denominator == 0, 0.0, g * (xp.cos(x) * x - xp.sin(x)) / denominator)
 
 
 sinc = register(Op(

@@ -366,7 +366,8 @@ hardsigmoid = register(Op(
 
 hardswish = register(Op(
     "hardswish", "HardswishBackward0",
-    forward=lambda xp, a: xp.where(a <= -3, 0.0, xp.where(a < 3, a * (a + 3) / 6, a)),
+    # (a * 0 below -3, as PyTorch's: -0.0 for a finite a, nan at -inf)
+    forward=lambda xp, a: xp.where(a <= -3, a * 0.0, xp.where(a < 3, a * (a + 3) / 6, a)),
     vjp=(lambda xp, g, ans, a: xp.where(a <= -3, 0.0, xp.where(a < 3, g * (a / 3 + 0.5), g)),),
     saved=(0,),
     float_only=True,
@@ -392,7 +393,9 @@ mish = register(Op(
 
 log_sigmoid = register(Op(
     "log_sigmoid", "LogSigmoidBackward0",
-    forward=lambda xp, a: -xp.softplus(-a),
+    # PyTorch's form (its 0 at +inf is +0.0); the symbolic side keeps -softplus(-a)
+    forward=lambda xp, a: xp.minimum(a, 0) - xp.log1p(xp.exp(-xp.abs(a))),
+    lower=lambda xp, a: -xp.softplus(-a),
     vjp=(lambda xp, g, ans, a: g * xp.sigmoid(-a),),
     saved=(0,),
     float_only=True,

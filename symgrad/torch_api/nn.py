@@ -93,7 +93,7 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     """``x * relu6(x + 3) / 6``; the gradient is 0 at -3 and 1 at 3 (``HardswishBackward0``).
 
     >>> F.hardswish(symgrad.tensor([-4.0, 0.0, 1.5]))
-    tensor([0.0000, 0.0000, 1.1250])
+    tensor([-0.0000, 0.0000, 1.1250])
     """
     _tensor(input, "hardswish")
     _floating(input, "hardswish_cpu")
