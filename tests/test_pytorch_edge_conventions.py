@@ -557,3 +557,26 @@ def test_sinc_gradient_where_pi_x_squared_underflows():
     assert grad[:2].tolist() == [0.0, 0.0]
     pi_x = np.pi * 0.3
     assert grad[2] == pytest.approx((np.cos(pi_x) * pi_x - np.sin(pi_x)) / (pi_x * 0.3), rel=1e-6)
+
+
+def test_fmax_fmin_ties_and_remainder_zeros_keep_pytorchs_signs():
+    a = t.tensor([0.0, -0.0, np.nan, 1.0], dtype=t.float64)
+    b = t.tensor([-0.0, 0.0, 2.0, np.nan], dtype=t.float64)
+    for fn in (t.fmax, t.fmin):  # the first operand on a tie of zeros; nan ignored
+        out = fn(a, b)
+        assert _signbits(out)[:2] == [False, True] and out.tolist()[2:] == [2.0, 1.0]
+    # remainder: the divisor's sign, a zero signed as the dividend (PyTorch adjusts fmod)
+    out = t.remainder(t.tensor([0.0, -0.0, 4.0, -4.0, 5.0]), -2.0)
+    assert out.tolist() == [0.0, 0.0, 0.0, 0.0, -1.0]
+    assert _signbits(out) == [False, True, False, True, True]
+
+
+def test_pow_to_minus_a_half_is_one_over_sqrt():
+    """PyTorch computes x ** -0.5 as 1 / sqrt(x), also in x ** 0.5's gradient: nan at -inf and
+    -inf at -0.0, where C's pow gives 0 and +inf."""
+    x = t.tensor([-np.inf, -0.0, 4.0], dtype=t.float64, requires_grad=True)
+    out = x.pow(-0.5).detach().numpy()
+    assert np.isnan(out[0]) and out[1] == -np.inf and out[2] == 0.5
+    x.pow(0.5).sum().backward()
+    grad = x.grad.numpy()
+    assert np.isnan(grad[0]) and grad[1] == -np.inf and grad[2] == 0.25

@@ -152,7 +152,16 @@ sinh, cosh, log1p, expm1 = (_in_float64(f) for f in (np.sinh, np.cosh, np.log1p,
 log2, log10, exp2, arctan2 = (_in_float64(f) for f in (np.log2, np.log10, np.exp2, np.arctan2))
 arcsinh, arccosh, arctanh = (_in_float64(f) for f in (np.arcsinh, np.arccosh, np.arctanh))
 logaddexp, logaddexp2 = _in_float64(np.logaddexp), _in_float64(np.logaddexp2)
-copysign, remainder, fmod, isfinite = np.copysign, np.remainder, np.fmod, np.isfinite
+copysign, fmod, isfinite = np.copysign, np.fmod, np.isfinite
+
+
+def remainder(a: Any, b: Any) -> Any:
+    """``a`` modulo ``b`` with the divisor's sign (numpy's ``remainder``), a zero result signed
+    as ``a`` (PyTorch adjusts ``fmod``, whose zeros keep ``a``'s sign; numpy's take ``b``'s)."""
+    out = np.remainder(a, b)
+    if np.result_type(out).kind == "f":
+        out = np.where(out == 0, np.copysign(out, a), out)
+    return out
 
 
 def div_rounded(a: np.ndarray, b: np.ndarray, mode: str) -> np.ndarray:

@@ -185,17 +185,25 @@ pow = register(Op(
 ))
 
 
+def _power(xp, a, exponent):
+    """``a ** exponent``, with PyTorch's special case: to -0.5 it takes ``1 / sqrt(a)`` (nan at
+    -inf and -inf at -0.0, where C's pow gives 0 and inf); numpy's own ``** 0.5`` is a sqrt."""
+    if exponent == -0.5:
+        return 1 / xp.sqrt(a)
+    return a ** exponent
+
+
 def _pow_scalar_grad(xp, g, ans, a, exponent):
     if exponent == 0:
         return xp.zeros_like(g)  # zeros, not g * 0: an infinite g must not turn into nan
     # written with a power even for squares: a ** 1 keeps higher derivatives connected to a
-    return g * exponent * a ** (exponent - 1)
+    return g * exponent * _power(xp, a, exponent - 1)
 
 
 pow_scalar = register(Op(
     "pow_scalar", "PowBackward0",
     singular=(_power_below_1_at_0("param"),),
-    forward=lambda xp, a, exponent: a ** exponent,
+    forward=_power,
     vjp=(_pow_scalar_grad,),
     saved=(0,),
     scalar_params=("exponent",),
@@ -568,7 +576,7 @@ minimum = register(Op(
 
 fmax = register(Op(
     "fmax", "FmaxBackward0",
-    forward=lambda xp, a, b: xp.fmax(a, b),
+    forward=lambda xp, a, b: xp.fmax(b, a),  # (a on a tie of ±0, as PyTorch's)
     vjp=(lambda xp, g, ans, a, b: xp.where((a >= b) | (b != b), g, 0.0),
          lambda xp, g, ans, a, b: xp.where((a >= b) | (b != b), 0.0, g)),
     saved=(0, 1),
@@ -577,7 +585,7 @@ fmax = register(Op(
 
 fmin = register(Op(
     "fmin", "FminBackward0",
-    forward=lambda xp, a, b: xp.fmin(a, b),
+    forward=lambda xp, a, b: xp.fmin(b, a),
     vjp=(lambda xp, g, ans, a, b: xp.where((a <= b) | (b != b), g, 0.0),
          lambda xp, g, ans, a, b: xp.where((a <= b) | (b != b), 0.0, g)),
     saved=(0, 1),
