@@ -580,3 +580,16 @@ def test_pow_to_minus_a_half_is_one_over_sqrt():
     x.pow(0.5).sum().backward()
     grad = x.grad.numpy()
     assert np.isnan(grad[0]) and grad[1] == -np.inf and grad[2] == 0.25
+
+
+@pytest.mark.parametrize("name", ["smooth_l1_loss", "huber_loss"])
+def test_robust_losses_pass_nan_to_the_gradient(name):
+    """PyTorch's branches (below -beta, above beta, between): a nan difference falls between,
+    and its gradient is nan (a sign would say 0)."""
+    x = t.tensor([np.nan, 2.0, 1.2], dtype=t.float64, requires_grad=True)
+    loss = getattr(t.nn.functional, name)(x, t.ones(3, dtype=t.float64), reduction="none",
+                                           **{"beta" if name == "smooth_l1_loss" else "delta": 0.5})
+    loss.sum().backward()
+    grad = x.grad.numpy()
+    scale = 1.0 if name == "smooth_l1_loss" else 0.5  # (smooth_l1's slope is huber's / beta)
+    assert np.isnan(grad[0]) and grad[1] == scale and grad[2] == pytest.approx(0.4 * scale)

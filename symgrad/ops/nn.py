@@ -120,7 +120,9 @@ def _smooth_l1_forward(xp, a, b, reduction="mean", beta=1.0):
 def _smooth_l1_grad(sign):
     def rule(xp, g, ans, a, b, reduction="mean", beta=1.0):
         d = a - b
-        slope = xp.where(xp.abs(d) < beta, d / beta, xp.sign(d))
+        # PyTorch's branches: d / beta between -beta and beta, nan included (beta 0: l1's)
+        slope = xp.sign(d) if beta == 0 else \
+            xp.where(d < -beta, -1.0, xp.where(d > beta, 1.0, d / beta))
         g = _unreduce(xp, g, _loss_shape(a, b), reduction)
         return slope * g if sign > 0 else -slope * g
 
@@ -146,7 +148,7 @@ def _huber_forward(xp, a, b, reduction="mean", delta=1.0):
 def _huber_grad(sign):
     def rule(xp, g, ans, a, b, reduction="mean", delta=1.0):
         d = a - b
-        slope = xp.where(xp.abs(d) < delta, d, delta * xp.sign(d))
+        slope = xp.where(d < -delta, -delta, xp.where(d > delta, delta, d))  # (nan: nan)
         g = _unreduce(xp, g, _loss_shape(a, b), reduction)
         return slope * g if sign > 0 else -slope * g
 
