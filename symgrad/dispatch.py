@@ -826,12 +826,17 @@ def _check_inplace(self: Tensor) -> None:
                            "before performing the operation.")
 
 
+def output_shape_error(shape: tuple[int, ...], broadcast: tuple[int, ...]) -> RuntimeError:
+    """PyTorch's error for an in-place result whose broadcast shape is not the tensor's own."""
+    return RuntimeError(f"output with shape {_torch_size(shape)} doesn't match the broadcast "
+                        f"shape {_torch_size(broadcast)}")
+
+
 def _check_inplace_result(op: ops.Op, self: Tensor, others: Sequence[Any], params: dict,
                           new: np.ndarray) -> None:
     """The result of an in-place op must keep ``self``'s shape and cast to its dtype."""
     if new.shape != self._value.shape:
-        raise RuntimeError(f"output with shape {_torch_size(self._value.shape)} doesn't match "
-                           f"the broadcast shape {_torch_size(new.shape)}")
+        raise output_shape_error(self._value.shape, new.shape)
     result_dtype = dtypes.from_numpy_dtype(_result_dtype(op, (self, *others), params)
                                            if new.dtype is _F64 else new.dtype)
     if not dtypes.can_cast(result_dtype, self.dtype):

@@ -18,7 +18,7 @@ import numpy as np
 
 from symgrad import ops
 from symgrad.autograd.grad_mode import _mode, no_grad
-from symgrad.dispatch import _broadcast_error, apply_op
+from symgrad.dispatch import _broadcast_error, apply_op, output_shape_error
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _make, _torch_size
 from symgrad.torch_api.nn import logsigmoid, pairwise_distance
@@ -113,8 +113,7 @@ def _constant(weight: Tensor, input: Tensor, first: bool) -> np.ndarray:  # noqa
     except ValueError:
         raise RuntimeError(_broadcast_error(operands)) from None
     if full != shape:
-        raise RuntimeError(f"output with shape {_torch_size(shape)} doesn't match the broadcast "
-                           f"shape {_torch_size(full)}")
+        raise output_shape_error(shape, full)
     return weight._value.astype(input._value.dtype)
 
 

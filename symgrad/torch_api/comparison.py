@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from symgrad import parser
-from symgrad.dispatch import _broadcast_error
+from symgrad.dispatch import _broadcast_error, output_shape_error
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dims, _make
 from symgrad.torch_api.arguments import value_of
@@ -120,8 +120,7 @@ def _compare_into(self: Tensor, other: Any, fn: Callable[[Any, Any], np.ndarray]
     """``self`` overwritten with the comparison's 1s and 0s in its own dtype (``x.lt_(y)``)."""
     out = _compare(self, other, fn)
     if out.shape != self.shape:
-        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
-                           f"shape {list(out.shape)}")
+        raise output_shape_error(self.shape, out.shape)
     return self.copy_(out)
 
 

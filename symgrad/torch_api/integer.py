@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from symgrad import ops, parser
-from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op
+from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op, output_shape_error
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _make, counter_of
 from symgrad.torch_api.arguments import operand as _operand
@@ -410,6 +410,16 @@ _operator(remainder_, "__imod__", example=lambda x: x.__imod__(x.detach() * 0 + 
 
 
 # ---------------------------------------------------------------- logical functions
+def _written_into(self: Tensor, out: Tensor) -> Tensor:
+    """``out`` written into ``self`` in its dtype, a new version (an in-place spelling that is
+    not recorded), unless ``out`` has a broadcast shape of its own (PyTorch's error)."""
+    if out.shape != self.shape:
+        raise output_shape_error(self.shape, out.shape)
+    self._value[...] = out._value
+    counter_of(self).value += 1
+    return self
+
+
 def _logical(name: str, fn: Callable[..., np.ndarray], doc: str) -> None:
     def function(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
         _tensor(input, name)
@@ -421,13 +431,7 @@ def _logical(name: str, fn: Callable[..., np.ndarray], doc: str) -> None:
 
     def inplace(self: Tensor, other: Tensor) -> Tensor:
         _tensor(other, name + "_", "other", 2)
-        out = function(self, other)
-        if out.shape != self.shape:
-            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
-                               f"broadcast shape {list(out.shape)}")
-        self._value[...] = out._value
-        counter_of(self).value += 1
-        return self
+        return _written_into(self, function(self, other))
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
@@ -489,13 +493,7 @@ def _integer_pair(name: str, fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
 
     def inplace(self: Tensor, other: Tensor) -> Tensor:
         _tensor(other, f"{name}_", "other", 2)
-        out = function(self, other)
-        if out.shape != self.shape:
-            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
-                               f"broadcast shape {list(out.shape)}")
-        self._value[...] = out._value
-        counter_of(self).value += 1
-        return self
+        return _written_into(self, function(self, other))
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc

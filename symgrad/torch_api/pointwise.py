@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from symgrad import ops, parser
-from symgrad.dispatch import apply_inplace, apply_op
+from symgrad.dispatch import apply_inplace, apply_op, output_shape_error
 from symgrad.numeric.dtypes import float64 as _float64
 from symgrad.tensor import Tensor, _make
 from symgrad.torch_api.arguments import check_ints, checked_number
@@ -747,6 +747,5 @@ def heaviside_(self: Tensor, values: Tensor) -> Tensor:
     _tensor(values, "heaviside_", "values", 2)
     out = heaviside(self, values)
     if out.shape != self.shape:
-        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
-                           f"shape {list(out.shape)}")
+        raise output_shape_error(self.shape, out.shape)
     return self.copy_(out)
