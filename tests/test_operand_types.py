@@ -153,3 +153,21 @@ def test_in_place_comparisons(name, expected):
     with pytest.raises(RuntimeError, match=r"output with shape \[3\] doesn't match the "
                                            r"broadcast shape \[2, 3\]"):
         getattr(t.ones(3), name + "_")(t.ones(2, 3))
+
+
+def test_every_spelling_runs_code_of_its_own():
+    """Each installed method and function (properties aside) runs a code object noted for its
+    own name and form, which is what lets an error tell ``x.add`` from ``symgrad.add`` and
+    ``subtract`` from ``sub``."""
+    from symgrad import parser
+    from symgrad.torch_api import declaration
+
+    wrong = []
+    for method, table in ((True, declaration.METHODS), (False, declaration.FUNCTIONS)):
+        for name, fn in table.items():
+            code = getattr(fn.__dict__.get("__wrapped__", fn), "__code__", None)
+            noted = parser.SPELLINGS.get(id(code))
+            if code is not None and not isinstance(t.Tensor.__dict__.get(name), property) \
+                    and (noted is None or noted != (code, name, method)):
+                wrong.append((name, method, noted and noted[1:]))
+    assert not wrong

@@ -184,13 +184,21 @@ def torch_api(
             if function and spelling not in method_aliases:
                 if spelling in FUNCTIONS:
                     raise ValueError(f"symgrad.{spelling} is defined twice")
-                form = _function_form(_own_copy(named) if method else named)
-                _note_spelling(form, spelling, method=False)
-                FUNCTIONS[spelling] = form
+                FUNCTIONS[spelling] = function_spelling(named, spelling, of_method=method)
                 DECLARED_IN["function", spelling] = module
         return fn
 
     return install
+
+
+def function_spelling(fn: Callable[..., Any], spelling: str, *,
+                      of_method: bool) -> Callable[..., Any]:
+    """``symgrad.<spelling>`` for ``fn`` (see :func:`_function_form`), noted for PyTorch's
+    argument errors; ``of_method``: ``fn`` is the Tensor method too, and the function runs a
+    copy of its code."""
+    form = _function_form(_own_copy(fn) if of_method else fn)
+    _note_spelling(form, spelling, method=False)
+    return form
 
 
 def _own_copy(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -208,15 +216,23 @@ def _own_copy(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def _note_spelling(fn: Callable[..., Any], spelling: str, *, method: bool) -> None:
     """Note the code that runs the body of installed ``fn`` as ``spelling``'s (the method's or
-    the function's), for PyTorch's argument errors (``parser.spelling_running``); a function
-    whose code another spelling runs too (a factory's functions share theirs) is given a copy
-    of its own first."""
+    the function's), for PyTorch's argument errors (``parser.spelling_running``). A function
+    whose code another function runs too (a factory's functions share theirs) is given a copy
+    of its own first; one function object installed as two spellings is noted for neither
+    (its errors keep the wording its code gives)."""
     inner = fn.__dict__.get("__wrapped__", fn)  # (_tensor_input's check: the form it calls)
     if not isinstance(inner, types.FunctionType):
         return
+    if id(inner) in _NOTED:  # (the same object again: which spelling runs is not known)
+        parser.SPELLINGS.pop(id(inner.__code__), None)
+        return
+    _NOTED[id(inner)] = inner
     if id(inner.__code__) in parser.SPELLINGS:
         inner.__code__ = inner.__code__.replace()
     parser.SPELLINGS[id(inner.__code__)] = (inner.__code__, spelling, method)
+
+
+_NOTED: dict[int, Any] = {}  # the functions noted, by id (kept alive: their ids stay theirs)
 
 
 def _out_of_place(fn: Callable[..., Any]) -> Callable[..., Any] | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 # the families that declare those methods (imported first, whatever the package's order)
 from symgrad.torch_api import arithmetic, fused, integer, pointwise  # noqa: F401
-from symgrad.torch_api.declaration import DECLARED_IN, FUNCTIONS, METHODS, _function_form
+from symgrad.torch_api.declaration import DECLARED_IN, FUNCTIONS, METHODS, function_spelling
 
 # the in-place functions torch 2.13 has (dir(torch)) whose method symgrad declares
 NAMES = ("abs_", "absolute_", "addmv_", "cos_", "exp_", "fill_", "log_", "nan_to_num_",
@@ -14,5 +14,5 @@ NAMES = ("abs_", "absolute_", "addmv_", "cos_", "exp_", "fill_", "log_", "nan_to
 
 for _name in NAMES:
     if _name not in FUNCTIONS:
-        FUNCTIONS[_name] = _function_form(METHODS[_name])
+        FUNCTIONS[_name] = function_spelling(METHODS[_name], _name, of_method=True)
         DECLARED_IN["function", _name] = __name__
