@@ -184,23 +184,30 @@ def _alias_example(doc: str, base_name: str, name: str) -> str | None:
     return "".join([*(_prompted(s) for s in setup), _prompted(renamed), want])
 
 
+def function_copy(fn: types.FunctionType, name: str | None = None) -> types.FunctionType:
+    """A copy of function ``fn`` (renamed ``name``) that runs a code object of its own, of the
+    same text, with ``fn``'s defaults, closure, attributes and docstring: a frame then tells
+    which of the two runs (tracebacks and PyTorch's argument errors name the spelling called,
+    see parser.spelling_running)."""
+    code = fn.__code__.replace(co_name=name) if name else fn.__code__.replace()
+    name = name or fn.__name__
+    copy = types.FunctionType(code, fn.__globals__, name, fn.__defaults__, fn.__closure__)
+    copy.__kwdefaults__, copy.__annotations__ = fn.__kwdefaults__, fn.__annotations__
+    copy.__module__, copy.__doc__ = fn.__module__, fn.__doc__
+    copy.__dict__.update(fn.__dict__)
+    owner = fn.__qualname__.rpartition(".")[0]
+    copy.__qualname__ = fn.__qualname__ if name == fn.__name__ else \
+        f"{owner}.{name}" if owner else name
+    return copy
+
+
 def alias(fn: Callable[..., Any], name: str, *, method: bool = True,
           doc: str | None = None) -> Callable[..., Any]:
-    """A copy of function ``fn`` named ``name``, documented as its alias (or with ``doc``).
-
-    The copy shares ``fn``'s code and attributes but has its own name and docstring, so that
-    the API reference shows ``arccos`` as "Alias of acos" with an ``arccos`` example.
+    """A copy of function ``fn`` named ``name`` (:func:`function_copy`), documented as its
+    alias (or with ``doc``), so that the API reference shows ``arccos`` as "Alias of acos"
+    with an ``arccos`` example.
     """
-    # (a code object of its own, named ``name``: tracebacks and PyTorch's argument errors
-    # name the alias, see parser.spelling_running)
-    copy = types.FunctionType(fn.__code__.replace(co_name=name), fn.__globals__, name,
-                              fn.__defaults__, fn.__closure__)
-    copy.__kwdefaults__ = fn.__kwdefaults__
-    copy.__dict__.update(fn.__dict__)
-    copy.__annotations__ = fn.__annotations__
-    copy.__module__ = fn.__module__
-    owner = fn.__qualname__.rpartition(".")[0]
-    copy.__qualname__ = f"{owner}.{name}" if owner else name
+    copy = function_copy(fn, name)
     if doc is None:
         example = _derived("alias", fn, name, method)
         doc = f"Alias of {_role(method)}`{fn.__name__}`."

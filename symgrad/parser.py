@@ -86,14 +86,13 @@ OVERLOADED = frozenset(
         "clamp_max", "bucketize", "searchsorted", "where"))
 
 
-def refused_argument(args: Sequence[Any], bad: int,
-                     names: Sequence[str] = ("input", "other")) -> TypeError:
+def refused_argument(args: Sequence[Any], bad: int) -> TypeError:
     """PyTorch's TypeError for a call of the running spelling (:func:`spelling_running`) whose
-    argument ``args[bad]`` has the wrong type. ``args`` are the function form's (``input``
-    first) and ``names`` their parameters' names. A spelling with one signature names the
-    argument, by its position among those given (a method's ``self`` is not counted); an
-    overloaded one (:data:`OVERLOADED`) lists the types it got (a method's list leaves
-    ``self`` out).
+    argument ``args[bad]`` has the wrong type. ``args`` are the function form's: ``input`` and
+    ``other`` (a third, ``where``'s, only in an overloaded list). A spelling with one
+    signature names the argument, by its position among those given (a method's ``self`` is
+    not counted); an overloaded one (:data:`OVERLOADED`) lists the types it got (a method's
+    list leaves ``self`` out).
 
     >>> import symgrad
     >>> symgrad.add(symgrad.ones(2), None)
@@ -106,7 +105,7 @@ def refused_argument(args: Sequence[Any], bad: int,
     name, method = running
     if name in OVERLOADED:
         return invalid_combination(name, args[1:] if method else args, {})
-    return wrong_type(name, names[bad], "Tensor", args[bad], bad + (not method))
+    return wrong_type(name, ("input", "other")[bad], "Tensor", args[bad], bad + (not method))
 
 
 def invalid_combination(fn: str, args: Sequence[Any], kwargs: dict[str, Any]) -> TypeError:

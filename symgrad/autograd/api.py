@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from symgrad.autograd.engine import NO_GRAD_FN, backward_root, execute, implicit_seed
+from symgrad.autograd import engine
+from symgrad.autograd.engine import NO_GRAD_FN, execute, implicit_seed
 from symgrad.tensor import Tensor, _make
 
 
@@ -65,8 +66,8 @@ def backward(
     tensor([2., 2., 2.])
     """
     if grad_tensors is None and inputs is None and not (create_graph or retain_graph) and (
-            tensors.__class__ is Tensor):
-        backward_root(tensors)  # (the commonest call, the shortest way)
+            tensors.__class__ is Tensor or isinstance(tensors, Tensor)):
+        engine.backward_root(tensors)  # (the commonest call, the shortest way)
         return
     outputs = [tensors] if tensors.__class__ is Tensor else _as_sequence(tensors)
     grads = [] if grad_tensors is None else _as_sequence(grad_tensors) \

@@ -270,10 +270,8 @@ def det(a: Tensor) -> Tensor:
 
 
 def solve(a: Tensor, b: Tensor) -> Tensor:
-    """``a``'s matrices solved for ``b`` as a stack of matrices (numpy's reading of ``b``,
-    which the rules rely on: they give a 1-d ``b`` its own axis first)."""
-    if b.ndim == 1:
-        return apply_op(ops.linalg.solve, a, b.unsqueeze(-1)).squeeze(-1)
+    """``a``'s matrices solved for the matrices ``b`` (the rules give a 1-d ``b`` its own
+    axis first)."""
     return apply_op(ops.linalg.solve, a, b)
 
 

@@ -73,6 +73,14 @@ __truediv__ = torch_api("div", function=False, name="__truediv__",
                         example=lambda x: x / 2.0)(binary_method(_ew.div, operand))
 
 
+def _number_beside_tensor(input: Any, other: Any) -> None:  # noqa: A002
+    """Refuse, as PyTorch, a non-Tensor ``input`` that is no number, or one beside an
+    ``other`` that is no Tensor (then ``other`` is named)."""
+    operand(input, call=(input, other))
+    if not isinstance(other, Tensor):
+        raise parser.refused_argument((input, other), 1)
+
+
 @torch_api("add", example=lambda x: x.add(x))
 def add(input: Any, other: Any, *, alpha: float = 1) -> Tensor:  # noqa: A002 - PyTorch's name
     """``input + alpha * other`` with broadcasting (``AddBackward0``); either may be a Python
@@ -86,9 +94,7 @@ def add(input: Any, other: Any, *, alpha: float = 1) -> Tensor:  # noqa: A002 - 
     tensor([2., 3.])
     """
     if not isinstance(input, Tensor):
-        operand(input, call=(input, other))
-        if not isinstance(other, Tensor):  # (a number and no tensor: other is refused)
-            raise parser.refused_argument((input, other), 1)
+        _number_beside_tensor(input, other)
         check_ints(alpha)
         return other.mul(alpha).add(input) if alpha != 1 else other.add(input)
     other = operand(other, call=(input, other))
@@ -111,9 +117,7 @@ def sub(input: Any, other: Any, *, alpha: float = 1) -> Tensor:  # noqa: A002
     tensor([-19., -38.])
     """
     if not isinstance(input, Tensor):
-        operand(input, call=(input, other))
-        if not isinstance(other, Tensor):  # (a number and no tensor: other is refused)
-            raise parser.refused_argument((input, other), 1)
+        _number_beside_tensor(input, other)
         check_ints(alpha)
         return apply_op(_ew.sub, operand(input), other * alpha if alpha != 1 else other)
     other = operand(other, call=(input, other))
@@ -133,9 +137,7 @@ def mul(input: Any, other: Any) -> Tensor:  # noqa: A002
     tensor([3., 8.])
     """
     if not isinstance(input, Tensor):
-        operand(input, call=(input, other))
-        if not isinstance(other, Tensor):  # (a number and no tensor: other is refused)
-            raise parser.refused_argument((input, other), 1)
+        _number_beside_tensor(input, other)
         return other.mul(input)
     return apply_binary(_ew.mul, input, operand(other, call=(input, other)))
 

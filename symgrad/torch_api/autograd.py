@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from symgrad.autograd import api, engine
+from symgrad.autograd import api
 from symgrad.tensor import Tensor, _make, counter_of
 from symgrad.torch_api.declaration import NO_GRAPH, torch_api
 
@@ -34,10 +34,6 @@ def backward(
     >>> x.grad
     tensor([ 5., 34.])
     """
-    if gradient is None and inputs is None and not (create_graph or retain_graph) and (
-            self.__class__ is Tensor or isinstance(self, Tensor)):
-        engine.backward_root(self)  # (the commonest call, the shortest way)
-        return
     api.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 

@@ -134,8 +134,7 @@ def _install_compare_into(name: str, fn: Callable[[Any, Any], np.ndarray],
     holds and 0 elsewhere, in its own dtype.
 
     >>> symgrad.tensor([1.0, 2.0]).{name}_(2.0)
-    tensor([{dict(eq="0., 1.", ne="1., 0.", lt="1., 0.", le="1., 1.", gt="0., 0.",
-                  ge="0., 1.")[name]}])
+    {_make(fn(np.array([1.0, 2.0], np.float32), 2.0).astype(np.float32))!r}
     """
     torch_api(NO_GRAPH, function=False, inplace=True, aliases=aliases,
               example=lambda x: getattr(x, f"{name}_")(2.0))(compare_into)

@@ -202,16 +202,12 @@ def function_spelling(fn: Callable[..., Any], spelling: str, *,
 
 
 def _own_copy(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """A copy of plain function ``fn`` with a code object of its own (the same text), so that
-    a frame tells which of the two runs (see :func:`_note_spelling`); a wrapper as it is."""
+    """``_docs.function_copy`` of a plain function (a wrapper as it is)."""
     if not isinstance(fn, types.FunctionType) or hasattr(fn, "__wrapped__"):
         return fn
-    copy = types.FunctionType(fn.__code__.replace(), fn.__globals__, fn.__name__,
-                              fn.__defaults__, fn.__closure__)
-    copy.__kwdefaults__, copy.__annotations__ = fn.__kwdefaults__, fn.__annotations__
-    copy.__qualname__, copy.__module__, copy.__doc__ = fn.__qualname__, fn.__module__, fn.__doc__
-    copy.__dict__.update(fn.__dict__)
-    return copy
+    from symgrad import _docs  # (as in torch_api: only a family's import needs it)
+
+    return _docs.function_copy(fn)
 
 
 def _note_spelling(fn: Callable[..., Any], spelling: str, *, method: bool) -> None:

@@ -354,14 +354,15 @@ def solve(A: Tensor, B: Tensor) -> Tensor:  # noqa: N803 - PyTorch's names
                            f"{A.dtype._torch_name} and B of type {B.dtype._torch_name} instead")
     n = A.shape[-1]
     vectors = B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
-    rows, cols = (B.shape[-1], 1) if vectors else (B.shape[-2], B.shape[-1]) if B.ndim >= 2 \
-        else (B.shape[-1], 1)
+    rows, cols = (B.shape[-1], 1) if vectors else B.shape[-2:]
     if rows != n:
         raise RuntimeError(f"{fn}: Incompatible shapes of A and B for the equation AX = B "
                            f"({n}x{n} and {rows}x{cols})")
-    batches = [B.shape[:-1] if vectors else B.shape[:-2], A.shape[:-2]]
-    if len(batches[0]) and _broadcast_error([np.empty(s + (0,)) for s in batches], True):
-        raise RuntimeError(_broadcast_error([np.empty(s + (0,)) for s in batches]))
+    # (batch dims that do not broadcast: PyTorch's error, B's batch read as tensor a)
+    batches = [np.empty(s + (0,)) for s in (B.shape[:-1] if vectors else B.shape[:-2],
+                                             A.shape[:-2])]
+    if _broadcast_error(batches, True):
+        raise RuntimeError(_broadcast_error(batches))
     try:
         if vectors and B.ndim > 1:  # (a batch of vectors: as matrices of one column)
             return apply_op(ops.linalg.solve, A, B.unsqueeze(-1)).squeeze(-1)

@@ -478,7 +478,7 @@ def searchsorted(sorted_sequence: Tensor, input: Tensor | float, *,  # noqa: A00
     >>> symgrad.searchsorted(symgrad.tensor([1, 3, 5, 7]), 3, right=True)
     tensor(2)
     """
-    if not (isinstance(input, Tensor) or isinstance(input, bool | int | float)) or not \
+    if not isinstance(input, Tensor | bool | int | float) or not \
             isinstance(sorted_sequence, Tensor):  # (input a Tensor or Scalar)
         raise parser.refused_argument((sorted_sequence, input), 1)
     if side is not None:
@@ -513,7 +513,7 @@ def bucketize(input: Tensor | float, boundaries: Tensor, *,  # noqa: A002
     >>> symgrad.bucketize(symgrad.tensor([1, 5, 7]), symgrad.tensor([1, 3, 5, 7]))
     tensor([0, 2, 3])
     """
-    if not (isinstance(input, Tensor) or isinstance(input, bool | int | float)) or not \
+    if not isinstance(input, Tensor | bool | int | float) or not \
             isinstance(boundaries, Tensor):  # (input a Tensor or Scalar)
         raise parser.refused_argument((input, boundaries), 1)
     if boundaries._value.ndim != 1:
