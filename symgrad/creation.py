@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from symgrad import parser
+from symgrad.autograd.graph import warn_at_user
 from symgrad.numeric import dtypes
 from symgrad.numeric import numpy_namespace as xp
 from symgrad.tensor import Tensor, _make, check_device
@@ -167,10 +167,10 @@ def tensor(data: Any, dtype: dtypes.dtype | None = None, device: Any = None,
 def _tensor(data: Any, dtype: dtypes.dtype | None, device: Any, requires_grad: bool,
             name: str | None) -> Tensor:
     if isinstance(data, Tensor):
-        warnings.warn(
+        warn_at_user(
             "To copy construct from a tensor, it is recommended to use "
             "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
-            "rather than symgrad.tensor(sourceTensor).", UserWarning, stacklevel=2)
+            "rather than symgrad.tensor(sourceTensor).")
         value = data._value
     elif isinstance(data, np.ndarray | np.generic):
         value = np.asarray(data)

@@ -11,7 +11,6 @@ the class from there, running through ``symgrad.dispatch.apply_op``.
 from __future__ import annotations
 
 import math
-import warnings
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -20,7 +19,14 @@ import numpy as np
 
 from symgrad.autograd import graph as _graph
 from symgrad.autograd.grad_mode import is_grad_enabled
-from symgrad.autograd.graph import Node, RemovableHandle, Version, keep_tracked, leaf_hooks
+from symgrad.autograd.graph import (
+    Node,
+    RemovableHandle,
+    Version,
+    keep_tracked,
+    leaf_hooks,
+    warn_at_user,
+)
 from symgrad.numeric import dtypes
 
 if TYPE_CHECKING:  # the methods symgrad.torch_api installs, as a generated stub
@@ -495,15 +501,12 @@ class Tensor(_InstalledMethods):
         tensor([2., 4.])
         """
         if self.grad_fn is not None and not self._retains_grad:
-            warnings.warn(
+            warn_at_user(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
                 ".grad attribute won't be populated during autograd.backward(). If you indeed "
                 "want the .grad field to be populated for a non-leaf Tensor, use .retain_grad() "
                 "on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure "
-                "you access the leaf Tensor instead.",
-                UserWarning,
-                stacklevel=2,
-            )
+                "you access the leaf Tensor instead.")
         return self._grad
 
     @grad.setter
@@ -655,14 +658,13 @@ class Tensor(_InstalledMethods):
         ...     symgrad.ones(1).volatile
         False
         """
-        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
-                      stacklevel=2)
+        warn_at_user("volatile was removed (Variable.volatile is always False)")
         return False
 
     @volatile.setter
     def volatile(self, value: bool) -> None:
-        warnings.warn("volatile was removed and now has no effect. Use `with symgrad.no_grad():` "
-                      "instead.", UserWarning, stacklevel=2)
+        warn_at_user("volatile was removed and now has no effect. Use `with symgrad.no_grad():` "
+                     "instead.")
 
     @property
     def _version(self) -> int:
@@ -801,9 +803,8 @@ class Tensor(_InstalledMethods):
         value = self._scalar_value()
         if self._requires_grad and not _warned_scalar_conversion and is_grad_enabled():
             _warned_scalar_conversion = True  # once per process, as PyTorch (with grad on)
-            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
-                          "unexpected behavior.\nConsider using tensor.detach() first.",
-                          UserWarning, stacklevel=2)
+            warn_at_user("Converting a tensor with requires_grad=True to a scalar may lead to "
+                         "unexpected behavior.\nConsider using tensor.detach() first.")
         return float(value)
 
     def __int__(self) -> int:

@@ -159,25 +159,17 @@ def nan_error(node: graph.Node, index: int) -> RuntimeError:
 def warn_error_in(node: Any) -> None:
     """PyTorch's warning when a node fails in backward under anomaly mode: its forward
     traceback, then those of the nodes whose backward created it."""
-    stacklevel = 2
-    frame = graph._getframe(1)
-    while frame is not None and graph._INTERNAL[frame.f_code.co_filename]:
-        frame = frame.f_back
-        stacklevel += 1
-    if frame is None:
-        stacklevel = 1
     stack = getattr(node, "forward_stack", None)
     if stack is None:
-        warnings.warn(f"Error detected in {node.name()}. No forward pass information available. "
-                      "Enable detect anomaly during forward pass for more information.",
-                      UserWarning, stacklevel=stacklevel)
+        graph.warn_at_user(f"Error detected in {node.name()}. No forward pass information "
+                           "available. Enable detect anomaly during forward pass for more "
+                           "information.")
         return
-    warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the "
-                  f"error:\n{''.join(stack.format())}", UserWarning, stacklevel=stacklevel)
+    graph.warn_at_user(f"Error detected in {node.name()}. Traceback of forward call that caused "
+                       f"the error:\n{''.join(stack.format())}")
     parent = node.anomaly_parent
     while parent is not None and parent.forward_stack is not None:
-        warnings.warn(f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of "
-                      "forward call that induced the previous calculation:\n"
-                      f"{''.join(parent.forward_stack.format())}", UserWarning,
-                      stacklevel=stacklevel)
+        graph.warn_at_user(f"\n\nPrevious calculation was induced by {parent.name()}. Traceback "
+                           "of forward call that induced the previous calculation:\n"
+                           f"{''.join(parent.forward_stack.format())}")
         parent = parent.anomaly_parent

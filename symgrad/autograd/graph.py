@@ -14,6 +14,7 @@ import gc
 import itertools
 import os
 import sys
+import warnings
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -124,6 +125,18 @@ TWO = ((DROPPED, DROPPED), (DROPPED, AT_EDGE), (AT_EDGE, DROPPED), (AT_EDGE, AT_
 # ``_make(value, grad_fn, True)`` (installed by symgrad.tensor, the layer above): the tensor that
 # stands for a dropped input
 _stand_in: Callable[[Any, Any], Any] = None  # type: ignore[assignment]
+
+
+def warn_at_user(message: str, category: type[Warning] = UserWarning) -> None:
+    """``warnings.warn`` attributed to the first frame outside the symgrad package: where
+    PyTorch's warnings from its C++ core point, the user's call (so that a filter on the
+    user's module, or the line shown, is the same as with PyTorch)."""
+    stacklevel = 2
+    frame = _getframe(1)
+    while frame is not None and _INTERNAL[frame.f_code.co_filename]:
+        frame = frame.f_back
+        stacklevel += 1
+    warnings.warn(message, category, stacklevel=stacklevel if frame is not None else 1)
 
 
 def user_frame(skip: int = 1) -> Any:

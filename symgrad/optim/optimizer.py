@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import warnings
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from itertools import chain
@@ -14,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from symgrad.autograd.grad_mode import enable_grad, no_grad
+from symgrad.autograd.graph import warn_at_user
 from symgrad.creation import from_numpy, tensor
 from symgrad.nn.modules.module import RemovableHandle, typename, zero_grads
 from symgrad.numeric import dtypes
@@ -210,10 +210,9 @@ class Optimizer:
                                  f"optimization parameter {name}")
             group.setdefault(name, default)
         if len({id(p) for p in params}) != len(params):
-            warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
-                          "future, this will cause an error; see "
-                          "github.com/pytorch/pytorch/issues/40967 for more information",
-                          stacklevel=3)
+            warn_at_user("optimizer contains a parameter group with duplicate parameters; in "
+                         "future, this will cause an error; see "
+                         "github.com/pytorch/pytorch/issues/40967 for more information")
         for other in self.param_groups:
             if ("param_names" in group) != ("param_names" in other):
                 kind = "with names" if "param_names" in group else "without names"

@@ -14,7 +14,6 @@ PyTorch has one: ``cross`` records products and differences where PyTorch record
 from __future__ import annotations
 
 import itertools
-import warnings
 from collections import namedtuple
 from collections.abc import Sequence
 from typing import Any
@@ -22,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from symgrad import creation, parser
+from symgrad.autograd.graph import warn_at_user
 from symgrad.dispatch import _broadcast_error
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim, _make
@@ -177,9 +177,9 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:  # no
     a, b = broadcast_tensors(input, other) if input._value.shape != other._value.shape \
         else (input, other)
     if dim is None:
-        warnings.warn("Using symgrad.cross without specifying the dim arg is deprecated.\n"
-                      "Please either pass the dim explicitly or simply use "
-                      "symgrad.linalg.cross.", UserWarning, stacklevel=2)
+        warn_at_user("Using symgrad.cross without specifying the dim arg is deprecated.\n"
+                     "Please either pass the dim explicitly or simply use "
+                     "symgrad.linalg.cross.")
         sizes = a._value.shape
         if 3 not in sizes:
             raise RuntimeError("no dimension of size 3 in input")

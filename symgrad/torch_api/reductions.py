@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import math
 import types
-import warnings
 from collections import namedtuple
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -21,7 +20,7 @@ import numpy as np
 
 from symgrad import ops
 from symgrad.autograd.grad_mode import is_grad_enabled
-from symgrad.autograd.graph import node_class
+from symgrad.autograd.graph import node_class, warn_at_user
 from symgrad.dispatch import apply_inplace, apply_op, unary_method
 from symgrad.numeric import dtypes
 from symgrad.ops.reduction import gather_key
@@ -412,9 +411,8 @@ def _variance(op: ops.Op, name: str, input: Tensor, params: dict, dof: float,  #
               ) -> Tensor:
     if dof > 0:
         return apply_op(op, input, **params)
-    warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
-                  "than the reduction factor (input numel divided by output numel).",
-                  UserWarning, stacklevel=3)
+    warn_at_user(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                 "than the reduction factor (input numel divided by output numel).")
     with np.errstate(divide="ignore", invalid="ignore"):
         return apply_op(op, input, **params)
 

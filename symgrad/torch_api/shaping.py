@@ -13,7 +13,6 @@ have one output, so each piece gets its own node, of the same name (``SplitBackw
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
@@ -21,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from symgrad import ops, parser
+from symgrad.autograd.graph import warn_at_user
 from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim, _make, _torch_size
@@ -771,10 +771,9 @@ def _scatter_args(input: Tensor, dim: int, index: Tensor, src: Any, value: Any, 
         dtypes.check_fill(src, input._value.dtype)
     if reduce is not None:  # PyTorch records no gradient for these (a NotImplemented node)
         if isinstance(src, Tensor):
-            warnings.warn("The reduce argument of symgrad.scatter with Tensor src is deprecated "
-                          "and will be removed in a future PyTorch release. Use "
-                          "symgrad.scatter_reduce instead for more reduction options.",
-                          UserWarning, stacklevel=3)
+            warn_at_user("The reduce argument of symgrad.scatter with Tensor src is deprecated "
+                         "and will be removed in a future PyTorch release. Use "
+                         "symgrad.scatter_reduce instead for more reduction options.")
         else:
             src = _make(np.full(idx.shape, src, dtype=input._value.dtype))
         return ops.shape.scatter_with_reduce, (input, src), {

@@ -9,7 +9,6 @@ share its version counter) is decided in ``symgrad.dispatch``.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,7 +16,7 @@ import numpy as np
 
 from symgrad import ops, parser
 from symgrad.autograd.grad_mode import _mode
-from symgrad.autograd.graph import node_class
+from symgrad.autograd.graph import node_class, warn_at_user
 from symgrad.dispatch import _rebase_history, apply_inplace, apply_op
 from symgrad.numeric import dtypes
 from symgrad.numeric import numpy_namespace as xp
@@ -209,14 +208,14 @@ def T(self) -> Tensor:  # noqa: N802 - PyTorch's name
             [2.]])
     """
     if self._value.ndim == 0:
-        warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity "
-                      "in these cases.", UserWarning, stacklevel=2)
+        warn_at_user("Tensor.T is deprecated on 0-D tensors. This function is the identity "
+                     "in these cases.")
     if self._value.ndim > 2:
-        warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their "
-                      "shape is deprecated and it will throw an error in a future release. "
-                      "Consider `x.mT` to transpose batches of matrices or "
-                      "`x.permute(*symgrad.arange(x.ndim - 1, -1, -1))` to reverse the "
-                      "dimensions of a tensor.", UserWarning, stacklevel=2)
+        warn_at_user("The use of `x.T` on tensors of dimension other than 2 to reverse their "
+                     "shape is deprecated and it will throw an error in a future release. "
+                     "Consider `x.mT` to transpose batches of matrices or "
+                     "`x.permute(*symgrad.arange(x.ndim - 1, -1, -1))` to reverse the "
+                     "dimensions of a tensor.")
     return self.permute(tuple(reversed(range(self._value.ndim))))
 
 

@@ -87,8 +87,8 @@ def clip_grad_norm(parameters: TensorOrTensors, max_norm: float, norm_type: floa
     >>> symgrad.nn.utils.clip_grad_norm([], 1.0)
     tensor(0.)
     """
-    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
-                  "`torch.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
+    warnings.warn("`symgrad.nn.utils.clip_grad_norm` is now deprecated in favor of "
+                  "`symgrad.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 
