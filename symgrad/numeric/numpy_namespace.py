@@ -20,8 +20,6 @@ from numpy import (  # noqa: F401 - re-exported as the namespace
     cos,
     exp,
     floor,
-    fmax,
-    fmin,
     full_like,
     log,
     matmul,
@@ -385,6 +383,33 @@ def log_softmax(a: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         s = _shifted(a, axis)
         return s - np.log(np.exp(s).sum(axis=axis, keepdims=True))
+
+
+def fmax(a: Any, b: Any) -> Any:
+    """numpy's ``fmax`` (nan ignored), but ``a`` on a tie, as PyTorch's: of ``0.0`` and ``-0.0``
+    numpy's loops return one or the other depending on the CPU's vector width.
+
+    >>> np.signbit(fmax(np.array([0.0, -0.0]), np.array([-0.0, 0.0]))).tolist()
+    [False, True]
+    """
+    return _first_on_ties(np.fmax(a, b), a, b)
+
+
+def fmin(a: Any, b: Any) -> Any:
+    """numpy's ``fmin`` (nan ignored), but ``a`` on a tie, as PyTorch's (see :func:`fmax`).
+
+    >>> np.signbit(fmin(np.array([0.0, -0.0]), np.array([-0.0, 0.0]))).tolist()
+    [False, True]
+    """
+    return _first_on_ties(np.fmin(a, b), a, b)
+
+
+def _first_on_ties(out: Any, a: Any, b: Any) -> Any:
+    out = np.asarray(out)
+    ties = a == b
+    if ties.any():
+        np.copyto(out, a, where=ties)
+    return out
 
 
 def tanh_backward(g: np.ndarray, ans: np.ndarray) -> np.ndarray:

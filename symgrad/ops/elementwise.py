@@ -576,7 +576,7 @@ minimum = register(Op(
 
 fmax = register(Op(
     "fmax", "FmaxBackward0",
-    forward=lambda xp, a, b: xp.fmax(b, a),  # (a on a tie of ±0, as PyTorch's)
+    forward=lambda xp, a, b: xp.fmax(a, b),  # (a on a tie of ±0, as PyTorch's)
     vjp=(lambda xp, g, ans, a, b: xp.where((a >= b) | (b != b), g, 0.0),
          lambda xp, g, ans, a, b: xp.where((a >= b) | (b != b), 0.0, g)),
     saved=(0, 1),
@@ -585,7 +585,7 @@ fmax = register(Op(
 
 fmin = register(Op(
     "fmin", "FminBackward0",
-    forward=lambda xp, a, b: xp.fmin(b, a),
+    forward=lambda xp, a, b: xp.fmin(a, b),
     vjp=(lambda xp, g, ans, a, b: xp.where((a <= b) | (b != b), g, 0.0),
          lambda xp, g, ans, a, b: xp.where((a <= b) | (b != b), 0.0, g)),
     saved=(0, 1),
