@@ -166,6 +166,31 @@ def test_addresses_and_trailing_whitespace_are_normalized(tmp_path):
     assert docs_exec.check_page(page) == []
 
 
+def test_rounding_level_error_figures_are_normalized(tmp_path):
+    """A gradient check's float64 rounding differs between CPUs: below 1e-12 (or 0) after the
+    word ``error``, figures compare equal; larger ones, and other numbers, do not."""
+    page = _page(tmp_path, """\
+        '''python
+        print("max abs error 1.7e-18, max rel error 0, error 0.5, error 2e-11")
+        '''
+
+        '''text
+        max abs error 0, max rel error 3.6e-16, error 0.5, error 2e-11
+        '''
+    """)
+    assert docs_exec.check_page(page) == []
+    wrong = _page(tmp_path, """\
+        '''python
+        print("error 0.5, error 2e-11")
+        '''
+
+        '''text
+        error 0.25, error 3e-11
+        '''
+    """)
+    assert len(docs_exec.check_page(wrong)) == 1
+
+
 def test_unfenced_printing_block_fails(tmp_path):
     page = _page(tmp_path, """\
         '''python
