@@ -122,6 +122,13 @@ REFUSED = [
     (lambda x: x.__setitem__(1.5, 0.0), IndexError, "only integers, slices (`:`), ellipsis "
      "(`...`), None and long or byte Variables are valid indices (got float)"),
     (lambda x: x[0, 0, 0], IndexError, "too many indices for tensor of dimension 2"),
+    # numpy reverses on a negative step; PyTorch refuses it (x.flip(0) reverses)
+    (lambda x: x[::-1], ValueError, "step must be greater than zero"),
+    (lambda x: x[:, 2:0:-1], ValueError, "step must be greater than zero"),
+    (lambda x: x[..., ::np.int64(-2)], ValueError, "step must be greater than zero"),
+    (lambda x: x[::0], ValueError, "slice step cannot be zero"),
+    (lambda x: x.__setitem__(slice(None, None, -1), 1.0), ValueError,
+     "step must be greater than zero"),
 ]
 
 

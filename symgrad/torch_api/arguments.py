@@ -186,6 +186,11 @@ def _key_part(part: Any) -> Any:
             part, int | np.integer | slice | list | tuple | np.ndarray | Tensor)):
         raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                          f"Variables are valid indices (got {type(part).__name__})")
+    if part.__class__ is slice and part.step is not None:
+        step = part.step
+        if isinstance(step, int | np.integer) and step <= 0:  # (numpy reverses, PyTorch refuses)
+            raise ValueError("step must be greater than zero" if step else
+                             "slice step cannot be zero")
     if isinstance(part, tuple):
         part = list(part)
     if isinstance(part, Tensor):
