@@ -57,7 +57,7 @@ EXAMPLES = {
     ('alias', 'sub_', 'subtract_', True, 2824880816): '>>> x = symgrad.tensor([5.0, 6.0])\n>>> x.subtract_(symgrad.tensor([1.0, 2.0]), alpha=2)\ntensor([3., 2.])\n',
     ('alias', 'transpose_', 'swapaxes_', True, 1987003638): '>>> x = symgrad.zeros(2, 3)\n>>> x.swapaxes_(0, 1).shape\nsymgrad.Size([3, 2])\n',
     ('alias', 'transpose_', 'swapdims_', True, 1987003638): '>>> x = symgrad.zeros(2, 3)\n>>> x.swapdims_(0, 1).shape\nsymgrad.Size([3, 2])\n',
-    ('alias', 'trapezoid', 'trapz', False, 2997420128): '>>> symgrad.trapz(symgrad.tensor([1.0, 2.0, 3.0]))\ntensor(4.)\n',
+    ('alias', 'trapezoid', 'trapz', False, 509498211): '>>> symgrad.trapz(symgrad.tensor([1.0, 2.0, 3.0]))\ntensor(4.)\n',
     ('alias', 'trunc', 'fix', False, 990007957): '>>> symgrad.fix(symgrad.tensor([-1.5, 1.5]))\ntensor([-1.,  1.])\n',
     ('alias', 'trunc_', 'fix_', False, 201481654): '>>> x = symgrad.tensor([-1.5, 1.5])\n>>> x.fix_()\ntensor([-1.,  1.])\n',
     ('alias', 'vstack', 'row_stack', False, 3102777787): '>>> symgrad.row_stack([symgrad.ones(2), symgrad.zeros(2)]).shape\nsymgrad.Size([2, 2])\n',

@@ -1,5 +1,5 @@
 """``symgrad.linalg``: the functions of PyTorch's ``torch.linalg`` that symgrad provides: norms,
-``inv``, ``det`` and ``solve``.
+``inv``, ``det``, ``solve`` and ``cross``.
 
 Vector norms record ``LinalgVectorNormBackward0``; the matrix norms 1, -1, inf and -inf are
 composites (sums of ``|A|``, then ``amax``/``amin``), as in PyTorch. Norms that need a singular
@@ -16,10 +16,11 @@ import numpy as np
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim
 from symgrad.torch_api import products
+from symgrad.torch_api.composites import cross_product
 from symgrad.torch_api.products import LinAlgError, solve
 from symgrad.torch_api.reductions import vector_norm
 
-__all__ = ["LinAlgError", "det", "inv", "matrix_norm", "norm", "solve", "vector_norm"]
+__all__ = ["LinAlgError", "cross", "det", "inv", "matrix_norm", "norm", "solve", "vector_norm"]
 
 
 def inv(A: Tensor) -> Tensor:  # noqa: N803 - PyTorch's name
@@ -31,6 +32,16 @@ def inv(A: Tensor) -> Tensor:  # noqa: N803 - PyTorch's name
             [0.0000, 0.2500]])
     """
     return products._inverse(A, "linalg.inv")
+
+
+def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # noqa: A002
+    """The cross product of 3-vectors along ``dim`` (the last by default), with broadcasting:
+    :func:`symgrad.cross` with a default dim.
+
+    >>> symgrad.linalg.cross(symgrad.tensor([1.0, 0.0, 0.0]), symgrad.tensor([0.0, 1.0, 0.0]))
+    tensor([0., 0., 1.])
+    """
+    return cross_product("linalg_cross", input, other, dim)
 
 
 def det(A: Tensor) -> Tensor:  # noqa: N803

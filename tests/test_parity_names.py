@@ -321,6 +321,30 @@ COMPOSITES = [  # (call, torch 2.13's values)
     (lambda: t.trapezoid(t.tensor(X23), dx=2.0, dim=0), [3.0, 5.0, 7.0]),
     (lambda: t.broadcast_shapes((2, 1), (3,)), [2, 3]),
     (lambda: t.aminmax(t.tensor(X23), dim=1).max, [2.0, 5.0]),
+    (lambda: t.cumulative_trapezoid(t.tensor(X23)), [[0.5, 2.0], [3.5, 8.0]]),
+    (lambda: t.cumulative_trapezoid(t.tensor(X23), dx=0.5, dim=0), [[0.75, 1.25, 1.75]]),
+    (lambda: t.cumulative_trapezoid(t.tensor(X23), t.tensor([0.0, 1.0, 3.0])),
+     [[0.5, 3.5], [3.5, 12.5]]),
+    (lambda: t.cumulative_trapezoid(t.tensor([1, 2, 4])), [1.5, 4.5]),
+    (lambda: t.cov(t.tensor([[0.0, 1.0, 2.0], [2.0, 1.0, 0.5]])),
+     [[1.0, -0.75], [-0.75, 0.5833333730697632]]),
+    (lambda: t.cov(_f64([[0.0, 1.0, 2.0], [2.0, 1.0, 0.5]]), correction=0,
+                   fweights=t.tensor([1, 2, 1]), aweights=_f64([0.5, 1.0, 2.0])),
+     [[0.4444444444444444, -0.2962962962962963], [-0.2962962962962963, 0.20987654320987653]]),
+    # (float32 from int64, as PyTorch; its last bit depends on the matrix product's order)
+    (lambda: t.cov(t.tensor([[1, 2, 4], [3, 3, 0]])).double().mul(6).round(),
+     [[14.0, -15.0], [-15.0, 18.0]]),
+    (lambda: t.corrcoef(t.tensor([[0.0, 1.0, 2.0], [2.0, 1.0, 0.5]])),
+     [[1.0, -0.9819804430007935], [-0.9819804430007935, 1.0]]),
+    (lambda: t.tensor([[3.0, 4.0], [0.3, 0.4]]).renorm(2, 0, 1.0),
+     [[0.6000000238418579, 0.800000011920929], [0.30000001192092896, 0.4000000059604645]]),
+    (lambda: t.tensor([[3.0, 4.0], [1.0, -0.5]]).renorm(1, 1, 2.0),
+     [[1.5, 1.7777777910232544], [0.5, -0.2222222238779068]]),
+    (lambda: t.ldexp(t.tensor([1.0, 3.0]), t.tensor([2, -1])), [4.0, 1.5]),
+    (lambda: t.ldexp(t.tensor([1, 3]), t.tensor([2, -1])), [4.0, 1.5]),
+    (lambda: t.where(t.tensor([[0.0, 2.0], [1.0, 0.0]])), [[0, 1], [1, 0]]),
+    (lambda: t.linalg.cross(t.tensor([[1.0, 2, 3]]), t.tensor([[0.5, -1.0, 2.0], [1.0, 0, 0]])),
+     [[7.0, -0.5, -2.0], [0.0, 3.0, -2.0]]),
 ]
 
 
@@ -340,6 +364,21 @@ def test_composite_shapes_and_kinds_match_pytorch():
     assert t.atleast_3d(t.ones(3)).shape == (1, 3, 1)
     assert t.atleast_3d(t.tensor(1.0)).shape == (1, 1, 1)
     assert t.atleast_3d(x).grad_fn.name() == "UnsqueezeBackward0"
+    one_d = t.atleast_3d(x[0]).grad_fn  # (PyTorch: unsqueeze(0), then unsqueeze(-1))
+    assert [one_d.name(), one_d.next_functions[0][0].name()] == ["UnsqueezeBackward0"] * 2
+    column = t.ones(2, 1, 4, requires_grad=True)
+    assert [column.squeeze(d).grad_fn.name() for d in (1, (1,), [1, 0], ())] == [
+        "SqueezeBackward1", "SqueezeBackward2", "SqueezeBackward2", "SqueezeBackward2"]
+    assert column.squeeze(()).shape == (2, 1, 4)
+    inplace = [(column * 1).squeeze_(d) for d in (1, (1,), ())]
+    assert [y.grad_fn.name() for y in inplace] == ["SqueezeBackward4", "SqueezeBackward5",
+                                                   "SqueezeBackward5"]
+    assert inplace[2].shape == (2, 1, 4)  # (an empty tuple squeezes nothing)
+    assert t.linalg.cross(x, x.exp()).grad_fn.name() == "LinalgCrossBackward0"
+    assert t.trapezoid(x).grad_fn.name() == "MulBackward1"
+    assert t.cumulative_trapezoid(x, t.ones(3)).grad_fn.name() == "DivBackward1"
+    assert t.cov(x).grad_fn.name() == "SqueezeBackward0"
+    assert t.corrcoef(x).grad_fn.name() == "ClampBackward1"
     assert [p.shape for p in t.hsplit(t.ones(2, 4), 2)] == [(2, 2), (2, 2)]
     assert [p.shape for p in t.vsplit(t.ones(4, 2), [1, 3])] == [(1, 2), (2, 2), (1, 2)]
     assert [p.shape for p in t.dsplit(t.ones(1, 2, 4), 2)] == [(1, 2, 2), (1, 2, 2)]
@@ -376,6 +415,32 @@ COMPOSITE_ERRORS = [  # (call, exception type, first line of torch 2.13's messag
      "nanmean(): expected input to have floating point or complex dtype but got Long"),
     (lambda: t.take(t.ones(2, 3), t.tensor([6])), IndexError,
      "out of range: tried to access index 6 on a tensor of 6 elements."),
+    (lambda: t.cov(t.ones(2, 2, 2)), RuntimeError, "cov(): expected input to have two or fewer "
+     "dimensions but got an input with 3 dimensions"),
+    (lambda: t.cov(t.ones(2, 3), fweights=t.ones(3)), RuntimeError, "cov(): expected fweights "
+     "to have integral dtype but got fweights with Float dtype"),
+    (lambda: t.cov(t.ones(2, 3), aweights=t.tensor([1.0, -1, 1])), RuntimeError,
+     "cov(): aweights cannot be negative"),
+    (lambda: t.cov(t.ones(2, 3), fweights=t.tensor([0, 0, 0])), RuntimeError,
+     "cov(): weights sum to zero, can't be normalized"),
+    (lambda: t.corrcoef(t.ones(2, 2, 2)), RuntimeError, "corrcoef(): expected input to have "
+     "two or fewer dimensions but got an input with 3 dimensions"),
+    (lambda: t.ones(2, 2).renorm(0, 0, 1.0), RuntimeError,
+     "renorm: non-positive-norm not supported"),
+    (lambda: t.ones(2).renorm(2, 0, 1.0), RuntimeError,
+     "renorm: input needs at least 2 dimensions, got 1 dimensions"),
+    (lambda: t.ones(2, 2).renorm(2, 0, -1.5), RuntimeError,
+     "renorm: expected maxnorm to be >= 0 but got -1.5"),
+    (lambda: t.linalg.cross(t.ones(2, 3), t.ones(3)), RuntimeError,
+     "linalg.cross: inputs must have the same number of dimensions."),
+    (lambda: t.cross(t.ones(2, 3, dtype=t.float64), t.ones(2, 3), dim=1), RuntimeError,
+     "expected scalar type Double but found Float"),
+    (lambda: t.cross(t.ones(1, 3), t.ones(2, 1)), RuntimeError,
+     "linalg.cross: inputs dimension 1 must have length 3. Got 3 and 1"),
+    (lambda: t.where(t.tensor([True]), t.ones(1)), TypeError, "where() received an invalid "
+     "combination of arguments - got (Tensor, Tensor), but expected one of:"),
+    (lambda: t.ldexp(t.ones(1), 2), TypeError,
+     "ldexp(): argument 'other' (position 2) must be Tensor, not int"),
 ]
 
 

@@ -579,6 +579,14 @@ def node_class(name: str) -> type[Node]:
     return cls
 
 
+def named_node(result: Any, name: str) -> Any:
+    """``result`` (a Tensor) with its node, if it has one, of the class ``name``: PyTorch's
+    name for what symgrad records with another op (``x.squeeze((1,))``: SqueezeBackward2)."""
+    if result.grad_fn is not None:
+        result.grad_fn.__class__ = node_class(name)
+    return result
+
+
 # The cycle collector. PyTorch's nodes are C++ objects that Python's collector never sees; ours
 # are Python objects (a node and its edge tuple per recorded op), and a long graph made every
 # full collection walk all of them, and full collections came more often as it grew. They cannot

@@ -243,3 +243,24 @@ bmm = register(Op(
     saved=matmul.saved,
     samples=(Sample(((2, 2, 3), (2, 3, 4))), Sample(((1, 3, 2), (1, 2, 2)))),
 ))
+
+
+def _cross(xp, a, b, dim):
+    # c_i = a_(i+1) b_(i+2) - a_(i+2) b_(i+1) along dim (of length 3), indices mod 3: the
+    # components PyTorch computes, in its order of operations
+    def turned(x, k):
+        return xp.roll(x, (-k,), (dim,))
+    return turned(a, 1) * turned(b, 2) - turned(a, 2) * turned(b, 1)
+
+
+cross = register(Op(
+    "cross", "LinalgCrossBackward0",
+    forward=_cross,
+    # a x b is linear in each: <g, a x b> = <b x g, a> = <g x a, b>; broadcast inputs get
+    # theirs summed back by the engine
+    vjp=(lambda xp, g, ans, a, b, dim: _cross(xp, b, g, dim),
+         lambda xp, g, ans, a, b, dim: _cross(xp, g, a, dim)),
+    saved={0: (1,), 1: (0,)},
+    samples=(Sample(((3,), (3,)), {"dim": 0}), Sample(((2, 3), (2, 3)), {"dim": 1}),
+             Sample(((3, 2), (1, 2)), {"dim": 0}), Sample(((2, 1, 3), (4, 3)), {"dim": -1})),
+))

@@ -567,14 +567,29 @@ def __ipow__(self, other: Any) -> Tensor:
     return self.pow_(other)
 
 
+_CONDITION_ONLY: Any = type("ConditionOnly", (), {"__repr__": lambda self: "<not given>"})()
+
+
 @torch_api("where", method=False)
-def where(condition: Tensor, input: Any, other: Any) -> Tensor:  # noqa: A002
-    """Elementwise ``input`` where ``condition`` else ``other`` (``WhereBackward0``).
+def where(condition: Tensor, input: Any = _CONDITION_ONLY,  # noqa: A002
+          other: Any = _CONDITION_ONLY) -> Any:
+    """Elementwise ``input`` where ``condition`` else ``other`` (``WhereBackward0``); with the
+    condition alone, the indices where it is nonzero, one tensor per dim
+    (``nonzero(condition, as_tuple=True)``).
 
     >>> x = symgrad.tensor([-1.0, 2.0])
     >>> symgrad.where(x > 0, x, 0.0)
     tensor([0., 2.])
+    >>> symgrad.where(x > 0)
+    (tensor([1]),)
     """
+    if input is _CONDITION_ONLY or other is _CONDITION_ONLY:
+        if input is not other:  # (one of the two)
+            given = [x for x in (condition, input, other) if x is not _CONDITION_ONLY]
+            raise parser.invalid_combination("where", given, {})
+        if not isinstance(condition, Tensor):
+            raise parser.wrong_type("where", "condition", "Tensor", condition, 1)
+        return condition.nonzero(as_tuple=True)
     if not isinstance(condition, Tensor) or condition.dtype is not dtypes.bool_:
         got = f", but got a tensor with dtype {condition.dtype._torch_name}" if isinstance(
             condition, Tensor) else ""

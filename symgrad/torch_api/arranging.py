@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from symgrad import ops, parser
+from symgrad.autograd.graph import named_node
 from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim, _make
@@ -377,6 +378,190 @@ def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     """
     params = _index_args("index_copy", self, dim, index, source)
     return apply_inplace(_sh.index_copy, self, source, **params)
+
+
+# ---------------------------------------------------------------- index_fill, masked_scatter, put
+def _index_fill(run: Any, input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:  # noqa: A002
+    _tensor(input, "index_fill")
+    if not isinstance(value, Tensor | bool | int | float):
+        raise parser.invalid_combination("index_fill", (dim, index, value), {})
+    if not isinstance(index, Tensor):
+        raise TypeError("index_fill(): argument 'index' (position 2) must be Tensor, not "
+                        f"{parser.type_name(index)}")
+    if index.dtype is not dtypes.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if index._value.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    shape = input._value.shape or (1,)
+    d = _dim(dim, len(shape))
+    idx = index._value.reshape(-1)
+    idx = np.where(idx < 0, idx + shape[d], idx)
+    bad = (idx < 0) | (idx >= shape[d])
+    if bad.any():
+        raise IndexError(f"index {index._value.reshape(-1)[bad][0]} is out of bounds for "
+                         f"dimension {d} with size {shape[d]}")
+    positions = np.broadcast_to(idx.reshape([-1 if k == d else 1 for k in range(len(shape))]),
+                                shape[:d] + (idx.size,) + shape[d + 1:])
+    key = _grid_key(np.ascontiguousarray(positions), d) if input._value.ndim else ()
+    if isinstance(value, Tensor):
+        if value._value.ndim:
+            raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value._value.ndim} dimension(s).")
+        if value.dtype is not input.dtype:
+            value = value.to(input.dtype)
+        return named_node(run(_sh.setitem, input, value, key=key), "IndexFillBackward1")
+    dtypes.check_fill(value, input._value.dtype)
+    return named_node(run(_sh.scatter_value, input, key=key, value=value),
+                      "IndexFillBackward0")
+
+
+@torch_api(COMPOSITE, example=lambda x: x.index_fill(1, _example_index([2, 0]), -1.0))
+def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:  # noqa: A002
+    """A copy of ``input`` with the slices along ``dim`` at the positions in ``index`` set to
+    ``value`` (a number, or a 0-d tensor that then gets their gradient's sum)
+    (``IndexFillBackward0`` / ``IndexFillBackward1``).
+
+    >>> symgrad.zeros(2, 3).index_fill(1, symgrad.tensor([0, 2]), -1.0)
+    tensor([[-1.,  0., -1.],
+            [-1.,  0., -1.]])
+    """
+    return _index_fill(apply_op, input, dim, index, value)
+
+
+@torch_api(COMPOSITE, function=False, inplace=True,
+           example=lambda x: x.index_fill_(1, _example_index([2, 0]), -1.0))
+def index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """In-place :func:`index_fill`.
+
+    >>> symgrad.zeros(3).index_fill_(0, symgrad.tensor([1]), 2.0)
+    tensor([0., 2., 0.])
+    """
+    return _index_fill(apply_inplace, self, dim, index, value)
+
+
+def _masked_scatter(run: Any, input: Tensor, mask: Tensor, source: Tensor,  # noqa: A002
+                    inplace: bool) -> Tensor:
+    _tensor(input, "masked_scatter")
+    _tensor(mask, "masked_scatter", "mask", 1)
+    _tensor(source, "masked_scatter", "source", 2)
+    if mask.dtype is not dtypes.bool_:
+        raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with "
+                           f"dtype {mask.dtype._torch_name}")
+    if source.dtype is not input.dtype:  # (PyTorch's message, space missing)
+        raise RuntimeError("masked_scatter: expected self and source to have same dtypes but "
+                           f"got{input.dtype._torch_name} and {source.dtype._torch_name}")
+    shape = input._value.shape
+    if inplace:
+        expanded_mask = mask.expand(shape)._value
+    else:
+        message = _broadcast_error([input._value, mask._value], quiet=True)
+        if message:
+            raise RuntimeError(message)
+        shape = np.broadcast_shapes(shape, mask._value.shape)
+        expanded_mask = np.broadcast_to(mask._value, shape)
+        if input._value.shape != shape:
+            input = input.expand(shape)
+    if not shape:
+        return _on_one_element(run, lambda run_, a, m, src: _masked_scatter(
+            run_, a, m.reshape(1), src, inplace), input, mask, source)
+    key = np.nonzero(expanded_mask)
+    count = key[0].size
+    if count > source._value.size:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    if not source._value.ndim:  # (its gradient goes back through a 1-element reshape)
+        source = source.reshape(1)
+    src_key = np.unravel_index(np.arange(count), source._value.shape)
+    return named_node(run(_sh.scatter, input, source, key=key, src_key=src_key),
+                      "MaskedScatterBackward0")
+
+
+@torch_api(COMPOSITE, example=lambda x: x.masked_scatter(x > 0.5, x.exp()))
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:  # noqa: A002
+    """A copy of ``input`` with the elements of ``source``, in order, written where ``mask``
+    (broadcast with ``input``) is true (``MaskedScatterBackward0``).
+
+    >>> x = symgrad.zeros(2, 3)
+    >>> x.masked_scatter(symgrad.tensor([True, False, True]), symgrad.arange(1.0, 7.0))
+    tensor([[1., 0., 2.],
+            [3., 0., 4.]])
+    """
+    return _masked_scatter(apply_op, input, mask, source, False)
+
+
+@torch_api(COMPOSITE, function=False, inplace=True,
+           example=lambda x: x.masked_scatter_(x > 0.5, x.detach().exp()))
+def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """In-place :func:`masked_scatter` (``mask`` broadcasts to ``self``'s shape).
+
+    >>> symgrad.zeros(3).masked_scatter_(symgrad.tensor([False, True, True]), symgrad.ones(5))
+    tensor([0., 1., 1.])
+    """
+    return _masked_scatter(apply_inplace, self, mask, source, True)
+
+
+def _put(run: Any, input: Tensor, index: Tensor, source: Tensor,  # noqa: A002
+         accumulate: bool) -> Tensor:
+    _tensor(input, "put")
+    _tensor(index, "put", "index", 1)
+    _tensor(source, "put", "source", 2)
+    if index._value.dtype.kind not in "iu":
+        raise RuntimeError("put_(): Expected a long tensor for index, but got "
+                           f"{index.dtype._torch_name}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError("put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {input.dtype._torch_name} and source.dtype = "
+                           f"{source.dtype._torch_name}")
+    if index._value.size != source._value.size:
+        raise IndexError("put_(): Expected source and index to have the same number of "
+                         f"elements, but got source.numel() = {source._value.size}, "
+                         f"index.numel() = {index._value.size}")
+    if not input._value.ndim:
+        return _on_one_element(run, _put, input, index, source, accumulate)
+    n = input._value.size
+    flat = index._value.reshape(-1)
+    bad = flat[(flat >= n) | (flat < -n)]
+    if bad.size:
+        raise IndexError(f"out of range: tried to access index {int(bad[0])} on a tensor of "
+                         f"{n} elements.")
+    flat = np.where(flat < 0, flat + n, flat)
+    key = np.unravel_index(flat, input._value.shape)
+    if not source._value.ndim:  # (as in masked_scatter)
+        source = source.reshape(1)
+    src_key = np.unravel_index(np.arange(flat.size), source._value.shape)
+    op = _sh.index_add if accumulate else _sh.scatter
+    return named_node(run(op, input, source, key=key, src_key=src_key), "PutBackward0")
+
+
+def _on_one_element(run: Any, fn: Any, input: Tensor, *args: Any) -> Tensor:  # noqa: A002
+    """``fn(apply_op, input, ...)`` of a 0-d ``input``, computed on its 1-element reshape (an
+    in-place ``run`` copies the result back)."""
+    result = fn(apply_op, input.reshape(1), *args).reshape(())
+    return input.copy_(result) if run is apply_inplace else result
+
+
+@torch_api(COMPOSITE, example=lambda x: x.put(_example_index([5, 0]), x[0, :2]))
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False,  # noqa: A002
+        ) -> Tensor:
+    """A copy of ``input`` with ``source``'s elements written at the flat (row-major)
+    positions ``index`` (negative ones count from the end), or added there with
+    ``accumulate`` (``PutBackward0``).
+
+    >>> symgrad.zeros(2, 2).put(symgrad.tensor([3, 0]), symgrad.tensor([1.0, 2.0]))
+    tensor([[2., 0.],
+            [0., 1.]])
+    """
+    return _put(apply_op, input, index, source, accumulate)
+
+
+@torch_api(COMPOSITE, function=False, inplace=True,
+           example=lambda x: x.put_(_example_index([5, 0]), x[0, :2].detach()))
+def put_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """In-place :func:`put`.
+
+    >>> symgrad.zeros(3).put_(symgrad.tensor([1, 1]), symgrad.ones(2), accumulate=True)
+    tensor([0., 2., 0.])
+    """
+    return _put(apply_inplace, self, index, source, accumulate)
 
 
 # ---------------------------------------------------------------- scatter_reduce

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from symgrad import creation, parser
-from symgrad.autograd.graph import warn_at_user
-from symgrad.dispatch import _broadcast_error
+from symgrad import creation, ops, parser
+from symgrad.autograd.graph import named_node, warn_at_user
+from symgrad.dispatch import _broadcast_error, apply_op
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim, _make
 from symgrad.torch_api.arguments import check_ints
@@ -95,7 +95,7 @@ def _at_least(fn: str, tensors: Sequence[Any], ndim: int) -> Any:
         elif ndim == 3 and len(shape) == 2:
             out.append(t.unsqueeze(-1))
         elif ndim == 3 and len(shape) == 1:
-            out.append(t.reshape(1, shape[0], 1))
+            out.append(t.unsqueeze(0).unsqueeze(-1))
         elif len(shape) == 1:
             out.append(t.unsqueeze(0))
         else:
@@ -172,26 +172,35 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:  # no
     >>> symgrad.cross(symgrad.tensor([1.0, 0.0, 0.0]), symgrad.tensor([0.0, 1.0, 0.0]), dim=0)
     tensor([0., 0., 1.])
     """
-    parser.tensor_arg("cross", "input", input)
-    parser.tensor_arg("cross", "other", other, 2)
-    a, b = broadcast_tensors(input, other) if input._value.shape != other._value.shape \
-        else (input, other)
+    return cross_product("cross", input, other, dim)
+
+
+def cross_product(fn: str, input: Tensor, other: Tensor, dim: int | None) -> Tensor:  # noqa: A002
+    """:func:`cross` as the spelling ``fn`` checks its arguments (``linalg.cross`` too)."""
+    parser.tensor_arg(fn, "input", input)
+    parser.tensor_arg(fn, "other", other, 2)
+    if input._value.ndim != other._value.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"expected scalar type {input.dtype._torch_name} but found "
+                           f"{other.dtype._torch_name}")
     if dim is None:
         warn_at_user("Using symgrad.cross without specifying the dim arg is deprecated.\n"
                      "Please either pass the dim explicitly or simply use "
-                     "symgrad.linalg.cross.")
-        sizes = a._value.shape
-        if 3 not in sizes:
+                     "symgrad.linalg.cross.\nThe default value of dim will change to agree "
+                     "with that of linalg.cross in a future release.")
+        if 3 not in input._value.shape:
             raise RuntimeError("no dimension of size 3 in input")
-        d = sizes.index(3)
+        d = dim = input._value.shape.index(3)
     else:
-        d = _dim(dim, a.dim())
-        if a._value.shape[d] != 3:
-            raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
-                               f"{input._value.shape[d]} and {other._value.shape[d]}")
-    a0, a1, a2 = (a.narrow(d, i, 1) for i in range(3))
-    b0, b1, b2 = (b.narrow(d, i, 1) for i in range(3))
-    return cat([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], d)
+        d = _dim(dim, input.dim())
+    if input._value.shape[d] != 3 or other._value.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input._value.shape[d]} and {other._value.shape[d]}")
+    message = _broadcast_error([input._value, other._value], quiet=True)
+    if message:
+        raise RuntimeError(message)
+    return apply_op(ops.linalg.cross, input, other, dim=d)
 
 
 # ---------------------------------------------------------------- blocks and pieces
@@ -465,32 +474,188 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, -1)
 
 
+def _trapezoid_parts(fn: str, y: Tensor, x: Tensor | None, dx: float | None,
+                     dim: int) -> tuple[int, Tensor, Tensor | None]:
+    """The checked dim of ``y``, the sums of its neighbours ``y[i] + y[i + 1]`` along it, and
+    the spacing of ``x`` shaped to multiply them (None for a constant ``dx``)."""
+    parser.tensor_arg(fn, "y", y)
+    d = _dim(dim, y.dim())
+    n = y._value.shape[d]
+    pairs = y.narrow(d, 0, max(n - 1, 0)) + y.narrow(d, min(1, n), max(n - 1, 0))
+    if x is None:
+        return d, pairs, None
+    if dx is not None:
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got "
+                        "(Tensor, Tensor, dx=float), but expected one of:\n"
+                        " * (Tensor y, Tensor x, *, int dim = -1)\n"
+                        " * (Tensor y, *, Number dx = 1, int dim = -1)")
+    spacing = diff(x, dim=-1 if x.dim() == 1 else d)
+    if x.dim() == 1:
+        spacing = spacing.reshape([-1 if i == d else 1 for i in range(y.dim())])
+    return d, pairs, spacing
+
+
 @torch_api(COMPOSITE, method=False, aliases=("trapz",), example=lambda x: trapezoid(x))
 def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
               dim: int = -1) -> Tensor:
     """The trapezoidal rule along ``dim``: spacing ``dx`` (default 1) or the sample points
-    ``x``. Alias ``trapz``.
+    ``x``, computed as PyTorch does (``dx * (sum(y) - (y[0] + y[-1]) / 2)`` for a constant
+    spacing). Alias ``trapz``.
 
     >>> symgrad.trapezoid(symgrad.tensor([1.0, 2.0, 3.0]))
     tensor(4.)
     >>> symgrad.trapezoid(symgrad.tensor([1.0, 2.0, 3.0]), symgrad.tensor([0.0, 1.0, 3.0]))
     tensor(6.5000)
     """
-    parser.tensor_arg("trapezoid", "y", y)
-    d = _dim(dim, y.dim())
+    d, pairs, spacing = _trapezoid_parts("trapezoid", y, x, dx, dim)
     n = y._value.shape[d]
     if n == 0:
         return y.sum(d) * 0
-    mids = (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) / 2
-    if x is None:
-        return mids.sum(d) * (1 if dx is None else dx)
-    if dx is not None:
-        raise TypeError("trapezoid() received an invalid combination of arguments - got "
-                        "(Tensor, Tensor, dx=float)")
-    spacing = diff(x, dim=-1 if x.dim() == 1 else d)
-    if x.dim() == 1:
-        spacing = spacing.reshape([-1 if i == d else 1 for i in range(y.dim())])
-    return (mids * spacing).sum(d)
+    if spacing is None:
+        ends = y.select(d, 0) + y.select(d, n - 1)
+        return named_node((y.sum(d) - ends * 0.5) * (1.0 if dx is None else dx), "MulBackward1")
+    return named_node((pairs * spacing).sum(d) / 2.0, "DivBackward1")
+
+
+@torch_api(COMPOSITE, method=False, example=lambda x: cumulative_trapezoid(x))
+def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
+                         dim: int = -1) -> Tensor:
+    """The running trapezoidal rule along ``dim`` (one element fewer than ``y`` there):
+    spacing ``dx`` (default 1) or the sample points ``x``.
+
+    >>> symgrad.cumulative_trapezoid(symgrad.tensor([1.0, 2.0, 3.0]))
+    tensor([1.5000, 4.0000])
+    """
+    d, pairs, spacing = _trapezoid_parts("cumulative_trapezoid", y, x, dx, dim)
+    if spacing is None:
+        return named_node(pairs * ((1.0 if dx is None else dx) / 2.0), "MulBackward1").cumsum(d)
+    return named_node((pairs * spacing).cumsum(d) / 2.0, "DivBackward1")
+
+
+@torch_api(COMPOSITE, example=lambda x: x.cov())
+def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,  # noqa: A002
+        aweights: Tensor | None = None) -> Tensor:
+    """The covariance matrix of the variables in the rows of ``input`` (observations in the
+    columns; a 1-D input is one variable), with frequency and observation weights, as NumPy's
+    ``cov``.
+
+    >>> symgrad.cov(symgrad.tensor([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]]))
+    tensor([[ 1., -1.],
+            [-1.,  1.]])
+    """
+    parser.tensor_arg("cov", "input", input)
+    if input.dim() > 2:
+        raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an "
+                           f"input with {input.dim()} dimensions")
+    if input.dtype is dtypes.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    data = input.view(1, -1) if input.dim() < 2 else input
+    observations = data._value.shape[1]
+    weights = None
+    for name, w in (("fweights", fweights), ("aweights", aweights)):
+        if w is None:
+            continue
+        parser.tensor_arg("cov", name, w)
+        if w.dim() > 1:
+            raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got "
+                               f"{name} with {w.dim()} dimensions")
+        kind = w._value.dtype.kind
+        if (name == "fweights") != (kind in "iu"):
+            raise RuntimeError(f"cov(): expected {name} to have "
+                               f"{'integral' if name == 'fweights' else 'floating point'} dtype "
+                               f"but got {name} with {w.dtype._torch_name} dtype")
+        if w._value.size != observations:
+            raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
+                               f"observations in the input but got {w._value.size} != "
+                               f"{observations}")
+        if observations and w._value.min() < 0:
+            raise RuntimeError(f"cov(): {name} cannot be negative")
+        weights = w if weights is None else weights * w
+    if weights is None:
+        average = data.mean(1) if data.dtype.is_floating_point else data.sum(1) / observations
+        factor: Any = observations - correction
+    else:
+        total = weights.sum()
+        if total.item() == 0:
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+        average = (data * weights).sum(1) / total
+        if correction == 0:
+            factor = total
+        elif aweights is None:
+            factor = total - correction
+        elif fweights is None and observations == 1 and correction == 1:
+            factor = 0
+        else:
+            factor = total - correction * (weights * aweights).sum() / total
+    if float(factor) <= 0:
+        warn_at_user("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+                     "than the number of observations.")
+        factor = 0 if weights is None else factor * 0
+    if observations == 1 and (fweights is None) != (aweights is None):
+        centered = data * 0.0  # (one observation, one set of weights: the mean is the value)
+    else:
+        centered = data - average.unsqueeze(1)
+    product = centered.mm((centered if weights is None else centered * weights).t())
+    return product.true_divide(factor).squeeze()
+
+
+@torch_api(COMPOSITE, example=lambda x: x.corrcoef())
+def corrcoef(input: Tensor) -> Tensor:  # noqa: A002
+    """Pearson's correlation coefficients of the variables in the rows of ``input`` (observations
+    in the columns), clipped to [-1, 1], as NumPy's ``corrcoef``.
+
+    >>> symgrad.corrcoef(symgrad.tensor([[0.0, 1.0, 2.0], [2.0, 1.0, 0.5]]))
+    tensor([[ 1.0000, -0.9820],
+            [-0.9820,  1.0000]])
+    """
+    parser.tensor_arg("corrcoef", "input", input)
+    if input.dim() > 2:
+        raise RuntimeError("corrcoef(): expected input to have two or fewer dimensions but got "
+                           f"an input with {input.dim()} dimensions")
+    c = cov(input)
+    if c.dim() == 0:
+        return c / c  # (nan where the variance is 0, nan or inf; else 1)
+    stddev = c.diagonal().sqrt()
+    c = c / stddev.view(-1, 1)
+    c = c / stddev.view(1, -1)
+    return c.clip(-1, 1)
+
+
+@torch_api(COMPOSITE, example=lambda x: x.renorm(2, 0, 1.0))
+def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:  # noqa: A002
+    """Each sub-tensor ``input.select(dim, i)`` whose ``p``-norm exceeds ``maxnorm`` scaled
+    to the norm ``maxnorm`` (times ``1 / (1 + 1e-7 / norm)``, PyTorch's guard); the others
+    as they are.
+
+    >>> symgrad.tensor([[3.0, 4.0], [0.3, 0.4]]).renorm(2, 0, 1.0)
+    tensor([[0.6000, 0.8000],
+            [0.3000, 0.4000]])
+    """
+    parser.tensor_arg("renorm", "input", input)
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    if input.dim() <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} "
+                           "dimensions")
+    d = _dim(dim, input.dim())
+    others = [i for i in range(input.dim()) if i != d]
+    norms = input.norm(p, dim=others, keepdim=True)
+    factor = (maxnorm / (norms + 1e-7)).where(norms > maxnorm, 1.0)
+    return input * factor
+
+
+@torch_api(COMPOSITE, example=lambda x: x.ldexp(x.detach().round()))
+def ldexp(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """``input * 2 ** other``, in a floating dtype.
+
+    >>> symgrad.ldexp(symgrad.tensor([1.0, 3.0]), symgrad.tensor([2, -1]))
+    tensor([4.0000, 1.5000])
+    """
+    parser.tensor_arg("ldexp", "input", input)
+    parser.tensor_arg("ldexp", "other", other, 2)
+    return input * creation.tensor(2.0).pow(other)
 
 
 # ---------------------------------------------------------------- factories and membership

@@ -16,7 +16,7 @@ import numpy as np
 
 from symgrad import ops, parser
 from symgrad.autograd.grad_mode import _mode
-from symgrad.autograd.graph import node_class, warn_at_user
+from symgrad.autograd.graph import named_node, node_class, warn_at_user
 from symgrad.dispatch import _rebase_history, apply_inplace, apply_op
 from symgrad.numeric import dtypes
 from symgrad.numeric import numpy_namespace as xp
@@ -29,7 +29,7 @@ from symgrad.torch_api.arguments import (
     operand,
     split_key,
 )
-from symgrad.torch_api.declaration import torch_api
+from symgrad.torch_api.declaration import COMPOSITE, torch_api
 
 
 @torch_api("reshape", example=lambda x: x.reshape(3, 2))
@@ -253,9 +253,15 @@ def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor:
     """
     if dim is None:
         return apply_op(ops.shape.squeeze, self)
+    result = apply_op(ops.shape.squeeze, self, dim=_squeezed(self, dim))
+    # (PyTorch's squeeze.dims overload)
+    return named_node(result, "SqueezeBackward2") if isinstance(dim, Sequence) else result
+
+
+def _squeezed(self: Tensor, dim: int | Sequence[int]) -> tuple[int, ...]:
+    """The dims among ``dim`` (an int, or a sequence: empty squeezes none) of size 1."""
     dims = _dims(dim, self._value.ndim) if not isinstance(dim, Sequence) or dim else ()
-    dims = tuple(d for d in dims if self._value.shape[d] == 1)
-    return apply_op(ops.shape.squeeze, self, dim=dims)
+    return tuple(d for d in dims if self._value.shape[d] == 1)
 
 
 @torch_api("expand", function=False, example=lambda x: x.expand(4, 2, 3))
@@ -347,6 +353,76 @@ def __setitem__(self, key: Any, value: Any) -> None:
     apply_inplace(ops.shape.setitem, self, value, key=key)
 
 
+def _index_put_args(self: Tensor, indices: Any, values: Any) -> tuple[Any, Tensor]:
+    """The key of ``index_put``'s ``indices`` (a tuple of index tensors) and its ``values``,
+    checked as PyTorch checks them."""
+    if not isinstance(indices, tuple | list):
+        raise TypeError("index_put(): argument 'indices' (position 1) must be tuple of Tensors, "
+                        f"not {parser.type_name(indices)}")
+    for i, index in enumerate(indices):
+        if not isinstance(index, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{parser.type_name(index)}")
+    if not isinstance(values, Tensor):
+        raise TypeError("index_put(): argument 'values' (position 2) must be Tensor, not "
+                        f"{parser.type_name(values)}")
+    if values.dtype is not self.dtype:
+        raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                           f"{self.dtype._torch_name} for the destination and "
+                           f"{values.dtype._torch_name} for the source.")
+    if len(indices) > self._value.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {self._value.ndim} (got "
+                         f"{len(indices)})")
+    key = normalize_key(tuple(indices))
+    target = _check_index(self, key)
+    if _broadcast_shape(values._value.shape, target.shape) != target.shape:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot "
+                           f"be broadcast to indexing result of shape {list(target.shape)}")
+    return key, values
+
+
+def _index_put(run: Any, self: Tensor, indices: Any, values: Any,
+               accumulate: bool) -> Tensor:
+    key, values = _index_put_args(self, indices, values)
+    if not accumulate:
+        return named_node(run(ops.shape.setitem, self, values, key=key), "IndexPutBackward0")
+    target = self._value[key].shape
+    if values._value.shape != target:
+        values = values.expand(target)
+    full = tuple(slice(None) for _ in target)
+    return named_node(run(ops.shape.index_add, self, values, key=key, src_key=full),
+                      "IndexPutBackward0")
+
+
+@torch_api(COMPOSITE, example=lambda x: x.index_put((_make(np.array([1, 0])),), x[0]))
+def index_put(input: Tensor, indices: tuple[Tensor, ...], values: Tensor,  # noqa: A002
+              accumulate: bool = False) -> Tensor:
+    """A copy of ``input`` with ``values`` written at ``input[indices]`` (a tuple of index
+    tensors, as ``x[indices] = values``), or added there with ``accumulate``, repeated
+    indices adding up (``IndexPutBackward0``).
+
+    >>> x = symgrad.zeros(3)
+    >>> x.index_put((symgrad.tensor([0, 2]),), symgrad.tensor([1.0, 2.0]))
+    tensor([1., 0., 2.])
+    >>> x.index_put((symgrad.tensor([1, 1]),), symgrad.tensor(5.0), accumulate=True)
+    tensor([ 0., 10.,  0.])
+    """
+    return _index_put(apply_op, input, indices, values, accumulate)
+
+
+@torch_api(COMPOSITE, function=False, inplace=True,
+           example=lambda x: x.index_put_((_make(np.array([1, 0])),), x[0].detach()))
+def index_put_(self: Tensor, indices: tuple[Tensor, ...], values: Tensor,
+               accumulate: bool = False) -> Tensor:
+    """In-place :func:`index_put`.
+
+    >>> x = symgrad.zeros(3)
+    >>> x.index_put_((symgrad.tensor([1, 1]),), symgrad.ones(2), accumulate=True)
+    tensor([0., 2., 0.])
+    """
+    return _index_put(apply_inplace, self, indices, values, accumulate)
+
+
 def _broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...] | None:
     try:
         return np.broadcast_shapes(*shapes)
@@ -402,7 +478,7 @@ def unsqueeze_(self, dim: int) -> Tensor:
 
 
 @torch_api("squeeze", function=False, inplace=True, example=lambda x: x.unsqueeze_(0).squeeze_())
-def squeeze_(self, dim: int | None = None) -> Tensor:
+def squeeze_(self, dim: int | Sequence[int] | None = None) -> Tensor:
     """In-place version of :meth:`squeeze`: remove dims of size 1.
 
     >>> x = symgrad.zeros(1, 2, 1)
@@ -413,8 +489,8 @@ def squeeze_(self, dim: int | None = None) -> Tensor:
     """
     if dim is None:
         return _reshape_(self, ops.shape.squeeze, "SqueezeBackward3")
-    dims = tuple(d for d in _dims(dim, self._value.ndim) if self._value.shape[d] == 1)
-    return _reshape_(self, ops.shape.squeeze, "SqueezeBackward4", dim=dims)
+    return _reshape_(self, ops.shape.squeeze, "SqueezeBackward5" if isinstance(dim, Sequence)
+                     else "SqueezeBackward4", dim=_squeezed(self, dim))
 
 
 @torch_api("transpose", function=False, inplace=True, aliases=("swapaxes_", "swapdims_"),
