@@ -72,6 +72,15 @@ def test_parameter_names_order_and_shapes_as_pytorch() -> None:
     assert nn.LSTMCell(2, 3).bias_ih.shape == (12,)
 
 
+def test_batch_first_output_nodes_as_pytorch() -> None:
+    """torch 2.13 transposes an RNN's and a GRU's batch-first output in place
+    (TransposeBackward1); its float32 LSTM, out of place (TransposeBackward0)."""
+    names = [layer(symgrad.ones(2, 5, 3))[0].grad_fn.name() for layer in (
+        nn.RNN(3, 4, batch_first=True), nn.GRU(3, 4, batch_first=True),
+        nn.LSTM(3, 4, batch_first=True))]
+    assert names == ["TransposeBackward1", "TransposeBackward1", "TransposeBackward0"]
+
+
 def test_default_init_is_uniform_in_one_over_sqrt_hidden() -> None:
     symgrad.manual_seed(0)
     rnn = nn.LSTM(8, 16, num_layers=2)

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from symgrad.autograd.graph import named_node
 from symgrad.creation import empty, tensor, zeros
 from symgrad.nn import functional as F
 from symgrad.nn import init
@@ -313,6 +314,8 @@ class RNNBase(Module):
                 hidden = tuple(h.index_select(1, packed.unsorted_indices) for h in hidden)
         else:
             output = x.transpose(0, 1) if self.batch_first else x
+            if self.batch_first and not lstm:  # (PyTorch transposes RNN and GRU in place)
+                output = named_node(output, "TransposeBackward1")
             if kind == "unbatched":
                 output = output.squeeze(0 if self.batch_first else 1)
                 hidden = tuple(h.squeeze(1) for h in hidden)
