@@ -269,6 +269,68 @@ def test_strategy_and_vectorize():
                                np.diag(6 * X))
 
 
+# the refusals torch 2.13 gives for these combinations, in its order of checks
+OPTION_REFUSALS = [
+    (dict(strategy="forward-mode"), NotImplementedError, "Computing Jacobian using forward-AD "
+     "or forward-over-reverse Hessian isonly implemented for `vectorize=True`."),
+    (dict(strategy="forward-mode", vectorize=True, create_graph=True), NotImplementedError,
+     "symgrad.autograd.functional.jacobian: `create_graph=True` and `strategy=\"forward-mode\"`"
+     " are not supported together (yet)."),
+    (dict(strategy="forward-mode", vectorize=True, strict=True), RuntimeError,
+     "symgrad.autograd.functional.jacobian: `strict=True` and `strategy=\"forward-mode\"` are "
+     "not supported together (yet)."),
+    (dict(vectorize=True, strict=True), RuntimeError, "symgrad.autograd.functional.jacobian: "
+     "`strict=True` and `vectorized=True` are not supported together."),
+]
+
+
+@pytest.mark.parametrize(("options", "kind", "message"), OPTION_REFUSALS)
+def test_jacobian_and_hessian_refuse_what_pytorch_refuses(options, kind, message):
+    x = _t(X)
+    with pytest.raises(kind) as caught:
+        F.jacobian(cubic_times_sum, x, **options)
+    assert str(caught.value).startswith(message)
+    if "strategy" in options:  # (the hessian's outer jacobian)
+        options = {("outer_jacobian_strategy" if k == "strategy" else k): v
+                   for k, v in options.items()}
+    with pytest.raises(kind) as caught:
+        F.hessian(lambda x: (x ** 3).sum(), x, **options)
+    assert str(caught.value).startswith(message)
+
+
+def test_grad_with_batched_grad_outputs_maps_over_their_first_dim():
+    """``is_grads_batched``: each row of the grad_outputs is one vector-Jacobian product
+    (values from torch 2.13); an unused input's materialized gradient has no batch dim."""
+    x = t.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], dtype=t.float64, requires_grad=True)
+    unused = t.ones(2, requires_grad=True)
+    y = (x.sin() * x.exp()).sum(1)
+    rows, none = t.autograd.grad(y, [x, unused], grad_outputs=t.eye(2, dtype=t.float64),
+                                 is_grads_batched=True, allow_unused=True, retain_graph=True)
+    assert none is None
+    np.testing.assert_allclose(_np(rows), [
+        [[2.23732812, -0.11079377, 3.64391738], [0.0, 0.0, 0.0]],
+        [[0.0, 0.0, 0.0], [4.78748452, 1.56178115, 0.023642]]], rtol=1e-8, atol=1e-8)
+    # the same rows as one grad call per row of the grad_outputs
+    for k in range(2):
+        (row,) = t.autograd.grad(y, x, grad_outputs=t.eye(2, dtype=t.float64)[k],
+                                 retain_graph=True)
+        np.testing.assert_array_equal(_np(rows[k]), _np(row))
+    materialized = t.autograd.grad(y, [x, unused], grad_outputs=t.eye(2, dtype=t.float64),
+                                   is_grads_batched=True, materialize_grads=True,
+                                   retain_graph=True)[1]
+    assert materialized.shape == (2,) and not materialized.any()
+    (with_graph,) = t.autograd.grad(y, x, grad_outputs=t.eye(2, dtype=t.float64),
+                                    is_grads_batched=True, create_graph=True)
+    assert with_graph.requires_grad
+    (second,) = t.autograd.grad(with_graph.sum(), x)  # d/dx of sum of the two rows
+    np.testing.assert_allclose(_np(second), _np(2 * x.cos() * x.exp()), rtol=1e-12)
+    with pytest.raises(RuntimeError, match="^If `is_grads_batched=True`, we interpret the first "
+                                           "dimension of each grad_output as the batch "
+                                           "dimension."):
+        t.autograd.grad((x * 2).sum(1), x, grad_outputs=t.ones(2, dtype=t.float64),
+                        is_grads_batched=True)
+
+
 # ---------------------------------------------------------------- gradcheck, gradgradcheck
 def test_gradcheck_passes_and_returns_true():
     x, y = _t(X, True), _t([0.5, -1.0, 2.0], True)

@@ -9,8 +9,9 @@ from typing import Any
 import numpy as np
 
 from symgrad.autograd import engine
+from symgrad.autograd import tensor_namespace as differentiable
 from symgrad.autograd.engine import NO_GRAD_FN, execute, implicit_seed
-from symgrad.tensor import Tensor, _make
+from symgrad.tensor import Size, Tensor, _make
 
 
 def _as_sequence(x: Any) -> list:
@@ -112,8 +113,8 @@ def grad(
                       "True). To accumulate gradient for other parts of the graph, please use "
                       "symgrad.autograd.backward.", FutureWarning, stacklevel=2)
     if is_grads_batched:
-        raise NotImplementedError("is_grads_batched=True is not supported by symgrad; call "
-                                  "grad once per row of grad_outputs")
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                             allow_unused, materialize_grads)
     outs = _as_sequence(outputs)
     ins = _as_sequence(inputs)
     grads = (_as_sequence(grad_outputs) if not isinstance(grad_outputs, Tensor)
@@ -148,4 +149,50 @@ def grad(
             results.append(g)
         else:
             results.append(_make(np.array(g, dtype=x._value.dtype, copy=True)))
+    return tuple(results)
+
+
+_BATCHED_SHAPES = (
+    "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the "
+    "batch dimension. The sizes of the remaining dimensions are expected to match the shape of "
+    "corresponding output, but a mismatch was detected: grad_output[{i}] has a shape of {got} "
+    "and output[{i}] has a shape of {want}. If you only want some tensors in `grad_output` to "
+    "be considered batched, consider using vmap.")
+
+
+def _batched_grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
+                  grad_outputs: Any, retain_graph: bool | None, create_graph: bool,
+                  allow_unused: bool | None, materialize_grads: bool,
+                  ) -> tuple[Tensor | None, ...]:
+    """:func:`grad` with ``is_grads_batched``: one pass per row of the grad_outputs (PyTorch
+    maps one pass over them), the gradients stacked along a new first dim. A materialized
+    gradient of an unused input has the input's shape, without the batch dim, as PyTorch's."""
+    outs = _as_sequence(outputs)
+    grads = (_as_sequence(grad_outputs) if not isinstance(grad_outputs, Tensor)
+             else [grad_outputs])
+    batch = None
+    for i, (out, g) in enumerate(zip(outs, grads, strict=False)):
+        if isinstance(g, Tensor):
+            if g._value.shape[1:] != out._value.shape or not g._value.ndim:
+                raise RuntimeError(_BATCHED_SHAPES.format(
+                    i=i, got=repr(Size(g._value.shape[1:])), want=repr(out.shape)))
+            batch = g._value.shape[0] if batch is None else batch
+    if batch is None:  # (no grad_output: PyTorch's error for the implicit ones)
+        return grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                    allow_unused=allow_unused, materialize_grads=materialize_grads)
+    keep = create_graph if retain_graph is None else retain_graph
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    rows = [grad(outputs, inputs, [g[b] if isinstance(g, Tensor) else g for g in grads],
+                 retain_graph=keep or b < batch - 1, create_graph=create_graph,
+                 allow_unused=allow_unused, materialize_grads=False) for b in range(batch)]
+    results: list[Tensor | None] = []
+    for k, x in enumerate(_as_sequence(inputs)):
+        parts = [row[k] for row in rows]
+        if parts[0] is None:
+            results.append(_make(np.zeros_like(x._value)) if materialize_grads else None)
+        elif create_graph:
+            results.append(differentiable.stack(parts, 0))
+        else:
+            results.append(_make(np.stack([p._value for p in parts])))
     return tuple(results)

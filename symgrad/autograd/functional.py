@@ -5,8 +5,9 @@
 Everything is computed with the reverse-mode engine. Forward-mode products (``jvp``, ``hvp``)
 use the double-backward trick: the VJP is linear in its cotangent ``u``, so differentiating
 ``vjp(u)`` with respect to ``u`` in the direction ``v`` gives ``J v``. ``strategy=
-"forward-mode"`` therefore falls back to reverse mode (same values), and ``vectorize`` is
-accepted and ignored (symgrad has no vmap: one backward pass per row).
+"forward-mode"`` therefore falls back to reverse mode (same values), and ``vectorize`` only
+takes part in PyTorch's checks of the arguments (symgrad has no vmap: one backward pass per
+row).
 
 An argument ``inputs`` given as a Tensor gives results as Tensors; given as a tuple, tuples.
 Results are detached unless ``create_graph=True``; with ``strict=True`` an output that does not
@@ -244,8 +245,9 @@ def jacobian(func: Callable[..., Tensors], inputs: Tensors, create_graph: bool =
              strategy: str = "reverse-mode") -> Tensors | tuple[Tensors, ...]:
     """The Jacobian of ``func`` at ``inputs``: for output ``i`` and input ``j`` a tensor of
     shape ``outputs[i].shape + inputs[j].shape`` (nested tuples follow which of ``inputs`` and
-    the outputs are tuples). ``vectorize`` is ignored; ``strategy="forward-mode"`` gives the
-    same values, computed in reverse mode.
+    the outputs are tuples). ``vectorize`` changes nothing but PyTorch's checks of the
+    arguments; ``strategy="forward-mode"`` (with ``vectorize=True``, as PyTorch requires) gives
+    the same values, computed in reverse mode.
 
     >>> symgrad.autograd.functional.jacobian(lambda x: x ** 2, symgrad.tensor([1.0, 2.0]))
     tensor([[2., 0.],
@@ -256,10 +258,29 @@ def jacobian(func: Callable[..., Tensors], inputs: Tensors, create_graph: bool =
                              'Hint: If your function has more outputs than inputs, '
                              '"forward-mode" tends to be more performant. Otherwise, prefer to '
                              'use "reverse-mode".')
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError(
+                "symgrad.autograd.functional.jacobian: `create_graph=True` and "
+                '`strategy="forward-mode"` are not supported together (yet). Please either set '
+                '`create_graph=False` or `strategy="reverse-mode"`.')
+        if strict:
+            raise RuntimeError(
+                "symgrad.autograd.functional.jacobian: `strict=True` and "
+                '`strategy="forward-mode"` are not supported together (yet). Please either set '
+                '`strict=False` or `strategy="reverse-mode"`.')
+        _tupled(inputs, "inputs", "jacobian")
+        if not vectorize:  # (PyTorch's message, space missing)
+            raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-"
+                                      "reverse Hessian isonly implemented for `vectorize=True`.")
     with enable_grad():
         inputs_tuple, inputs = _tupled(inputs, "inputs", "jacobian")
         inputs = _fresh(inputs, create_graph, need_graph=True)
         outputs_tuple, outputs = _call(func, inputs, "jacobian", strict)
+        if vectorize and strict:
+            raise RuntimeError("symgrad.autograd.functional.jacobian: `strict=True` and "
+                               "`vectorized=True` are not supported together. Please either set "
+                               "`strict=False` or `vectorize=False`.")
         blocks = []
         for i, out in enumerate(outputs):
             rows: list[list[Tensor]] = [[] for _ in inputs]
@@ -316,7 +337,8 @@ def hessian(func: Callable[..., Tensor], inputs: Tensors, create_graph: bool = F
         _require_grad(jac, "jacobian", strict)
         return jac
 
-    result = jacobian(gradient, inputs, create_graph=create_graph, strict=strict)
+    result = jacobian(gradient, inputs, create_graph=create_graph, strict=strict,
+                      vectorize=vectorize, strategy=outer_jacobian_strategy)
     if not inputs_tuple:
         return result[0][0]
     return result
