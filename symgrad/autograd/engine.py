@@ -812,8 +812,26 @@ def _run_careful(p: _Pass, node: Node, g: Any) -> None:
         p.held.append(node)
     if p.capture is not None and node in p.wanted:
         p.captured[node] = g
-    results = _run_node(node, g, p.xp, p.create_graph, useful, p.anomalous, p.check_nan)
+    if node.custom_backward:  # (what its backward may ask: see partial_pass)
+        before, _custom.partial = getattr(_custom, "partial", False), p.wanted is not None
+        try:
+            results = _run_node(node, g, p.xp, p.create_graph, useful, p.anomalous,
+                                p.check_nan)
+        finally:
+            _custom.partial = before
+    else:
+        results = _run_node(node, g, p.xp, p.create_graph, useful, p.anomalous, p.check_nan)
     _distribute(node, results, p)
+
+
+_custom = threading.local()  # per thread: whether the custom backward running is in a partial pass
+
+
+def partial_pass() -> bool:
+    """Whether the custom Function backward running on this thread runs in a pass that
+    computes only some gradients (``autograd.grad``, ``backward(inputs=...)``): PyTorch's
+    ``not torch.autograd._is_checkpoint_valid()``, which a reentrant checkpoint refuses."""
+    return getattr(_custom, "partial", False)
 
 
 _accumulation = threading.Lock()  # one backward at a time adds into .grad (atomic per leaf)
