@@ -405,3 +405,35 @@ def test_calling_a_grad_fn_applies_its_vjp():
                                atol=1e-6)  # float32: 1 - tanh² loses digits near 1
     w = t.where(a > 1, a, t.zeros(2))
     assert len(w.grad_fn.next_functions) == 2  # the condition is not a backward input
+
+
+def test_nodes_show_their_saved_values_as_pytorch():
+    """``grad_fn._saved_<name>``, read off torch 2.13: the inputs as the very tensors passed
+    (None for one saved only when another input requires grad), the output as a new tensor
+    with the node as its grad_fn, a number param as the number; names a node does not save
+    are missing; a freed node raises PyTorch's error."""
+    x = t.tensor([1.0, 2.0], requires_grad=True)
+    w = t.tensor([3.0, 4.0])
+    product = (x * w).grad_fn
+    assert product._saved_other is w and product._saved_self is None
+    both = (x * x).grad_fn
+    assert both._saved_self is x and both._saved_other is x
+    assert (x * 2).grad_fn._saved_other.tolist() == 2
+    assert (x.sin().grad_fn._saved_self is x) and (x ** 2).grad_fn._saved_exponent == 2
+    power = (x ** w).grad_fn
+    assert power._saved_self is x and power._saved_exponent is w
+    assert power._saved_result.tolist() == [1.0, 16.0]
+    mm = (x[None] @ w[:, None]).grad_fn
+    assert mm._saved_self is None and mm._saved_mat2.tolist() == [[3.0], [4.0]]
+    y = x.exp()
+    saved = y.grad_fn._saved_result
+    assert saved is not y and saved.grad_fn is y.grad_fn and t.equal(saved, y)
+    for missing in ("_saved_self", "_saved_other", "_saved_nothing"):
+        with pytest.raises(AttributeError, match=f"'ExpBackward0' object has no attribute "
+                                                 f"'{missing}'"):
+            getattr(y.grad_fn, missing)
+    assert not hasattr((x + w).grad_fn, "_saved_self")
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second "
+                                           "time"):
+        getattr(y.grad_fn, "_saved_result")

@@ -33,18 +33,10 @@ from symgrad.autograd import graph as _graph
 from symgrad.autograd import tensor_namespace as differentiable
 from symgrad.autograd.grad_mode import _mode, set_recording
 from symgrad.autograd.graph import DROPPED as _DROPPED
-from symgrad.autograd.graph import Node, _rules, runs_custom_backward
+from symgrad.autograd.graph import FREED_GRAPH, Node, _rules, runs_custom_backward
 from symgrad.dispatch import _edge
 from symgrad.numeric import numpy_namespace as numeric_xp
 from symgrad.tensor import Tensor, _make, _torch_size, counter_of
-
-FREED_GRAPH = (
-    "Trying to backward through the graph a second time (or directly access saved tensors after "
-    "they have already been freed). Saved intermediate values of the graph are freed when you "
-    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
-    "through the graph a second time or if you need to access saved tensors after calling "
-    "backward."
-)
 
 
 def _short_name(node: Node) -> str:

@@ -19,6 +19,8 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from symgrad.ops import Op
 
 
@@ -109,6 +111,22 @@ _getframe = sys._getframe
 # creation pays one global read for anomaly mode. ``_record_forward`` is set by that module.
 _anomaly_threads = 0
 _record_forward: Callable[[Node, int], None] | None = None
+
+
+FREED_GRAPH = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you "
+    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+    "through the graph a second time or if you need to access saved tensors after calling "
+    "backward."
+)
+# The names PyTorch gives a node's inputs in its ``_saved_<name>`` attributes where they are
+# not ``self`` (one input) or ``self`` and ``other`` (two)
+_SAVED_NAMES = {
+    "PowBackward1": ("self", "exponent"), "MmBackward0": ("self", "mat2"),
+    "BmmBackward0": ("self", "mat2"), "MvBackward0": ("self", "vec"),
+    "DotBackward0": ("self", "tensor"), "WhereBackward0": ("condition", "self", "other"),
+}
 
 
 FREED: Any = type("Freed", (), {"__repr__": lambda self: "<freed>"})()
@@ -317,6 +335,23 @@ class Node:
     @inputs.setter
     def inputs(self, value: tuple) -> None:
         self._inputs = value
+
+    def __getattr__(self, name: str) -> Any:
+        """``_saved_<name>``: what this node saved for its backward, as PyTorch's nodes show
+        it (``_saved_self``, ``_saved_other``, ``_saved_result``, a number param such as
+        ``_saved_exponent``); None for an input this op saves only when another input requires
+        grad; PyTorch's error once a backward freed it. (Called only for names the node does
+        not have.)
+
+        >>> x = symgrad.tensor([1.0, 2.0], requires_grad=True)
+        >>> (x * x).grad_fn._saved_self is x, x.exp().grad_fn._saved_result
+        (True, tensor([2.7183, 7.3891], grad_fn=<ExpBackward0>))
+        """
+        if name.startswith("_saved_"):
+            found = _saved(self, name[7:])
+            if found is not _MISSING:
+                return found
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def name(self) -> str:
         """PyTorch's name of this node, e.g. ``'MulBackward0'``.
@@ -567,6 +602,39 @@ def _version_of(value: Any) -> int:
     counter = getattr(value, "_counter", None)
     return 0 if counter is None else counter.value
 _node_classes: dict[str, type[Node]] = {}
+
+
+_MISSING: Any = object()
+
+
+def _saved(node: Node, what: str) -> Any:
+    """The value behind ``node._saved_<what>`` (see Node.__getattr__), or _MISSING."""
+    params = node.params
+    if params and what in params and not hasattr(params[what], "shape"):
+        return params[what]
+    op = node.op
+    if what == "result":
+        if not op.saves_output:
+            return _MISSING
+        if node.special is FREED:
+            raise RuntimeError(FREED_GRAPH)
+        return _stand_in(node.ans, node)
+    n = len(node.values)
+    names = _SAVED_NAMES.get(type(node).__name__, ("self",) if n == 1 else
+                             ("self", "other") if n == 2 else ())
+    if what not in names:
+        return _MISSING
+    i = names.index(what)
+    if not any(i in op.saved_by_need[mask] for mask in range(1, 1 << n)):
+        return _MISSING  # (this op never saves it: PyTorch's node has no such attribute)
+    if node.special is FREED:
+        raise RuntimeError(FREED_GRAPH)
+    if i not in node.saved:
+        return None
+    value = node.inputs[i]
+    if hasattr(value, "grad_fn"):
+        return value
+    return _stand_in(np.asarray(value), None).detach()  # (a number, as a tensor: PyTorch's)
 
 
 def node_class(name: str) -> type[Node]:
