@@ -436,4 +436,4 @@ def test_nodes_show_their_saved_values_as_pytorch():
     y.sum().backward()
     with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second "
                                            "time"):
-        getattr(y.grad_fn, "_saved_result")
+        _ = y.grad_fn._saved_result
