@@ -150,3 +150,9 @@ def test_errors_are_pytorchs(call, error, message):
     with pytest.raises(error) as info:
         call(x)
     assert str(info.value).startswith(message)
+
+
+def test_celu_refuses_alpha_zero_with_pytorchs_message():
+    for call in (lambda: F.celu(t.ones(2), alpha=0.0), lambda: t.nn.CELU(0)(t.ones(2))):
+        with pytest.raises(RuntimeError, match="^ZeroDivisionError: alpha cannot be 0 for CELU$"):
+            call()

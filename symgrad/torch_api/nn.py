@@ -70,7 +70,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  #
     check_ints(alpha)
     _floating(input, "elu_cpu")
     if alpha == 0:
-        raise RuntimeError("ZeroDivisionError")
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     y = apply_op(_nn.scaled_elu, input, alpha=float(alpha), scale=1.0, input_scale=1 / alpha,
                  celu=True)
     return _inplace(input, y, inplace)
