@@ -23,6 +23,7 @@ from symgrad.torch_api.shaping import (
     _example_index,
     _grid_key,
     _scatter_args,
+    fill_tensor,
     stack,
 )
 
@@ -404,11 +405,7 @@ def _index_fill(run: Any, input: Tensor, dim: int, index: Tensor, value: Any) ->
                                 shape[:d] + (idx.size,) + shape[d + 1:])
     key = _grid_key(np.ascontiguousarray(positions), d) if input._value.ndim else ()
     if isinstance(value, Tensor):
-        if value._value.ndim:
-            raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
-                               f"tensor with {value._value.ndim} dimension(s).")
-        if value.dtype is not input.dtype:
-            value = value.to(input.dtype)
+        value = fill_tensor("index_fill_", value, input)
         return named_node(run(_sh.setitem, input, value, key=key), "IndexFillBackward1")
     dtypes.check_fill(value, input._value.dtype)
     return named_node(run(_sh.scatter_value, input, key=key, value=value),

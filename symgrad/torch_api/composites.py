@@ -532,6 +532,14 @@ def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None
     return named_node((pairs * spacing).cumsum(d) / 2.0, "DivBackward1")
 
 
+def _variables(fn: str, input: Tensor) -> None:  # noqa: A002
+    """PyTorch's checks of cov's and corrcoef's input: a tensor of variables by observations."""
+    parser.tensor_arg(fn, "input", input)
+    if input.dim() > 2:
+        raise RuntimeError(f"{fn}(): expected input to have two or fewer dimensions but got an "
+                           f"input with {input.dim()} dimensions")
+
+
 @torch_api(COMPOSITE, example=lambda x: x.cov())
 def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,  # noqa: A002
         aweights: Tensor | None = None) -> Tensor:
@@ -543,10 +551,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,  
     tensor([[ 1., -1.],
             [-1.,  1.]])
     """
-    parser.tensor_arg("cov", "input", input)
-    if input.dim() > 2:
-        raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an "
-                           f"input with {input.dim()} dimensions")
+    _variables("cov", input)
     if input.dtype is dtypes.bool_:
         raise RuntimeError("cov(): bool dtype is not supported for input")
     data = input.view(1, -1) if input.dim() < 2 else input
@@ -608,10 +613,7 @@ def corrcoef(input: Tensor) -> Tensor:  # noqa: A002
     tensor([[ 1.0000, -0.9820],
             [-0.9820,  1.0000]])
     """
-    parser.tensor_arg("corrcoef", "input", input)
-    if input.dim() > 2:
-        raise RuntimeError("corrcoef(): expected input to have two or fewer dimensions but got "
-                           f"an input with {input.dim()} dimensions")
+    _variables("corrcoef", input)
     c = cov(input)
     if c.dim() == 0:
         return c / c  # (nan where the variance is 0, nan or inf; else 1)

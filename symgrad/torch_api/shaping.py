@@ -679,6 +679,15 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:  # noqa: A00
 # ---------------------------------------------------------------- masked_fill, scatter
 
 
+def fill_tensor(fn: str, value: Tensor, like: Tensor) -> Tensor:
+    """A fill value given as a tensor, checked as PyTorch checks it (0-d) and in ``like``'s
+    dtype (``fn``: masked_fill_, index_fill_)."""
+    if value._value.ndim:
+        raise RuntimeError(f"{fn} only supports a 0-dimensional value tensor, but got tensor "
+                           f"with {value._value.ndim} dimension(s).")
+    return value if value.dtype is like.dtype else value._cast(like.dtype)
+
+
 def _masked_fill_args(input: Tensor, mask: Tensor, value: Any) -> tuple:  # noqa: A002
     """Check masked_fill's arguments; return the op and its inputs and params."""
     if not isinstance(mask, Tensor) or mask.dtype is not dtypes.bool_:
@@ -686,12 +695,8 @@ def _masked_fill_args(input: Tensor, mask: Tensor, value: Any) -> tuple:  # noqa
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{got}")
     if isinstance(value, Tensor):
-        if value._value.ndim:
-            raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but "
-                               f"got tensor with {value._value.ndim} dimension(s).")
-        if value.dtype is not input.dtype:
-            value = value._cast(input.dtype)
-        return ops.shape.masked_fill_tensor, (input, mask, value), {}
+        return ops.shape.masked_fill_tensor, (input, mask, fill_tensor("masked_fill_", value,
+                                                                       input)), {}
     if isinstance(value, np.generic):
         value = value.item()
     if not isinstance(value, int | float):
