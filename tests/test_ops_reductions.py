@@ -710,3 +710,26 @@ def test_norm_at_zero_with_nan_incoming_gradient_follows_pytorch(ord):
     expected_nan = ord != 3.0
     assert np.isnan(g.numpy()).all() == expected_nan
     assert expected_nan or (g.numpy() == 0).all()
+
+
+def test_an_empty_dim_list_as_pytorch_reads_it():
+    """torch 2.13: ``count_nonzero`` counts over every dim, ``any``/``all`` reduce none (the
+    elements as bools), ``sum`` and ``mean`` reduce every dim."""
+    x = t.tensor([[1.0, -2.0, 0.0]])
+    for dim in ((), []):
+        assert t.count_nonzero(x, dim).tolist() == 2
+        assert x.any(dim).tolist() == [[True, True, False]]
+        assert t.all(x, dim=dim).tolist() == [[True, True, False]]
+        assert x.sum(dim).tolist() == -1.0 and x.mean(dim).shape == ()
+
+
+@pytest.mark.parametrize(("call", "got"), [
+    (lambda x: x.sum(1.0), "(float)"), (lambda x: x.sum("a"), "(str)"),
+    (lambda x: x.mean(True), "(bool)"), (lambda x: x.sum(keepdim=True), "(keepdim=bool, )")])
+def test_a_dim_of_no_accepted_type_is_refused_as_pytorch_refuses_it(call, got):
+    with pytest.raises(TypeError) as caught:
+        call(t.ones(2, 3))
+    name = "mean" if "mean" in str(caught.value) else "sum"
+    assert str(caught.value).splitlines()[0] == (
+        f"{name}() received an invalid combination of arguments - got {got}, but expected one "
+        "of:")

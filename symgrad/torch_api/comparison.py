@@ -147,6 +147,11 @@ for _name, _fn, _aliases in (("eq", np.equal, ()), ("ne", np.not_equal, ("not_eq
     _install_compare_into(_name, _fn, _aliases)
 
 
+def _reduced(dim: int | Sequence[int], ndim: int) -> tuple[int, ...]:
+    """all's and any's dims: an empty list reduces none (as PyTorch's; a sum reduces all)."""
+    return () if isinstance(dim, Sequence) and not dim else _dims(dim, ndim)
+
+
 @torch_api(NO_GRAPH)
 def all(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
     """Whether all elements (or all along ``dim``, an int or a tuple) are true, as a bool
@@ -161,7 +166,7 @@ def all(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> 
     if not (dim is None or parser._is_int(dim) or isinstance(dim, tuple | list)) or not isinstance(
             keepdim, bool):
         raise parser.invalid_combination("all", (dim, keepdim), {})
-    axis = None if dim is None else _dims(dim, self._value.ndim)
+    axis = None if dim is None else _reduced(dim, self._value.ndim)
     return _make(np.asarray(np.all(self._value, axis=axis, keepdims=keepdim)))
 
 
@@ -179,7 +184,7 @@ def any(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> 
     if not (dim is None or parser._is_int(dim) or isinstance(dim, tuple | list)) or not isinstance(
             keepdim, bool):
         raise parser.invalid_combination("any", (dim, keepdim), {})
-    axis = None if dim is None else _dims(dim, self._value.ndim)
+    axis = None if dim is None else _reduced(dim, self._value.ndim)
     return _make(np.asarray(np.any(self._value, axis=axis, keepdims=keepdim)))
 
 

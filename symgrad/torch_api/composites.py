@@ -371,8 +371,9 @@ def count_nonzero(input: Tensor, dim: int | Sequence[int] | None = None) -> Tens
     tensor([1, 1])
     """
     parser.tensor_arg("count_nonzero", "input", input)
-    axis = None if dim is None else tuple(_dim(d, max(input.dim(), 1)) for d in (
-        (dim,) if isinstance(dim, int) else dim))
+    # (an empty list counts over all dims, as PyTorch's)
+    axis = None if dim is None or not isinstance(dim, int) and not len(dim) else tuple(
+        _dim(d, max(input.dim(), 1)) for d in ((dim,) if isinstance(dim, int) else dim))
     return _make(np.asarray(np.count_nonzero(input._value, axis=axis), dtype=np.int64))
 
 

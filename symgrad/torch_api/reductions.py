@@ -130,10 +130,16 @@ def _reduce(self, op: ops.Op, name: str, dim: Any, keepdim: bool, source: Tensor
     if dim is None:
         if keepdim:
             raise TypeError(f"{name}() received an invalid combination of arguments - got "
-                            "(keepdim=bool, ), but expected one of: (*, dtype dtype = None) "
-                            "or (tuple of ints dim, bool keepdim = False, *, dtype dtype = "
-                            "None)")
+                            "(keepdim=bool, ), but expected one of:\n"
+                            " * (*, dtype dtype = None)\n"
+                            " * (tuple of ints dim, bool keepdim = False, *, dtype dtype = None)")
         return apply_op(op, source)
+    if not (isinstance(dim, int | np.integer) or isinstance(dim, Sequence) and all(
+            isinstance(d, int | np.integer) for d in dim)) or isinstance(dim, bool | str):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"({type(dim).__name__}), but expected one of:\n"
+                        " * (*, dtype dtype = None)\n"
+                        " * (tuple of ints dim, bool keepdim = False, *, dtype dtype = None)")
     dims = _dims(dim, self._value.ndim)
     return apply_op(op, source, dim=dims, keepdim=bool(keepdim))
 
