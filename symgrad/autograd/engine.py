@@ -42,7 +42,7 @@ from symgrad.tensor import Tensor, _make, _torch_size, counter_of
 def _short_name(node: Node) -> str:
     """The node's name as PyTorch's version-check message spells it: ExpBackward0 -> Exp,
     PowBackward1 -> Pow1, CopySlices -> symgrad::autograd::CopySlices."""
-    name = node.name()
+    name = type(node).__name__
     if "Backward" not in name or name == "CopyBackwards":
         return f"symgrad::autograd::{name}"
     return re.sub(r"Backward0$", "", name).replace("Backward", "")

@@ -354,12 +354,16 @@ class Node:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def name(self) -> str:
-        """PyTorch's name of this node, e.g. ``'MulBackward0'``.
+        """PyTorch's name of this node, e.g. ``'MulBackward0'``; the nodes PyTorch's autograd
+        defines itself rather than a derivative formula carry its namespace
+        (``'torch::autograd::CopySlices'``, ``'torch::autograd::CopyBackwards'``), their class
+        names do not.
 
         >>> (symgrad.ones(2, requires_grad=True) * 2).grad_fn.name()
         'MulBackward0'
         """
-        return type(self).__name__
+        name = type(self).__name__
+        return f"torch::autograd::{name}" if name in _NAMESPACED else name
 
     @property
     def creation_site(self) -> tuple[str, int] | None:
@@ -604,6 +608,7 @@ def _version_of(value: Any) -> int:
 _node_classes: dict[str, type[Node]] = {}
 
 
+_NAMESPACED = frozenset({"CopySlices", "CopyBackwards"})
 _MISSING: Any = object()
 
 
