@@ -1,5 +1,5 @@
 """``symgrad.linalg``: the functions of PyTorch's ``torch.linalg`` that symgrad provides: norms,
-``inv``, ``det``, ``solve`` and ``cross``.
+``inv``, ``det``, ``solve``, ``cross`` and ``matrix_power``.
 
 Vector norms record ``LinalgVectorNormBackward0``; the matrix norms 1, -1, inf and -inf are
 composites (sums of ``|A|``, then ``amax``/``amin``), as in PyTorch. Norms that need a singular
@@ -16,11 +16,12 @@ import numpy as np
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim
 from symgrad.torch_api import products
-from symgrad.torch_api.composites import cross_product
+from symgrad.torch_api.composites import _matrix_power, cross_product
 from symgrad.torch_api.products import LinAlgError, solve
 from symgrad.torch_api.reductions import vector_norm
 
-__all__ = ["LinAlgError", "cross", "det", "inv", "matrix_norm", "norm", "solve", "vector_norm"]
+__all__ = ["LinAlgError", "cross", "det", "inv", "matrix_norm", "matrix_power", "norm", "solve",
+           "vector_norm"]
 
 
 def inv(A: Tensor) -> Tensor:  # noqa: N803 - PyTorch's name
@@ -42,6 +43,17 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # noqa: A0
     tensor([0., 0., 1.])
     """
     return cross_product("linalg_cross", input, other, dim)
+
+
+def matrix_power(A: Tensor, n: int) -> Tensor:  # noqa: N803 - PyTorch's name
+    """The ``n``-th power of each square matrix in the last two dims (see
+    :func:`symgrad.matrix_power`).
+
+    >>> symgrad.linalg.matrix_power(symgrad.tensor([[2.0, 0.0], [0.0, 1.0]]), -1)
+    tensor([[0.5000, 0.0000],
+            [0.0000, 1.0000]])
+    """
+    return _matrix_power("linalg.matrix_power", A, n)
 
 
 def det(A: Tensor) -> Tensor:  # noqa: N803

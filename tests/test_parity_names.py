@@ -345,6 +345,21 @@ COMPOSITES = [  # (call, torch 2.13's values)
     (lambda: t.where(t.tensor([[0.0, 2.0], [1.0, 0.0]])), [[0, 1], [1, 0]]),
     (lambda: t.linalg.cross(t.tensor([[1.0, 2, 3]]), t.tensor([[0.5, -1.0, 2.0], [1.0, 0, 0]])),
      [[7.0, -0.5, -2.0], [0.0, 3.0, -2.0]]),
+    (lambda: t.matrix_power(_f64([[1.0, 0.5], [-0.25, 2.0]]), 5),
+     [[-2.140625, 14.0703125], [-7.03515625, 26.0]]),
+    (lambda: t.linalg.matrix_power(_f64([[1.0, 0.5], [-0.25, 2.0]]), -2),
+     [[0.8581314878892734, -0.33217993079584773], [0.16608996539792387, 0.19377162629757785]]),
+    (lambda: t.mvlgamma(_f64([2.5, 4.0]), 3), [1.8809954616117743, 5.402975080909175]),
+    (lambda: t.addr(t.ones(2, 2), t.tensor([1.0, 2.0]), t.tensor([3.0, -1.0]), beta=0.5,
+                    alpha=2), [[6.5, -1.5], [12.5, -3.5]]),
+    (lambda: t.addbmm(t.ones(2), t.arange(8.0).reshape(2, 2, 2), t.ones(2, 2, 2), beta=2),
+     [[12.0, 12.0], [20.0, 20.0]]),
+    (lambda: t.diagonal_scatter(t.zeros(2, 3), t.tensor([1.0, 2.0]), 1),
+     [[0.0, 1.0, 0.0], [0.0, 0.0, 2.0]]),
+    (lambda: t.select_scatter(t.zeros(2, 2), t.tensor([3.0, 4.0]), 1, 0), [[3.0, 0.0], [4.0, 0.0]]),
+    (lambda: t.slice_scatter(t.zeros(5), t.tensor([1.0, 2.0]), 0, 1, None, 3),
+     [0.0, 1.0, 0.0, 0.0, 2.0]),
+    (lambda: t.hardshrink(_f64([-0.5, 0.2, 0.7, NAN]), 0.5), [0.0, 0.0, 0.7, NAN]),
 ]
 
 
@@ -379,6 +394,11 @@ def test_composite_shapes_and_kinds_match_pytorch():
     assert t.cumulative_trapezoid(x, t.ones(3)).grad_fn.name() == "DivBackward1"
     assert t.cov(x).grad_fn.name() == "SqueezeBackward0"
     assert t.corrcoef(x).grad_fn.name() == "ClampBackward1"
+    square = t.ones(2, 2, requires_grad=True)
+    assert [t.matrix_power(square, n).grad_fn.name() for n in (0, 1, 2)] == [
+        "torch::autograd::CopyBackwards", "CloneBackward0", "MmBackward0"]
+    assert x.mH.grad_fn.name() == "TransposeBackward0" and x.H.shape == (3, 2)
+    assert t.nn.functional.hardshrink(x, 0.8).tolist() == t.hardshrink(x, 0.8).tolist()
     assert [p.shape for p in t.hsplit(t.ones(2, 4), 2)] == [(2, 2), (2, 2)]
     assert [p.shape for p in t.vsplit(t.ones(4, 2), [1, 3])] == [(1, 2), (2, 2), (1, 2)]
     assert [p.shape for p in t.dsplit(t.ones(1, 2, 4), 2)] == [(1, 2, 2), (1, 2, 2)]
@@ -441,6 +461,25 @@ COMPOSITE_ERRORS = [  # (call, exception type, first line of torch 2.13's messag
      "combination of arguments - got (Tensor, Tensor), but expected one of:"),
     (lambda: t.ldexp(t.ones(1), 2), TypeError,
      "ldexp(): argument 'other' (position 2) must be Tensor, not int"),
+    (lambda: t.matrix_power(t.ones(2, 3), 2), RuntimeError, "linalg.matrix_power: A must be "
+     "batches of square matrices, but they are 2 by 3 matrices"),
+    (lambda: t.ones(3).matrix_power(2), RuntimeError, "linalg.matrix_power: The input tensor A "
+     "must have at least 2 dimensions."),
+    (lambda: t.ones(2, 2).matrix_power(2.0), TypeError,
+     "matrix_power(): argument 'n' (position 1) must be int, not float"),
+    (lambda: t.ones(3).adjoint(), RuntimeError, "tensor.adjoint() is only supported on matrices "
+     "or batches of matrices. Got 1-D tensor."),
+    (lambda: t.ones(3).mH, RuntimeError, "tensor.mH is only supported on matrices or batches of "
+     "matrices. Got 1-D tensor."),
+    (lambda: t.ones(2, 2, 3).H, RuntimeError, "tensor.H is only supported on matrices (2-D "
+     "tensors). Got 3-D tensor."),
+    (lambda: t.mvlgamma(t.ones(2), 0), RuntimeError, "p has to be greater than or equal to 1"),
+    (lambda: t.diagonal_scatter(t.zeros(3, 3), t.ones(2)), RuntimeError, "expected src to have "
+     "a size equal to the slice of self. src size = [2], slice size = [3]"),
+    (lambda: t.addr(t.ones(2, 3), t.ones(2, 1), t.ones(3)), RuntimeError,
+     "addr: Expected 1-D argument vec1, but got 2-D"),
+    (lambda: t.addbmm(t.ones(2, 2), t.ones(3, 2, 4), t.ones(2, 4, 2)), RuntimeError,
+     "batch1 and batch2 must have same number of batches, got 3 and 2"),
 ]
 
 

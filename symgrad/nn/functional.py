@@ -38,6 +38,7 @@ from symgrad.numeric.dtypes import bool_ as _bool
 from symgrad.numeric.dtypes import dtype as _dtype
 from symgrad.tensor import Tensor as _Tensor
 from symgrad.torch_api.arguments import check_ints as _check_ints
+from symgrad.torch_api.composites import hardshrink  # noqa: F401 - also symgrad.hardshrink
 from symgrad.torch_api.conv import (  # noqa: F401 - convolution and pooling
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -242,13 +243,6 @@ def threshold_(input: _Tensor, threshold: float, value: float) -> _Tensor:  # no
     return globals()["threshold"](input, threshold, value, inplace=True)
 
 
-def hardshrink(input: _Tensor, lambd: float = 0.5) -> _Tensor:  # noqa: A002
-    """``input`` where ``|input| > lambd``, else 0.
-
-    >>> F.hardshrink(symgrad.tensor([-1.0, 0.25, 2.0]))
-    tensor([-1.,  0.,  2.])
-    """
-    return input.where(~(input.abs() <= lambd), 0.0)  # (nan stays nan, as PyTorch's)
 
 
 def softshrink(input: _Tensor, lambd: float = 0.5) -> _Tensor:  # noqa: A002

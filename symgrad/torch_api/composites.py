@@ -14,6 +14,7 @@ PyTorch has one: ``cross`` records products and differences where PyTorch record
 from __future__ import annotations
 
 import itertools
+import math
 from collections import namedtuple
 from collections.abc import Sequence
 from typing import Any
@@ -659,6 +660,169 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     parser.tensor_arg("ldexp", "input", input)
     parser.tensor_arg("ldexp", "other", other, 2)
     return input * creation.tensor(2.0).pow(other)
+
+
+# ---------------------------------------------------------------- matrices and scatters
+@torch_api(COMPOSITE, example=lambda x: x[:, :2].matrix_power(3))
+def matrix_power(input: Tensor, n: int) -> Tensor:  # noqa: A002
+    """The ``n``-th power of each square matrix in the last two dims: the identity for 0, by
+    repeated squaring above, of the inverse below 0 (the products in PyTorch's order).
+
+    >>> symgrad.matrix_power(symgrad.tensor([[1.0, 1.0], [0.0, 1.0]]), 3)
+    tensor([[1., 3.],
+            [0., 1.]])
+    """
+    return _matrix_power("linalg.matrix_power", input, n)
+
+
+def _matrix_power(fn: str, a: Tensor, n: int) -> Tensor:
+    parser.tensor_arg("matrix_power", "input", a)
+    if not isinstance(n, int | np.integer) or isinstance(n, bool):
+        running = parser.spelling_running(2)
+        raise parser.wrong_type("matrix_power", "n", "int", n,
+                                1 if running is not None and running[1] else 2)
+    if a.dim() < 2:
+        raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
+    rows, cols = a._value.shape[-2:]
+    if rows != cols:
+        raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are {rows} by "
+                           f"{cols} matrices")
+    if n == 0:  # (the identity written into a copy: CopyBackwards, a zero gradient for a)
+        return a.clone().copy_(creation.eye(rows, dtype=a.dtype).expand(a.shape))
+    if n < 0:
+        a, n = a.inverse(), -n
+    if n == 1:
+        return a.clone()
+    if n <= 3:
+        square = a @ a
+        return square if n == 2 else square @ a
+    power = result = None
+    while n:  # (binary powering: a, a^2, a^4 ... multiplied in as the bits of n say)
+        power = a if power is None else power @ power
+        if n & 1:
+            result = power if result is None else result @ power
+        n >>= 1
+    return result
+
+
+@torch_api(COMPOSITE, function=False, attribute=True, example=lambda x: x.mH)
+def mH(self: Tensor) -> Tensor:  # noqa: N802 - PyTorch's name
+    """The last two dims swapped (the conjugate transpose of real matrices).
+
+    >>> symgrad.tensor([[1.0, 2.0]]).mH
+    tensor([[1.],
+            [2.]])
+    """
+    if self.dim() < 2:
+        raise RuntimeError("tensor.mH is only supported on matrices or batches of matrices. "
+                           f"Got {self.dim()}-D tensor.")
+    return self.transpose(-2, -1)
+
+
+@torch_api(COMPOSITE, function=False, attribute=True, example=lambda x: x.H)
+def H(self: Tensor) -> Tensor:  # noqa: N802 - PyTorch's name
+    """The conjugate transpose of a real matrix (2-D only): its transpose.
+
+    >>> symgrad.tensor([[1.0, 2.0]]).H.shape
+    symgrad.Size([2, 1])
+    """
+    if self.dim() != 2:
+        raise RuntimeError("tensor.H is only supported on matrices (2-D tensors). Got "
+                           f"{self.dim()}-D tensor.")
+    return self.transpose(0, 1)
+
+
+@torch_api(COMPOSITE, example=lambda x: x.adjoint())
+def adjoint(input: Tensor) -> Tensor:  # noqa: A002
+    """A view with the last two dims swapped (for real matrices, the conjugate transpose).
+
+    >>> symgrad.ones(2, 3).adjoint().shape
+    symgrad.Size([3, 2])
+    """
+    if input.dim() < 2:
+        raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of "
+                           f"matrices. Got {input.dim()}-D tensor.")
+    return input.transpose(-2, -1)
+
+
+@torch_api(COMPOSITE, example=lambda x: x.exp().add(1).mvlgamma(2))
+def mvlgamma(input: Tensor, p: int) -> Tensor:  # noqa: A002
+    """The multivariate log-gamma function of dimension ``p``:
+    ``p (p - 1) / 4 log(pi) + sum(lgamma(x - i / 2) for i < p)``.
+
+    >>> symgrad.mvlgamma(symgrad.tensor([2.0, 3.0]), 2)
+    tensor([0.4516, 1.5502])
+    """
+    parser.tensor_arg("mvlgamma", "input", input)
+    check_ints(p)
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    x = input if input.is_floating_point() else input.to(dtypes.get_default_dtype())
+    shifts = creation.arange(p, dtype=x.dtype) * -0.5
+    terms = (x.unsqueeze(-1) + shifts).lgamma().sum(-1)
+    return terms + p * (p - 1) / 4 * math.log(math.pi)
+
+
+def _scatter_into(fn: str, input: Tensor, src: Tensor, view: Any) -> Tensor:  # noqa: A002
+    """A copy of ``input`` with ``src`` written into the part ``view(copy)`` selects."""
+    parser.tensor_arg(fn, "input", input)
+    parser.tensor_arg(fn, "src", src, 2)
+    out = input.clone()
+    part = view(out)
+    if part._value.shape != src._value.shape:
+        raise RuntimeError("expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(part.shape)}")
+    part.copy_(src)
+    return out
+
+
+@torch_api(COMPOSITE, example=lambda x: x[:, :2].diagonal_scatter(x[0, :2]))
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,  # noqa: A002
+                     dim2: int = 1) -> Tensor:
+    """A copy of ``input`` with ``src`` written on the diagonal ``input.diagonal(offset, dim1,
+    dim2)``.
+
+    >>> symgrad.diagonal_scatter(symgrad.zeros(2, 2), symgrad.ones(2))
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+    return _scatter_into("diagonal_scatter", input, src,
+                         lambda out: out.diagonal(offset, dim1, dim2))
+
+
+@torch_api(COMPOSITE, example=lambda x: x.select_scatter(x[0].exp(), 0, 1))
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:  # noqa: A002
+    """A copy of ``input`` with ``src`` written at ``input.select(dim, index)``.
+
+    >>> symgrad.select_scatter(symgrad.zeros(2, 2), symgrad.ones(2), 0, 1)
+    tensor([[0., 0.],
+            [1., 1.]])
+    """
+    return _scatter_into("select_scatter", input, src, lambda out: out.select(dim, index))
+
+
+@torch_api(COMPOSITE, example=lambda x: x.slice_scatter(x[:, :1].exp(), 1, 1, 2))
+def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None,  # noqa: A002
+                  end: int | None = None, step: int = 1) -> Tensor:
+    """A copy of ``input`` with ``src`` written at the slice ``start:end:step`` of ``dim``.
+
+    >>> symgrad.slice_scatter(symgrad.zeros(4), symgrad.ones(2), start=1, step=2)
+    tensor([0., 1., 0., 1.])
+    """
+    def part(out: Tensor) -> Tensor:
+        d = _dim(dim, out.dim())
+        return out[(slice(None),) * d + (slice(start, end, step),)]
+    return _scatter_into("slice_scatter", input, src, part)
+
+
+@torch_api(COMPOSITE, example=lambda x: x.hardshrink(0.7))
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
+    """``input`` where ``|input| > lambd``, else 0 (nan stays nan).
+
+    >>> symgrad.tensor([-1.0, 0.25, 2.0]).hardshrink()
+    tensor([-1.,  0.,  2.])
+    """
+    return input.where(~(input.abs() <= lambd), 0.0)
 
 
 # ---------------------------------------------------------------- factories and membership

@@ -147,6 +147,59 @@ def baddbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1,
     return _baddbmm(apply_inplace, "baddbmm_", self, batch1, batch2, beta, alpha)
 
 
+def _scaled_sum(input: Tensor, product: Tensor, beta: float, alpha: float) -> Tensor:  # noqa: A002
+    """``beta * input + alpha * product``, ``input`` broadcast to the product's shape and
+    ignored when ``beta`` is 0 (its nan and inf too), as PyTorch's fused products."""
+    expanded_shape(input._value.shape, product._value.shape)
+    scaled = product if alpha == 1 else product * scalar(alpha)
+    if beta == 0:
+        return scaled
+    return scaled + (input if beta == 1 else input * scalar(beta))
+
+
+def _addr(fn: str, input: Tensor, vec1: Tensor, vec2: Tensor, beta: float,  # noqa: A002
+          alpha: float) -> Tensor:
+    for i, (x, arg) in enumerate(((input, "input"), (vec1, "vec1"), (vec2, "vec2"))):
+        _tensor(x, fn, arg, i + 1)
+    for v, arg in ((vec1, "vec1"), (vec2, "vec2")):
+        if v._value.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {arg}, but got {v._value.ndim}-D")
+    return _scaled_sum(input, vec1.outer(vec2), beta, alpha)
+
+
+@torch_api(COMPOSITE, example=lambda x: x.addr(x[:, 0], x[0]))
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: float = 1,  # noqa: A002
+         alpha: float = 1) -> Tensor:
+    """``beta * input + alpha * outer(vec1, vec2)``, ``input`` broadcast to the outer
+    product's shape (ignored when ``beta == 0``).
+
+    >>> symgrad.addr(symgrad.zeros(2, 2), symgrad.tensor([1.0, 2.0]), symgrad.ones(2))
+    tensor([[1., 1.],
+            [2., 2.]])
+    """
+    return _addr("addr", input, vec1, vec2, beta, alpha)
+
+
+@torch_api(COMPOSITE, example=lambda x: x[:, :2].addbmm(x.unsqueeze(0), x.T.unsqueeze(0)[..., :2]))
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1,  # noqa: A002
+           alpha: float = 1) -> Tensor:
+    """``beta * input + alpha * sum(batch1[i] @ batch2[i])``: the batches' matrix products
+    added up (``input`` broadcast to their shape, ignored when ``beta == 0``).
+
+    >>> symgrad.addbmm(symgrad.zeros(2, 2), symgrad.ones(3, 2, 4), symgrad.ones(3, 4, 2))
+    tensor([[12., 12.],
+            [12., 12.]])
+    """
+    for i, (x, arg) in enumerate(((input, "input"), (batch1, "batch1"), (batch2, "batch2"))):
+        _tensor(x, "addbmm", arg, i + 1)
+    for batch, arg in ((batch1, "batch1"), (batch2, "batch2")):
+        _matrix(batch, arg, 3)
+    if batch1._value.shape[0] != batch2._value.shape[0]:
+        raise RuntimeError("batch1 and batch2 must have same number of batches, got "
+                           f"{batch1._value.shape[0]} and {batch2._value.shape[0]}")
+    return _scaled_sum(input, batch1.bmm(batch2).sum(0), beta, alpha)
+
+
 @torch_api(COMPOSITE, example=lambda x: x.kron(x[:1, :2]))
 def kron(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """The Kronecker product: every element of ``input`` times the whole of ``other``, as
