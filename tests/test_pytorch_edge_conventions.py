@@ -593,3 +593,26 @@ def test_robust_losses_pass_nan_to_the_gradient(name):
     grad = x.grad.numpy()
     scale = 1.0 if name == "smooth_l1_loss" else 0.5  # (smooth_l1's slope is huber's / beta)
     assert np.isnan(grad[0]) and grad[1] == scale and grad[2] == pytest.approx(0.4 * scale)
+
+
+def test_shrinks_and_threshold_pass_nan_and_record_pytorchs_nodes():
+    """torch 2.13: hardshrink, softshrink and threshold keep nan in the output (threshold
+    replaced it with its value) and pass the gradient through it (the kernels test "inside the
+    band", which nan is not); one node each, named as PyTorch's."""
+    F = t.nn.functional
+    x = t.tensor([np.nan, -0.5, 0.5, -0.7, 0.2, 1.0, -0.0], dtype=t.float64, requires_grad=True)
+    band = [1.0, 0.0, 0.0, 4.0, 0.0, 6.0, 0.0]
+    cases = {"HardshrinkBackward0": (lambda a: F.hardshrink(a, 0.5),
+                                     [np.nan, 0.0, 0.0, -0.7, 0.0, 1.0, 0.0], band),
+             "SoftshrinkBackward0": (lambda a: F.softshrink(a, 0.5),
+                                     [np.nan, -0.0, 0.0, -0.2, 0.0, 0.5, -0.0], band),
+             "ThresholdBackward0": (lambda a: F.threshold(a, 0.5, 20.0),
+                                    [np.nan, 20.0, 20.0, 20.0, 20.0, 1.0, 20.0],
+                                    [1.0, 0.0, 0.0, 0.0, 0.0, 6.0, 0.0])}
+    for name, (fn, values, grads) in cases.items():
+        x.grad = None
+        y = fn(x)
+        assert y.grad_fn.name() == name
+        np.testing.assert_allclose(y.detach().numpy(), values, rtol=1e-15)
+        y.backward(t.arange(1.0, 8.0, dtype=t.float64))
+        assert x.grad.tolist() == grads

@@ -11,7 +11,9 @@ import math
 
 import numpy as np
 
+from symgrad import ops as _ops
 from symgrad.creation import zeros as _zeros
+from symgrad.dispatch import apply_op as _apply_op
 from symgrad.nn.losses import (  # noqa: F401 - the losses
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -230,7 +232,8 @@ def threshold(input: _Tensor, threshold: float, value: float,  # noqa: A002
     >>> F.threshold(symgrad.tensor([-1.0, 0.5, 2.0]), 0.5, 20.0)
     tensor([20., 20.,  2.])
     """
-    out = input.where(input > threshold, value)
+    _check_ints(threshold, value)
+    out = _apply_op(_ops.elementwise.threshold, input, threshold=threshold, value=value)
     return input.copy_(out) if inplace else out
 
 
@@ -256,10 +259,10 @@ def softshrink(input: _Tensor, lambd: float = 0.5) -> _Tensor:  # noqa: A002
     if not 0 <= lambd <= largest:  # (nan too)
         raise RuntimeError(f"lambda must be in range [0, {largest:g}] for input dtype "
                            f"{input.dtype._torch_name}, but found {lambd:g}")
-    lambd = float(lambd)
-    # (input * 0 in between, as PyTorch's: -0.0 stays -0.0 and nan nan)
-    inner = (input + lambd).where(input < -lambd, input * 0)
-    return (input - lambd).where(input > lambd, inner)
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"softshrink_check" not implemented for '
+                                  f"'{input.dtype._torch_name}'")
+    return _apply_op(_ops.elementwise.softshrink, input, lambd=float(lambd))
 
 
 def glu(input: _Tensor, dim: int = -1) -> _Tensor:  # noqa: A002

@@ -806,6 +806,44 @@ hardtanh = register(Op(
              Sample(((),), {"min_val": -0.5, "max_val": 0.5}, kinks=(-0.5, 0.5))),
 ))
 
+# hardshrink, softshrink, threshold: the gradient is 0 where the output does not follow the
+# input (bounds included) and passes elsewhere, nan included (PyTorch's kernels test "inside")
+def _inside(a, lambd):
+    return (a >= -lambd) & (a <= lambd)
+
+
+hardshrink = register(Op(
+    "hardshrink", "HardshrinkBackward0",
+    convention="0 at -lambd and lambd (the flat side); nan passes the gradient",
+    forward=lambda xp, a, lambd: xp.where(_inside(a, lambd), 0.0, a),
+    vjp=(lambda xp, g, ans, a, lambd: xp.where(_inside(a, lambd), 0.0, g),),
+    saved=(0,),
+    samples=(Sample(((3,),), {"lambd": 0.5}, kinks=(-0.5, 0.5)),
+             Sample(((2, 3),), {"lambd": 0.25}, kinks=(-0.25, 0.25))),
+))
+
+softshrink = register(Op(
+    "softshrink", "SoftshrinkBackward0",
+    convention="0 at -lambd and lambd (the flat side); nan passes the gradient",
+    # (a * 0 in between, as PyTorch's: -0.0 stays -0.0 and nan nan)
+    forward=lambda xp, a, lambd: xp.where(a > lambd, a - lambd,
+                                          xp.where(a < -lambd, a + lambd, a * 0)),
+    vjp=(lambda xp, g, ans, a, lambd: xp.where(_inside(a, lambd), 0.0, g),),
+    saved=(0,),
+    samples=(Sample(((3,),), {"lambd": 0.5}, kinks=(-0.5, 0.5)),
+             Sample(((2, 3),), {"lambd": 0.25}, kinks=(-0.25, 0.25))),
+))
+
+threshold = register(Op(
+    "threshold", "ThresholdBackward0",
+    convention="0 at the threshold (the replaced side); nan passes the gradient",
+    forward=lambda xp, a, threshold, value: xp.where(a <= threshold, value, a),
+    vjp=(lambda xp, g, ans, a, threshold, value: xp.where(a <= threshold, 0.0, g),),
+    saved=(0,),
+    samples=(Sample(((3,),), {"threshold": 0.1, "value": 20.0}, kinks=(0.1,)),
+             Sample(((2, 3),), {"threshold": -0.3, "value": -1.0}, kinks=(-0.3,))),
+))
+
 leaky_relu = register(Op(
     "leaky_relu", "LeakyReluBackward0",
     convention="negative_slope at 0 (the left derivative)",

@@ -815,14 +815,19 @@ def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = 
     return _scatter_into("slice_scatter", input, src, part)
 
 
-@torch_api(COMPOSITE, example=lambda x: x.hardshrink(0.7))
+@torch_api("hardshrink", example=lambda x: x.hardshrink(0.7))
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
-    """``input`` where ``|input| > lambd``, else 0 (nan stays nan).
+    """``input`` where ``|input| > lambd``, else 0 (nan stays nan) (``HardshrinkBackward0``).
 
     >>> symgrad.tensor([-1.0, 0.25, 2.0]).hardshrink()
     tensor([-1.,  0.,  2.])
     """
-    return input.where(~(input.abs() <= lambd), 0.0)
+    parser.tensor_arg("hardshrink", "input", input)
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"hardshrink_cpu" not implemented for '
+                                  f"'{input.dtype._torch_name}'")
+    check_ints(lambd)
+    return apply_op(ops.elementwise.hardshrink, input, lambd=float(lambd))
 
 
 # ---------------------------------------------------------------- factories and membership
