@@ -156,3 +156,29 @@ def test_celu_refuses_alpha_zero_with_pytorchs_message():
     for call in (lambda: F.celu(t.ones(2), alpha=0.0), lambda: t.nn.CELU(0)(t.ones(2))):
         with pytest.raises(RuntimeError, match="^ZeroDivisionError: alpha cannot be 0 for CELU$"):
             call()
+
+
+def test_glu_is_one_node_with_pytorchs_values_gradients_and_errors():
+    """torch 2.13's GluBackward0: values and gradients below were read off it."""
+    x = t.tensor([[-1.0, 0.25, 0.5, 2.0], [0.3, -0.2, 1.5, -0.5]], dtype=t.float64,
+                 requires_grad=True)
+    y = F.glu(x, 0)
+    assert y.grad_fn.name() == "GluBackward0"
+    y.backward(t.ones_like(y) * 2)
+    np.testing.assert_allclose(y.detach().numpy(), [[-0.574442516811659, 0.11254150067188054,
+                                                      0.4087872380968218, 0.7550813375962908]],
+                               rtol=1e-14)
+    np.testing.assert_allclose(x.grad.numpy(), [
+        [1.148885033623318, 0.9003320053750443, 1.6351489523872873, 0.7550813375962908],
+        [-0.4889166233814917, 0.12375828635592998, 0.14914645207033286, 0.940014848806378]],
+        rtol=1e-14)
+    for call, kind, message in [
+            (lambda: F.glu(t.ones(3)), RuntimeError,
+             "Halving dimension must be even, but dimension 0 is size 3"),
+            (lambda: F.glu(t.ones(2, 4), 2), IndexError,
+             "Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+            (lambda: F.glu(t.tensor([1, 2])), NotImplementedError,
+             "\"glu_cpu\" not implemented for 'Long'")]:
+        with pytest.raises(kind) as caught:
+            call()
+        assert str(caught.value) == message

@@ -39,6 +39,7 @@ from symgrad.nn.losses import (  # noqa: F401 - the losses
 from symgrad.numeric.dtypes import bool_ as _bool
 from symgrad.numeric.dtypes import dtype as _dtype
 from symgrad.tensor import Tensor as _Tensor
+from symgrad.tensor import _dim
 from symgrad.torch_api.arguments import check_ints as _check_ints
 from symgrad.torch_api.composites import hardshrink  # noqa: F401 - also symgrad.hardshrink
 from symgrad.torch_api.conv import (  # noqa: F401 - convolution and pooling
@@ -274,12 +275,13 @@ def glu(input: _Tensor, dim: int = -1) -> _Tensor:  # noqa: A002
     """
     if input.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
-    size = input.shape[dim]
+    if not input.is_floating_point():
+        raise NotImplementedError(f"\"glu_cpu\" not implemented for '{input.dtype._torch_name}'")
+    d = _dim(dim, input.ndim)
+    size = input.shape[d]
     if size % 2:
-        raise RuntimeError(f"Halving dimension must be even, but dimension "
-                           f"{dim % input.ndim} is size {size}")
-    first, second = input.chunk(2, dim)
-    return first * second.sigmoid()
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {size}")
+    return _apply_op(_ops.elementwise.glu, input, dim=d)
 
 
 def _canonical_mask(mask: _Tensor | None, mask_name: str, target_type: _dtype) -> _Tensor | None:
