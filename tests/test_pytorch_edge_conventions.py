@@ -616,3 +616,15 @@ def test_shrinks_and_threshold_pass_nan_and_record_pytorchs_nodes():
         np.testing.assert_allclose(y.detach().numpy(), values, rtol=1e-15)
         y.backward(t.arange(1.0, 8.0, dtype=t.float64))
         assert x.grad.tolist() == grads
+
+
+def test_copysign_gradient_at_zero_is_the_incoming_gradient_times_zero():
+    """torch 2.13 multiplies the incoming gradient by 0 where the input is 0: the zero keeps
+    the gradient's sign, and a nan gradient stays nan."""
+    x = t.tensor([0.0, -0.0, 2.0, -3.0], requires_grad=True)
+    t.copysign(x, -1.0).backward(t.tensor([-1.0, -2.0, 3.0, 4.0]))
+    assert x.grad.tolist() == [0.0, 0.0, -3.0, 4.0]
+    assert _signbits(x.grad) == [True, True, True, False]
+    y = t.tensor([0.0, 1.0], requires_grad=True)
+    t.copysign(y, t.ones(2)).backward(t.tensor([np.nan, 1.0]))
+    assert np.isnan(y.grad[0].item()) and y.grad[1].item() == 1.0

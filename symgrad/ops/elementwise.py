@@ -1092,8 +1092,9 @@ lerp_tensor = register(Op(
 
 
 def _copysign_grad(xp, g, ans, a, b):
-    # d|a|sign(b)/da = ans / a, taken as 0 at a == 0 (PyTorch's convention)
-    return xp.where(a == 0, 0.0, g * (ans / a))
+    # d|a|sign(b)/da = ans / a, taken as 0 at a == 0 (PyTorch's convention, which multiplies
+    # g by that 0: the zero has g's sign, and a nan g stays nan)
+    return g * xp.where(a == 0, 0.0, ans / a)
 
 
 def _copysign_lower(xp, a, b):
