@@ -336,23 +336,6 @@ class Node:
     def inputs(self, value: tuple) -> None:
         self._inputs = value
 
-    def __getattr__(self, name: str) -> Any:
-        """``_saved_<name>``: what this node saved for its backward, as PyTorch's nodes show
-        it (``_saved_self``, ``_saved_other``, ``_saved_result``, a number param such as
-        ``_saved_exponent``); None for an input this op saves only when another input requires
-        grad; PyTorch's error once a backward freed it. (Called only for names the node does
-        not have.)
-
-        >>> x = symgrad.tensor([1.0, 2.0], requires_grad=True)
-        >>> (x * x).grad_fn._saved_self is x, x.exp().grad_fn._saved_result
-        (True, tensor([2.7183, 7.3891], grad_fn=<ExpBackward0>))
-        """
-        if name.startswith("_saved_"):
-            found = _saved(self, name[7:])
-            if found is not _MISSING:
-                return found
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
     def name(self) -> str:
         """PyTorch's name of this node, e.g. ``'MulBackward0'``; the nodes PyTorch's autograd
         defines itself rather than a derivative formula carry its namespace
@@ -640,6 +623,31 @@ def _saved(node: Node, what: str) -> Any:
     if hasattr(value, "grad_fn"):
         return value
     return _stand_in(np.asarray(value), None).detach()  # (a number, as a tensor: PyTorch's)
+
+
+def _saved_property(what: str) -> property:
+    """``Node._saved_<what>``: what the node saved for its backward, as PyTorch's nodes show it
+    (None for an input this op saves only when another input requires grad; PyTorch's error
+    once a backward freed it; AttributeError where the op saves no such thing).
+
+    >>> x = symgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> (x * x).grad_fn._saved_self is x, x.exp().grad_fn._saved_result
+    (True, tensor([2.7183, 7.3891], grad_fn=<ExpBackward0>))
+    """
+    def read(node: Node) -> Any:
+        found = _saved(node, what)
+        if found is _MISSING:
+            raise AttributeError(f"'{type(node).__name__}' object has no attribute "
+                                 f"'_saved_{what}'")
+        return found
+    read.__name__ = f"_saved_{what}"
+    return property(read, doc=_saved_property.__doc__)
+
+
+# (properties, not a __getattr__: a class with one loses CPython's specialised attribute
+# reads, which the engine's loop makes on every node)
+for _what in ("self", "other", "result", "exponent", "mat2", "vec", "tensor", "condition"):
+    setattr(Node, f"_saved_{_what}", _saved_property(_what))
 
 
 def node_class(name: str) -> type[Node]:
