@@ -812,14 +812,17 @@ def _inside(a, lambd):
     return (a >= -lambd) & (a <= lambd)
 
 
+_SHRINK_SAMPLES = (Sample(((3,),), {"lambd": 0.5}, kinks=(-0.5, 0.5)),
+                   Sample(((2, 3),), {"lambd": 0.25}, kinks=(-0.25, 0.25)))
+
+
 hardshrink = register(Op(
     "hardshrink", "HardshrinkBackward0",
     convention="0 at -lambd and lambd (the flat side); nan passes the gradient",
     forward=lambda xp, a, lambd: xp.where(_inside(a, lambd), 0.0, a),
     vjp=(lambda xp, g, ans, a, lambd: xp.where(_inside(a, lambd), 0.0, g),),
     saved=(0,),
-    samples=(Sample(((3,),), {"lambd": 0.5}, kinks=(-0.5, 0.5)),
-             Sample(((2, 3),), {"lambd": 0.25}, kinks=(-0.25, 0.25))),
+    samples=_SHRINK_SAMPLES,
 ))
 
 softshrink = register(Op(
@@ -830,8 +833,7 @@ softshrink = register(Op(
                                           xp.where(a < -lambd, a + lambd, a * 0)),
     vjp=(lambda xp, g, ans, a, lambd: xp.where(_inside(a, lambd), 0.0, g),),
     saved=(0,),
-    samples=(Sample(((3,),), {"lambd": 0.5}, kinks=(-0.5, 0.5)),
-             Sample(((2, 3),), {"lambd": 0.25}, kinks=(-0.25, 0.25))),
+    samples=_SHRINK_SAMPLES,
 ))
 
 threshold = register(Op(
