@@ -360,6 +360,10 @@ COMPOSITES = [  # (call, torch 2.13's values)
     (lambda: t.slice_scatter(t.zeros(5), t.tensor([1.0, 2.0]), 0, 1, None, 3),
      [0.0, 1.0, 0.0, 0.0, 2.0]),
     (lambda: t.hardshrink(_f64([-0.5, 0.2, 0.7, NAN]), 0.5), [0.0, 0.0, 0.7, NAN]),
+    (lambda: t.vander(t.tensor([1.0, 2.0, 3.0])), [[1.0, 1.0, 1.0], [4.0, 2.0, 1.0],
+                                                   [9.0, 3.0, 1.0]]),
+    (lambda: t.vander(t.tensor([1, 2, 3]), N=2, increasing=True), [[1, 1], [1, 2], [1, 3]]),
+    (lambda: t.vander(t.tensor([True, False])), [[1, 1], [0, 1]]),
 ]
 
 
@@ -399,6 +403,10 @@ def test_composite_shapes_and_kinds_match_pytorch():
         "torch::autograd::CopyBackwards", "CloneBackward0", "MmBackward0"]
     assert x.mH.grad_fn.name() == "TransposeBackward0" and x.H.shape == (3, 2)
     assert t.nn.functional.hardshrink(x, 0.8).tolist() == t.hardshrink(x, 0.8).tolist()
+    assert t.vander(t.tensor([2.0]), N=0).shape == (1, 0)
+    powers = t.tensor([1.5, -2.0], requires_grad=True)
+    t.vander(powers, 4).sum().backward()  # d/dx (1 + x + x^2 + x^3)
+    assert powers.grad.tolist() == [10.75, 9.0]
     assert [p.shape for p in t.hsplit(t.ones(2, 4), 2)] == [(2, 2), (2, 2)]
     assert [p.shape for p in t.vsplit(t.ones(4, 2), [1, 3])] == [(1, 2), (2, 2), (1, 2)]
     assert [p.shape for p in t.dsplit(t.ones(1, 2, 4), 2)] == [(1, 2, 2), (1, 2, 2)]
@@ -480,6 +488,8 @@ COMPOSITE_ERRORS = [  # (call, exception type, first line of torch 2.13's messag
      "addr: Expected 1-D argument vec1, but got 2-D"),
     (lambda: t.addbmm(t.ones(2, 2), t.ones(3, 2, 4), t.ones(2, 4, 2)), RuntimeError,
      "batch1 and batch2 must have same number of batches, got 3 and 2"),
+    (lambda: t.vander(t.ones(2, 2)), RuntimeError, "x must be a one-dimensional tensor."),
+    (lambda: t.vander(t.ones(2), N=-1), RuntimeError, "N must be non-negative."),
 ]
 
 

@@ -705,6 +705,33 @@ def _matrix_power(fn: str, a: Tensor, n: int) -> Tensor:
     return result
 
 
+@torch_api(COMPOSITE, method=False, example=lambda x: vander(x[0]))
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:  # noqa: N803
+    """The Vandermonde matrix of the 1-D ``x``: its powers ``N - 1`` down to 0 as columns (0 up
+    to ``N - 1`` with ``increasing``; ``N`` defaults to ``len(x)``), made by running products
+    as PyTorch's (a bool ``x`` counts as int64).
+
+    >>> symgrad.vander(symgrad.tensor([1.0, 2.0, 3.0]))
+    tensor([[1., 1., 1.],
+            [4., 2., 1.],
+            [9., 3., 1.]])
+    """
+    parser.tensor_arg("vander", "x", x)
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x._value.shape[0] if N is None else N
+    check_ints(n)
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    if x.dtype is dtypes.bool_:
+        x = x.to(dtypes.int64)
+    ones = creation.ones_like(x).unsqueeze(1)
+    if n == 0:
+        return ones[:, :0]
+    result = ones if n == 1 else cat([ones, x.unsqueeze(1).expand(-1, n - 1).cumprod(1)], 1)
+    return result if increasing else result.flip(1)
+
+
 @torch_api(COMPOSITE, function=False, attribute=True, example=lambda x: x.mH)
 def mH(self: Tensor) -> Tensor:  # noqa: N802 - PyTorch's name
     """The last two dims swapped (the conjugate transpose of real matrices).
