@@ -352,3 +352,25 @@ def test_hooks_added_after_a_freeing_backward_keep_the_node_freed():
     assert y.grad_fn.freed
     with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second time"):
         loss.backward()
+
+
+def test_nothing_is_untracked_while_another_thread_runs():
+    """gc.get_objects lists the objects other threads are making too; holding them across a
+    thread switch made a tuple's final resize fail (SystemError in dask's tokenize), so with a
+    second thread alive a collection leaves the graph tracked (refcounting still frees it); a
+    graph made once the thread is gone is untracked again."""
+    import threading
+
+    x, w, y = _chain(200)
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        gc.collect()
+        assert all(gc.is_tracked(node) for node in _nodes(y))
+    finally:
+        release.set()
+        other.join()
+    x2, w2, y2 = _chain(200)
+    gc.collect()
+    assert not any(gc.is_tracked(node) for node in _nodes(y2))

@@ -693,6 +693,12 @@ def _untrack_graphs(phase: str, info: dict[str, int]) -> None:
     global _half_made
     if phase != "start" or not info["generation"]:
         return
+    if len(sys._current_frames()) > 1:
+        # Another thread may be building a tuple that gc.get_objects lists: a reference held
+        # here when the scheduler switches threads makes its final resize fail (SystemError in
+        # _PyTuple_Resize, seen in dask's tokenize). With other threads, nothing is untracked
+        # (the nodes this collection moves to the oldest generation stay tracked).
+        return
     candidates = [node for node in (ref() for ref in _half_made) if node is not None]
     _half_made = []
     for generation in (0, 1):
