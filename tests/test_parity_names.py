@@ -364,6 +364,13 @@ COMPOSITES = [  # (call, torch 2.13's values)
                                                    [9.0, 3.0, 1.0]]),
     (lambda: t.vander(t.tensor([1, 2, 3]), N=2, increasing=True), [[1, 1], [1, 2], [1, 3]]),
     (lambda: t.vander(t.tensor([True, False])), [[1, 1], [0, 1]]),
+    # integral tensors: the fused products truncate a float beta and alpha to ints
+    (lambda: t.addbmm(t.ones(2, 2, dtype=t.int64), t.ones(1, 2, 2, dtype=t.int64),
+                      t.ones(1, 2, 2, dtype=t.int64), beta=1.5, alpha=2.7), [[5, 5], [5, 5]]),
+    (lambda: t.addmm(t.ones(2, 2, dtype=t.int64), t.ones(2, 2, dtype=t.int64),
+                     t.ones(2, 2, dtype=t.int64), alpha=2.7), [[5, 5], [5, 5]]),
+    (lambda: t.addmv(t.ones(2, dtype=t.int64), t.ones(2, 2, dtype=t.int64),
+                     t.ones(2, dtype=t.int64), beta=1.9), [3, 3]),
 ]
 
 
@@ -489,6 +496,9 @@ COMPOSITE_ERRORS = [  # (call, exception type, first line of torch 2.13's messag
     (lambda: t.addbmm(t.ones(2, 2), t.ones(3, 2, 4), t.ones(2, 4, 2)), RuntimeError,
      "batch1 and batch2 must have same number of batches, got 3 and 2"),
     (lambda: t.vander(t.ones(2, 2)), RuntimeError, "x must be a one-dimensional tensor."),
+    (lambda: t.addr(t.ones(2, 2, dtype=t.int64), t.tensor([1, 2]), t.tensor([3, 4]), alpha=0.5),
+     RuntimeError, "For integral input tensors, argument alpha must not be a floating point "
+     "number."),
     (lambda: t.vander(t.ones(2), N=-1), RuntimeError, "N must be non-negative."),
 ]
 

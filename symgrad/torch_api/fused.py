@@ -25,9 +25,18 @@ def _matrix(x: Tensor, name: str, ndim: int = 2) -> None:
         raise RuntimeError(f"{name} must be a {kind}, got {x._value.ndim}-D tensor")
 
 
+def _integral_scalars(beta: float, alpha: float, *tensors: Tensor) -> tuple[float, float]:
+    """``beta`` and ``alpha`` as PyTorch's fused products read them: truncated to ints when
+    every tensor is integral (its kernels take them as the tensors' type)."""
+    if all(t._value.dtype.kind in "biu" for t in tensors):
+        return int(beta), int(alpha)
+    return beta, alpha
+
+
 def _add_product(run: Any, op: ops.Op, fn: str, input: Tensor, a: Tensor, b: Tensor,  # noqa: A002
                  beta: float, alpha: float, shape: tuple[int, ...]) -> Tensor:
     expanded_shape(input._value.shape, shape)  # PyTorch's expand error when input does not fit
+    beta, alpha = _integral_scalars(beta, alpha, input, a, b)
     params = {}
     if beta != 1:
         params["beta"] = scalar(beta)
@@ -151,6 +160,7 @@ def _scaled_sum(input: Tensor, product: Tensor, beta: float, alpha: float) -> Te
     """``beta * input + alpha * product``, ``input`` broadcast to the product's shape and
     ignored when ``beta`` is 0 (its nan and inf too), as PyTorch's fused products."""
     expanded_shape(input._value.shape, product._value.shape)
+    beta, alpha = _integral_scalars(beta, alpha, input, product)
     scaled = product if alpha == 1 else product * scalar(alpha)
     if beta == 0:
         return scaled
@@ -164,6 +174,11 @@ def _addr(fn: str, input: Tensor, vec1: Tensor, vec2: Tensor, beta: float,  # no
     for v, arg in ((vec1, "vec1"), (vec2, "vec2")):
         if v._value.ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {arg}, but got {v._value.ndim}-D")
+    if all(t._value.dtype.kind in "biu" for t in (input, vec1, vec2)):
+        for name, value in (("beta", beta), ("alpha", alpha)):
+            if isinstance(value, float):  # (addr's own check; addmm truncates instead)
+                raise RuntimeError(f"For integral input tensors, argument {name} must not be a "
+                                   "floating point number.")
     return _scaled_sum(input, vec1.outer(vec2), beta, alpha)
 
 
