@@ -804,15 +804,14 @@ def _run_careful(p: _Pass, node: Node, g: Any) -> None:
         p.held.append(node)
     if p.capture is not None and node in p.wanted:
         p.captured[node] = g
-    if node.custom_backward:  # (what its backward may ask: see partial_pass)
+    custom = node.custom_backward
+    if custom:  # (what its backward may ask: see partial_pass)
         before, _custom.partial = getattr(_custom, "partial", False), p.wanted is not None
-        try:
-            results = _run_node(node, g, p.xp, p.create_graph, useful, p.anomalous,
-                                p.check_nan)
-        finally:
-            _custom.partial = before
-    else:
+    try:
         results = _run_node(node, g, p.xp, p.create_graph, useful, p.anomalous, p.check_nan)
+    finally:
+        if custom:
+            _custom.partial = before
     _distribute(node, results, p)
 
 

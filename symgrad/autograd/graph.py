@@ -120,13 +120,6 @@ FREED_GRAPH = (
     "through the graph a second time or if you need to access saved tensors after calling "
     "backward."
 )
-# The names PyTorch gives a node's inputs in its ``_saved_<name>`` attributes where they are
-# not ``self`` (one input) or ``self`` and ``other`` (two)
-_SAVED_NAMES = {
-    "PowBackward1": ("self", "exponent"), "MmBackward0": ("self", "mat2"),
-    "BmmBackward0": ("self", "mat2"), "MvBackward0": ("self", "vec"),
-    "DotBackward0": ("self", "tensor"), "WhereBackward0": ("condition", "self", "other"),
-}
 
 
 FREED: Any = type("Freed", (), {"__repr__": lambda self: "<freed>"})()
@@ -593,10 +586,17 @@ _node_classes: dict[str, type[Node]] = {}
 
 _NAMESPACED = frozenset({"CopySlices", "CopyBackwards"})
 _MISSING: Any = object()
+# The names PyTorch gives a node's inputs in its ``_saved_<name>`` attributes where they are
+# not ``self`` (one input) or ``self`` and ``other`` (two)
+_SAVED_NAMES = {
+    "PowBackward1": ("self", "exponent"), "MmBackward0": ("self", "mat2"),
+    "BmmBackward0": ("self", "mat2"), "MvBackward0": ("self", "vec"),
+    "DotBackward0": ("self", "tensor"), "WhereBackward0": ("condition", "self", "other"),
+}
 
 
 def _saved(node: Node, what: str) -> Any:
-    """The value behind ``node._saved_<what>`` (see Node.__getattr__), or _MISSING."""
+    """The value behind ``node._saved_<what>`` (see _saved_property), or _MISSING."""
     params = node.params
     if params and what in params and not hasattr(params[what], "shape"):
         return params[what]

@@ -281,7 +281,7 @@ def glu(input: _Tensor, dim: int = -1) -> _Tensor:  # noqa: A002
     size = input.shape[d]
     if size % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {size}")
-    return _apply_op(_ops.elementwise.glu, input, dim=d)
+    return _apply_op(_ops.nn.glu, input, dim=d)
 
 
 def _canonical_mask(mask: _Tensor | None, mask_name: str, target_type: _dtype) -> _Tensor | None:

@@ -846,33 +846,6 @@ threshold = register(Op(
              Sample(((2, 3),), {"threshold": -0.3, "value": -1.0}, kinks=(-0.3,))),
 ))
 
-def _halves(a, dim):
-    """The first and the second half of ``a`` along ``dim`` (of even size)."""
-    n = a.shape[dim] // 2
-    before = (slice(None),) * dim
-    return a[(*before, slice(0, n))], a[(*before, slice(n, None))]
-
-
-def _glu_forward(xp, a, dim):
-    first, second = _halves(a, dim)
-    return first * xp.sigmoid(second)
-
-
-def _glu_grad(xp, g, ans, a, dim):
-    first, second = _halves(a, dim)
-    gate = xp.sigmoid(second)
-    return xp.concatenate([g * gate, g * first * gate * (1 - gate)], dim)
-
-
-glu = register(Op(
-    "glu", "GluBackward0",
-    forward=_glu_forward,
-    vjp=(_glu_grad,),
-    saved=(0,),
-    samples=(Sample(((2, 4),), {"dim": 1}), Sample(((4, 3),), {"dim": 0}),
-             Sample(((2, 2, 2),), {"dim": 2})),
-))
-
 
 leaky_relu = register(Op(
     "leaky_relu", "LeakyReluBackward0",

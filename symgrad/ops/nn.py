@@ -1,4 +1,5 @@
-"""Neural-network ops: the softmax family and the losses PyTorch records as one node.
+"""Neural-network ops: the softmax family, the gated linear unit and the losses PyTorch
+records as one node.
 
 Softmax and log-softmax reduce over ``dim`` (a 1-tuple, or ``()`` for a 0-d input); their
 forwards are the namespace's numerically stable ``xp.softmax`` / ``xp.log_softmax``.
@@ -688,4 +689,33 @@ ctc_loss = register(Op(
         _ctc_sample((3, 1, 4), [[0, 3]], [3], [2], blank=2),
         _ctc_sample((2, 2, 2), [[1], [1]], [2, 1], [0, 1]),
     ),
+))
+
+
+# ---------------------------------------------------------------- glu
+def _halves(a, dim):
+    """The first and the second half of ``a`` along ``dim`` (of even size)."""
+    n = a.shape[dim] // 2
+    before = (slice(None),) * dim
+    return a[(*before, slice(0, n))], a[(*before, slice(n, None))]
+
+
+def _glu_forward(xp, a, dim):
+    first, second = _halves(a, dim)
+    return first * xp.sigmoid(second)
+
+
+def _glu_grad(xp, g, ans, a, dim):
+    first, second = _halves(a, dim)
+    gate = xp.sigmoid(second)
+    return xp.concatenate([g * gate, g * first * gate * (1 - gate)], dim)
+
+
+glu = register(Op(
+    "glu", "GluBackward0",
+    forward=_glu_forward,
+    vjp=(_glu_grad,),
+    saved=(0,),
+    samples=(Sample(((2, 4),), {"dim": 1}), Sample(((4, 3),), {"dim": 0}),
+             Sample(((2, 2, 2),), {"dim": 2})),
 ))

@@ -95,14 +95,14 @@ def check_not_bool_sub(a: Tensor, b: Any) -> None:
                            "operator instead.")
 
 
-def check_alpha(a: Tensor, b: Any, alpha: float) -> None:
-    """Refuse ``alpha`` as PyTorch's add and sub do: an int beyond int64 and uint64, or a
-    float when both operands are integral (or bool)."""
+def check_alpha(a: Tensor, b: Any, alpha: float, name: str = "alpha") -> None:
+    """Refuse ``alpha`` (the scalar argument ``name``) as PyTorch's add and sub do: an int
+    beyond int64 and uint64, or a float when both operands are integral (or bool)."""
     check_ints(alpha)
     integral = a._value.dtype.kind in "biu" and (
         not isinstance(b, Tensor) or b._value.dtype.kind in "biu")
     if integral and isinstance(alpha, float):
-        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+        raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating "
                            "point number.")
 
 

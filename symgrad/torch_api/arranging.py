@@ -24,6 +24,7 @@ from symgrad.torch_api.shaping import (
     _grid_key,
     _scatter_args,
     fill_tensor,
+    flat_positions,
     stack,
 )
 
@@ -465,11 +466,17 @@ def _masked_scatter(run: Any, input: Tensor, mask: Tensor, source: Tensor,  # no
     count = key[0].size
     if count > source._value.size:
         raise RuntimeError("Number of elements of source < number of ones in mask")
-    if not source._value.ndim:  # (its gradient goes back through a 1-element reshape)
-        source = source.reshape(1)
-    src_key = np.unravel_index(np.arange(count), source._value.shape)
+    source, src_key = _leading(source, count)
     return named_node(run(_sh.scatter, input, source, key=key, src_key=src_key),
                       "MaskedScatterBackward0")
+
+
+def _leading(source: Tensor, count: int) -> tuple[Tensor, tuple]:
+    """``source`` (a 0-d one as 1-element: its gradient goes back through the reshape) and the
+    key that reads its first ``count`` elements in row-major order."""
+    if not source._value.ndim:
+        source = source.reshape(1)
+    return source, np.unravel_index(np.arange(count), source._value.shape)
 
 
 @torch_api(COMPOSITE, example=lambda x: x.masked_scatter(x > 0.5, x.exp()))
@@ -514,17 +521,9 @@ def _put(run: Any, input: Tensor, index: Tensor, source: Tensor,  # noqa: A002
                          f"index.numel() = {index._value.size}")
     if not input._value.ndim:
         return _on_one_element(run, _put, input, index, source, accumulate)
-    n = input._value.size
-    flat = index._value.reshape(-1)
-    bad = flat[(flat >= n) | (flat < -n)]
-    if bad.size:
-        raise IndexError(f"out of range: tried to access index {int(bad[0])} on a tensor of "
-                         f"{n} elements.")
-    flat = np.where(flat < 0, flat + n, flat)
+    flat = flat_positions(input, index)
     key = np.unravel_index(flat, input._value.shape)
-    if not source._value.ndim:  # (as in masked_scatter)
-        source = source.reshape(1)
-    src_key = np.unravel_index(np.arange(flat.size), source._value.shape)
+    source, src_key = _leading(source, flat.size)
     op = _sh.index_add if accumulate else _sh.scatter
     return named_node(run(op, input, source, key=key, src_key=src_key), "PutBackward0")
 

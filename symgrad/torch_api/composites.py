@@ -3,12 +3,15 @@ helpers (``broadcast_tensors``, ``broadcast_shapes``, ``atleast_1d/2d/3d``), dif
 products along a dimension (``diff``, ``cross``), block and split helpers (``block_diag``,
 ``diagflat``, ``hsplit``/``vsplit``/``dsplit``, ``split_with_sizes``, ``take``,
 ``combinations``), NaN-aware and other reductions (``nansum``, ``nanmean``, ``aminmax``,
-``count_nonzero``, ``dist``, ``cdist``, ``trapezoid``), and factories of index or value
-tensors (``logspace``, ``scalar_tensor``, ``tril_indices``, ``triu_indices``, ``isin``).
+``count_nonzero``, ``dist``, ``cdist``, ``trapezoid``, ``cumulative_trapezoid``, ``cov``,
+``corrcoef``), matrices (``matrix_power``, ``vander``, ``adjoint``, ``mH``, ``H``) and copies
+written into (``*_scatter``), and factories of index or value tensors (``logspace``,
+``scalar_tensor``, ``tril_indices``, ``triu_indices``, ``isin``).
 
-Each records the registered ops it is made of (their nodes, not PyTorch's fused node where
-PyTorch has one: ``cross`` records products and differences where PyTorch records
-``LinalgCrossBackward0``), with PyTorch's values, shapes and argument errors.
+Most record the registered ops they are made of (their nodes, not PyTorch's fused node where
+PyTorch has one: ``renorm`` records a norm and a product where PyTorch records
+``RenormBackward0``), with PyTorch's values, shapes and argument errors; ``cross`` and
+``hardshrink`` run their own registered ops.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim, _make
 from symgrad.torch_api.arguments import check_ints
 from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api
-from symgrad.torch_api.shaping import cat, pad, stack
+from symgrad.torch_api.shaping import cat, flat_positions, pad, stack
 
 
 def _tensors(fn: str, tensors: Sequence[Any]) -> list[Tensor]:
@@ -323,11 +326,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:  # noqa: A002
     if index._value.dtype.kind not in "iu":
         raise RuntimeError(f"take(): Expected a long tensor for index, but got "
                            f"{index.dtype._torch_name}")
-    n = input._value.size
-    bad = index._value[(index._value >= n) | (index._value < -n)]
-    if bad.size:
-        raise IndexError(f"out of range: tried to access index {int(bad.flat[0])} on a tensor "
-                         f"of {n} elements.")
+    flat_positions(input, index)
     return input.reshape(-1)[index]
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from symgrad import ops
 from symgrad.dispatch import apply_inplace, apply_op
 from symgrad.tensor import Tensor
-from symgrad.torch_api.arguments import expanded_shape, scalar
+from symgrad.torch_api.arguments import check_alpha, expanded_shape, scalar
 from symgrad.torch_api.declaration import COMPOSITE, torch_api
 from symgrad.torch_api.pointwise import _tensor
 
@@ -174,11 +174,9 @@ def _addr(fn: str, input: Tensor, vec1: Tensor, vec2: Tensor, beta: float,  # no
     for v, arg in ((vec1, "vec1"), (vec2, "vec2")):
         if v._value.ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {arg}, but got {v._value.ndim}-D")
-    if all(t._value.dtype.kind in "biu" for t in (input, vec1, vec2)):
-        for name, value in (("beta", beta), ("alpha", alpha)):
-            if isinstance(value, float):  # (addr's own check; addmm truncates instead)
-                raise RuntimeError(f"For integral input tensors, argument {name} must not be a "
-                                   "floating point number.")
+    if input._value.dtype.kind in "biu":  # (addr's own check; addmm truncates instead)
+        check_alpha(vec1, vec2, beta, "beta")
+        check_alpha(vec1, vec2, alpha)
     return _scaled_sum(input, vec1.outer(vec2), beta, alpha)
 
 

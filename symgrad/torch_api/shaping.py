@@ -90,6 +90,18 @@ def _slice_key(dim: int, part: int | slice) -> tuple:
     return (*(slice(None),) * dim, part, Ellipsis)
 
 
+def flat_positions(input: Tensor, index: Tensor) -> np.ndarray:  # noqa: A002
+    """``index`` as non-negative flat (row-major) positions in ``input``, refused as PyTorch's
+    take and put refuse one out of range."""
+    n = input._value.size
+    flat = index._value.reshape(-1)
+    bad = flat[(flat >= n) | (flat < -n)]
+    if bad.size:
+        raise IndexError(f"out of range: tried to access index {int(bad[0])} on a tensor of "
+                         f"{n} elements.")
+    return np.where(flat < 0, flat + n, flat)
+
+
 def _example_index(values: list) -> Tensor:
     """An int64 index tensor for the ``example`` calls of the registry test."""
     return _make(np.array(values, dtype=np.int64))
