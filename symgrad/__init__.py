@@ -119,8 +119,10 @@ if TYPE_CHECKING:  # what __getattr__ below loads on first use, for type checker
     from symgrad import linalg, nn, optim, testing, utils, viz
     from symgrad._functions import *  # noqa: F403
     from symgrad.creation import (
+        Generator,
         arange,
         as_tensor,
+        default_generator,
         empty,
         empty_like,
         eye,
@@ -155,17 +157,17 @@ if TYPE_CHECKING:  # what __getattr__ below loads on first use, for type checker
 # more than ``import numpy``: the name -> (module, attribute or None for the module itself).
 _LAZY = {"linalg": ("symgrad.linalg", None), "nn": ("symgrad.nn", None),
          "optim": ("symgrad.optim", None), "testing": ("symgrad.testing", None),
-         "utils": ("symgrad.utils", None),
+         "utils": ("symgrad.utils", None), "random": ("symgrad.random", None),
          "viz": ("symgrad.viz", None), "load": ("symgrad.serialization", "load"),
          "save": ("symgrad.serialization", "save"),
          "return_types": ("symgrad.torch_api.sorting", "return_types"),  # (it adds sort ...)
          "set_printoptions": ("symgrad.numeric.printing", "set_printoptions"),
          **{name: ("symgrad.creation", name) for name in (
-             "arange", "as_tensor", "empty", "empty_like", "eye", "from_numpy", "full",
-             "full_like", "get_rng_state", "initial_seed", "linspace", "manual_seed",
-             "multinomial", "ones", "ones_like", "rand", "rand_like", "randint", "randint_like",
-             "randn", "randn_like", "randperm", "seed", "set_rng_state", "tensor", "zeros",
-             "zeros_like")}}
+             "Generator", "arange", "as_tensor", "default_generator", "empty", "empty_like",
+             "eye", "from_numpy", "full", "full_like", "get_rng_state", "initial_seed",
+             "linspace", "manual_seed", "multinomial", "ones", "ones_like", "rand", "rand_like",
+             "randint", "randint_like", "randn", "randn_like", "randperm", "seed",
+             "set_rng_state", "tensor", "zeros", "zeros_like")}}
 
 _clash = sorted(name for name in torch_api.lazy.FUNCTION_FAMILIES
                 if name in globals() or name in _LAZY)

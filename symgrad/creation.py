@@ -11,7 +11,8 @@ from symgrad import parser
 from symgrad.autograd.graph import warn_at_user
 from symgrad.numeric import dtypes
 from symgrad.numeric import numpy_namespace as xp
-from symgrad.tensor import Tensor, _make, check_device
+from symgrad.tensor import _CPU_ONLY, CPU, Tensor, _make, check_device
+from symgrad.tensor import device as _device
 
 
 class _FirstUse:
@@ -19,14 +20,33 @@ class _FirstUse:
     would cost ``import symgrad`` a fifth of its time)."""
 
     def __getattr__(self, name: str) -> Any:
-        global _rng
-        if isinstance(_rng, _FirstUse):
-            _rng = np.random.default_rng(initial_seed())
-        return getattr(_rng, name)
+        return getattr(_default_stream(), name)
+
+
+def _default_stream() -> np.random.Generator:
+    """The numpy Generator behind the global stream, made on first use."""
+    global _rng
+    if isinstance(_rng, _FirstUse):
+        _rng = np.random.default_rng(initial_seed())
+    return _rng
 
 
 _rng: Any = _FirstUse()
 _seed: int | None = None  # the seed of _rng (drawn from the OS on first use unless set)
+_DEFAULT_SEED = 67280421310721  # the seed PyTorch gives a new Generator
+_SEED_END = 2 ** 64
+
+
+def _seed_value(seed: int) -> int:
+    """A seed as PyTorch stores it: an int from int64's least to uint64's largest, negative
+    ones read as their uint64 bits; beyond, PyTorch's ValueError."""
+    if not dtypes.INT64_MIN <= seed < _SEED_END:
+        raise ValueError("Overflow when unpacking long long")
+    return seed % _SEED_END
+
+
+def _fresh_seed() -> int:
+    return int(np.random.SeedSequence().entropy) % 2**63
 
 
 def initial_seed() -> int:
@@ -39,7 +59,7 @@ def initial_seed() -> int:
     """
     global _seed
     if _seed is None:
-        _seed = int(np.random.SeedSequence().entropy) % 2**63
+        _seed = _fresh_seed()
     return _seed
 
 
@@ -50,11 +70,18 @@ def seed() -> int:
     >>> s == symgrad.initial_seed()
     True
     """
-    global _seed
-    _seed = None
-    value = initial_seed()
+    value = _fresh_seed()
     manual_seed(value)
     return value
+
+
+def _state_arg(new_state: Any) -> dict:
+    if not isinstance(new_state, dict) or "bit_generator" not in new_state:
+        raise TypeError("expected a state returned by get_rng_state() or "
+                        f"Generator.get_state(), but got {type(new_state).__name__}")
+    import copy  # (here: the module costs import symgrad more than these rare calls)
+
+    return copy.deepcopy(new_state)
 
 
 def get_rng_state() -> dict:
@@ -68,9 +95,7 @@ def get_rng_state() -> dict:
     >>> symgrad.equal(a, symgrad.rand(2))
     True
     """
-    import copy  # (here: the module costs import symgrad more than this rare call)
-
-    return copy.deepcopy(_rng.bit_generator.state)
+    return _state_arg(_default_stream().bit_generator.state)
 
 
 def set_rng_state(new_state: dict) -> None:
@@ -81,28 +106,183 @@ def set_rng_state(new_state: dict) -> None:
     >>> symgrad.get_rng_state() == state
     True
     """
-    if not isinstance(new_state, dict) or "bit_generator" not in new_state:
-        raise TypeError("set_rng_state(): argument 'new_state' must be a state returned by "
-                        f"symgrad.get_rng_state(), not {type(new_state).__name__}")
-    import copy
-
-    _rng.bit_generator.state = copy.deepcopy(new_state)
+    _default_stream().bit_generator.state = _state_arg(new_state)
 
 
-def manual_seed(seed: int) -> np.random.Generator:
-    """Seed the generator behind rand/randn (their streams differ from PyTorch's, so the same
-    seed gives other numbers than in PyTorch, but the same numbers on every run).
+def manual_seed(seed: int) -> Generator:
+    """Seed the generator behind rand/randn and return it (:data:`default_generator`). Its
+    stream differs from PyTorch's, so the same seed gives other numbers than in PyTorch, but
+    the same numbers on every run. As PyTorch, any int from -2**63 to 2**64 - 1 is a seed
+    (``int(seed)``: a float is truncated); a negative one is kept as its uint64 bits.
 
     >>> _ = symgrad.manual_seed(0)
     >>> a = symgrad.rand(2)
     >>> _ = symgrad.manual_seed(0)
     >>> symgrad.equal(a, symgrad.rand(2))
     True
+    >>> symgrad.manual_seed(-1).initial_seed()
+    18446744073709551615
     """
     global _rng, _seed
-    _seed = int(seed)
-    _rng = np.random.default_rng(_seed)
-    return _rng
+    value = _seed_value(int(seed))
+    _rng = np.random.default_rng(value)
+    _seed = value
+    return default_generator
+
+
+class Generator:
+    """A random stream of its own, as ``torch.Generator``: the random factories, in-place
+    fills, ``nn.init`` and the samplers take one as ``generator=``. It starts from PyTorch's
+    default seed; ``manual_seed`` returns it, so ``Generator().manual_seed(0)`` is one line.
+    Its numbers are numpy's (PCG64), not PyTorch's, and its state is numpy's (a dict), where
+    PyTorch's is a ByteTensor.
+
+    >>> g = symgrad.Generator().manual_seed(0)
+    >>> a = symgrad.randn(3, generator=g)
+    >>> symgrad.equal(a, symgrad.randn(3, generator=symgrad.Generator().manual_seed(0)))
+    True
+    >>> g.initial_seed(), g.device
+    (0, device(type='cpu'))
+    """
+
+    def __init__(self, device: Any = "cpu") -> None:
+        if device is not None and not isinstance(device, str | _device):
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        kind = _device(device).type if device is not None else "cpu"
+        if kind in ("cuda", "xpu", "mtia"):  # (PyTorch's errors without these backends)
+            raise RuntimeError(f"Cannot get {kind.upper()} generator without ATen_{kind} "
+                               f"library.{_CPU_ONLY}")
+        if kind == "mps":
+            raise RuntimeError(f"Cannot execute getNewGenerator() without MPS backend.{_CPU_ONLY}")
+        if kind != "cpu":
+            raise RuntimeError(f"{kind.upper()} device type not an accelerator.")
+        self._seed = _DEFAULT_SEED
+        self._stream: np.random.Generator | None = None
+        self._global = False  # (default_generator: the global stream, which manual_seed seeds)
+
+    @property
+    def device(self) -> _device:
+        """Where the stream's numbers go: the CPU.
+
+        >>> symgrad.Generator().device
+        device(type='cpu')
+        """
+        return CPU
+
+    def _numpy(self) -> np.random.Generator:
+        if self._global:
+            return _default_stream()
+        if self._stream is None:
+            self._stream = np.random.default_rng(self._seed)
+        return self._stream
+
+    def manual_seed(self, seed: int) -> Generator:
+        """Restart the stream from ``seed`` (an int, as PyTorch's; a negative one is kept as
+        its uint64 bits); returns the generator.
+
+        >>> symgrad.Generator().manual_seed(5).initial_seed()
+        5
+        """
+        if not parser._is_int(seed) or isinstance(seed, np.ndarray | Tensor):
+            raise RuntimeError(f"manual_seed expected a long, but got {parser.type_name(seed)}")
+        if self._global:
+            return manual_seed(seed)
+        self._seed = _seed_value(int(seed))
+        self._stream = np.random.default_rng(self._seed)
+        return self
+
+    def seed(self) -> int:
+        """Restart the stream from a fresh non-deterministic seed, and return it.
+
+        >>> g = symgrad.Generator()
+        >>> g.seed() == g.initial_seed()
+        True
+        """
+        value = _fresh_seed()
+        self.manual_seed(value)
+        return value
+
+    def initial_seed(self) -> int:
+        """The seed the stream started from (PyTorch's default one for a new generator).
+
+        >>> symgrad.Generator().initial_seed()
+        67280421310721
+        """
+        return initial_seed() if self._global else self._seed
+
+    def get_state(self) -> dict:
+        """The stream's state, for :meth:`set_state` (numpy's PCG64 state as a dict).
+
+        >>> symgrad.Generator().get_state()["bit_generator"]
+        'PCG64'
+        """
+        return _state_arg(self._numpy().bit_generator.state)
+
+    def set_state(self, new_state: dict) -> Generator:
+        """Go back to a state :meth:`get_state` returned; returns the generator.
+
+        >>> g = symgrad.Generator()
+        >>> state = g.get_state()
+        >>> a = symgrad.rand(2, generator=g)
+        >>> symgrad.equal(a, symgrad.rand(2, generator=g.set_state(state)))
+        True
+        """
+        self._numpy().bit_generator.state = _state_arg(new_state)
+        return self
+
+    def clone_state(self) -> Generator:
+        """A new generator in this one's state: both give the same numbers from here on.
+
+        >>> g = symgrad.Generator().manual_seed(1)
+        >>> twin = g.clone_state()
+        >>> symgrad.equal(symgrad.rand(2, generator=g), symgrad.rand(2, generator=twin))
+        True
+        """
+        twin = Generator()
+        twin._seed = self.initial_seed()
+        twin.set_state(self.get_state())
+        return twin
+
+    def get_offset(self) -> int:
+        """Refused, as PyTorch refuses it for a CPU generator (only device streams have one).
+
+        >>> symgrad.Generator().get_offset()
+        Traceback (most recent call last):
+        RuntimeError: CPU Generator does not use offset
+        """
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def set_offset(self, offset: int) -> Generator:
+        """Refused, as :meth:`get_offset`.
+
+        >>> symgrad.Generator().set_offset(0)
+        Traceback (most recent call last):
+        RuntimeError: CPU Generator does not use offset
+        """
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def __repr__(self) -> str:
+        return f"<symgrad.Generator object at {id(self):#x}>"
+
+
+default_generator = Generator()  # the global stream (PyTorch's torch.default_generator)
+default_generator._global = True
+
+
+def stream(generator: Any, fn: str, call: tuple | None = None) -> Any:
+    """The numpy Generator a random function draws from: the global stream for None, a
+    :class:`Generator`'s own, or a numpy Generator given as it is. Anything else is refused
+    with PyTorch's TypeError for ``fn``: one naming the argument, or, given ``call`` (the
+    arguments, as :func:`parser.invalid_combination` takes them), the one listing them."""
+    if generator is None:
+        return _rng
+    if isinstance(generator, Generator):
+        return generator._numpy()
+    if isinstance(generator, np.random.Generator):
+        return generator
+    if call is not None:
+        raise parser.invalid_combination(fn, *call)
+    raise parser.wrong_type(fn, "generator", "symgrad.Generator", generator)
 
 
 def _finish(value: np.ndarray, requires_grad: bool, name: str | None = None,
@@ -477,36 +657,40 @@ def eye(n: int, m: int | None = None, *, dtype: dtypes.dtype | None = None, devi
                    requires_grad, name, device)
 
 
-def _random(fn: str, sample: Any, kernel: str, size: tuple, dtype: Any, requires_grad: Any,
-            name: str | None, dev: Any) -> Tensor:
+def _random(fn: str, method: str, kernel: str, size: tuple, generator: Any, dtype: Any,
+            requires_grad: Any, name: str | None, dev: Any) -> Tensor:
     shape = _checked_size(fn, size)
-    call = (size, {"dtype": dtype, "requires_grad": requires_grad or None})
+    call = (size, {"generator": generator, "dtype": dtype,
+                   "requires_grad": requires_grad or None})
+    rng = stream(generator, fn, call)
     dtype = parser.dtype_arg(fn, dtype, call)
     parser.bool_arg(fn, "requires_grad", requires_grad, call)
     target = dtype if dtype is not None else dtypes.get_default_dtype()
     _float_kernel(kernel, target)
-    values = np.asarray(sample(shape)).astype(target.np_dtype)
+    values = np.asarray(getattr(rng, method)(shape)).astype(target.np_dtype)
     return _finish(values, requires_grad, name, dev)
 
 
-def rand(*args: Any, size: Sequence[int] | None = None,
+def rand(*args: Any, size: Sequence[int] | None = None, generator: Generator | None = None,
          dtype: dtypes.dtype | None = None, device: Any = None,
          requires_grad: bool = False, name: str | None = None) -> Tensor:
-    """Uniform random values in [0, 1) (see :func:`manual_seed`).
+    """Uniform random values in [0, 1), from the global stream (see :func:`manual_seed`) or
+    ``generator``'s.
 
     >>> x = symgrad.rand(2, 3)
     >>> x.shape, bool(((x >= 0) & (x < 1)).all())
     (symgrad.Size([2, 3]), True)
     """
     size = parser.varargs("rand", "size", args, size)
-    return _random("rand", lambda s: _rng.random(s), "check_uniform_bounds", size, dtype,
+    return _random("rand", "random", "check_uniform_bounds", size, generator, dtype,
                    requires_grad, name, device)
 
 
-def randn(*args: Any, size: Sequence[int] | None = None,
+def randn(*args: Any, size: Sequence[int] | None = None, generator: Generator | None = None,
           dtype: dtypes.dtype | None = None, device: Any = None,
           requires_grad: bool = False, name: str | None = None) -> Tensor:
-    """Standard normal random values (see :func:`manual_seed`).
+    """Standard normal random values, from the global stream (see :func:`manual_seed`) or
+    ``generator``'s.
 
     >>> _ = symgrad.manual_seed(0)
     >>> x = symgrad.randn(10000)
@@ -514,18 +698,20 @@ def randn(*args: Any, size: Sequence[int] | None = None,
     (True, True)
     """
     size = parser.varargs("randn", "size", args, size)
-    return _random("randn", lambda s: _rng.standard_normal(s), "normal_kernel_cpu", size, dtype,
+    return _random("randn", "standard_normal", "normal_kernel_cpu", size, generator, dtype,
                    requires_grad, name, device)
 
 
 def _like(fn: str, factory: Any, other: Any, dtype: Any, requires_grad: Any,
-          name: str | None, dev: Any) -> Tensor:
+          name: str | None, dev: Any, **random: Any) -> Tensor:
     if not isinstance(other, Tensor):
         raise parser.wrong_type(fn, "input", "Tensor", other, 1)
+    if random:  # (a random factory's generator)
+        stream(random["generator"], fn, ((other,), random))
     dtype = parser.dtype_arg(fn, dtype)
     parser.bool_arg(fn, "requires_grad", requires_grad)
     return factory(tuple(other.shape), dtype=dtype or other.dtype, requires_grad=requires_grad,
-                   name=name, device=dev)
+                   name=name, device=dev, **random)
 
 
 def ones_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any = None,  # noqa: A002
@@ -575,24 +761,28 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: dtypes.dtype | None = No
                    requires_grad, name, device)
 
 
-def rand_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any = None,  # noqa: A002
+def rand_like(input: Tensor, *, generator: Generator | None = None,  # noqa: A002
+              dtype: dtypes.dtype | None = None, device: Any = None,
               requires_grad: bool = False, name: str | None = None) -> Tensor:
-    """Uniform random values in [0, 1) shaped like ``input``.
+    """Uniform random values in [0, 1) shaped like ``input`` (from ``generator``, if given).
 
     >>> symgrad.rand_like(symgrad.zeros(2, 2)).shape
     symgrad.Size([2, 2])
     """
-    return _like("rand_like", rand, input, dtype, requires_grad, name, device)
+    return _like("rand_like", rand, input, dtype, requires_grad, name, device,
+                 generator=generator)
 
 
-def randn_like(input: Tensor, *, dtype: dtypes.dtype | None = None, device: Any = None,  # noqa: A002
+def randn_like(input: Tensor, *, generator: Generator | None = None,  # noqa: A002
+               dtype: dtypes.dtype | None = None, device: Any = None,
                requires_grad: bool = False, name: str | None = None) -> Tensor:
-    """Standard normal values shaped like ``input``.
+    """Standard normal values shaped like ``input`` (from ``generator``, if given).
 
     >>> symgrad.randn_like(symgrad.zeros(3)).shape
     symgrad.Size([3])
     """
-    return _like("randn_like", randn, input, dtype, requires_grad, name, device)
+    return _like("randn_like", randn, input, dtype, requires_grad, name, device,
+                 generator=generator)
 
 
 def _randint_bounds(args: tuple, fn: str) -> tuple[int, int, tuple]:
@@ -613,8 +803,8 @@ def _randint_bounds(args: tuple, fn: str) -> tuple[int, int, tuple]:
     return int(low), int(high), tuple(size)
 
 
-def randint(*args: Any, dtype: dtypes.dtype | None = None, device: Any = None,
-            requires_grad: bool = False, name: str | None = None) -> Tensor:
+def randint(*args: Any, generator: Generator | None = None, dtype: dtypes.dtype | None = None,
+            device: Any = None, requires_grad: bool = False, name: str | None = None) -> Tensor:
     """Random integers uniform in ``[low, high)``: ``randint(high, size)`` or
     ``randint(low, high, size)``; int64 unless ``dtype`` (numpy's random stream, see
     :func:`manual_seed`).
@@ -623,15 +813,16 @@ def randint(*args: Any, dtype: dtypes.dtype | None = None, device: Any = None,
     >>> x.dtype, bool(((x >= 3) & (x < 10)).all())
     (symgrad.int64, True)
     """
+    rng = stream(generator, "randint", (args, {"generator": generator}))
     low, high, size = _randint_bounds(args, "randint")
     target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.int64
-    values = _rng.integers(low, high, size=_checked_size("randint", size, varargs=False))
+    values = rng.integers(low, high, size=_checked_size("randint", size, varargs=False))
     return _finish(values.astype(target.np_dtype), requires_grad, name, device)
 
 
-def randint_like(input: Tensor, *args: Any, dtype: dtypes.dtype | None = None,  # noqa: A002
-                 device: Any = None, requires_grad: bool = False,
-                 name: str | None = None) -> Tensor:
+def randint_like(input: Tensor, *args: Any, generator: Generator | None = None,  # noqa: A002
+                 dtype: dtypes.dtype | None = None, device: Any = None,
+                 requires_grad: bool = False, name: str | None = None) -> Tensor:
     """Random integers in ``[low, high)`` shaped like ``input`` and in its dtype unless
     ``dtype``: ``randint_like(input, high)`` or ``randint_like(input, low, high)``.
 
@@ -639,13 +830,14 @@ def randint_like(input: Tensor, *args: Any, dtype: dtypes.dtype | None = None,  
     >>> x.dtype, bool(((x >= 2) & (x < 5)).all())
     (symgrad.float32, True)
     """
+    stream(generator, "randint_like", ((input, *args), {"generator": generator}))
     low, high, _ = _randint_bounds((*args, ()), "randint_like")
-    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device,
-                   requires_grad=requires_grad, name=name)
+    return randint(low, high, tuple(input.shape), generator=generator, dtype=dtype or input.dtype,
+                   device=device, requires_grad=requires_grad, name=name)
 
 
-def randperm(n: int, *, dtype: dtypes.dtype | None = None, device: Any = None,
-             requires_grad: bool = False, name: str | None = None) -> Tensor:
+def randperm(n: int, *, generator: Generator | None = None, dtype: dtypes.dtype | None = None,
+             device: Any = None, requires_grad: bool = False, name: str | None = None) -> Tensor:
     """A random permutation of ``0, ..., n - 1`` (int64 unless ``dtype``).
 
     >>> sorted(symgrad.randperm(4).tolist())
@@ -654,14 +846,15 @@ def randperm(n: int, *, dtype: dtypes.dtype | None = None, device: Any = None,
     if not isinstance(n, int | np.integer) or isinstance(n, bool):
         raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not "
                         f"{type(n).__name__}")
+    rng = stream(generator, "randperm", ((n,), {"generator": generator}))
     _checked_size("randperm", (n,), varargs=False)
     target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.int64
-    return _finish(_rng.permutation(int(n)).astype(target.np_dtype), requires_grad, name,
+    return _finish(rng.permutation(int(n)).astype(target.np_dtype), requires_grad, name,
                    device)
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False,  # noqa: A002
-                *, generator: Any = None) -> Tensor:
+                *, generator: Generator | None = None) -> Tensor:
     """``num_samples`` category indices per row of ``input`` (unnormalized non-negative
     weights), drawn with or without replacement; without, categories of weight 0 come only
     after all the others, as in PyTorch.
@@ -672,6 +865,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False,  # n
     if not isinstance(input, Tensor):
         raise TypeError(f"multinomial(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
+    rng = stream(generator, "multinomial")
     if not input.is_floating_point():
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
                            f"{input.dtype._torch_name}")
@@ -691,10 +885,10 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False,  # n
     out = np.empty((rows.shape[0], num_samples), dtype=np.int64)
     for i, p in enumerate(rows):
         if replacement:
-            out[i] = _rng.choice(p.size, size=num_samples, p=p / p.sum())
+            out[i] = rng.choice(p.size, size=num_samples, p=p / p.sum())
         else:  # weighted sampling without replacement: keys u ** (1 / p), largest first
             with np.errstate(divide="ignore"):
-                keys = _rng.random(p.size) ** (1 / p)
-            order = np.lexsort((_rng.random(p.size), -keys))
+                keys = rng.random(p.size) ** (1 / p)
+            order = np.lexsort((rng.random(p.size), -keys))
             out[i] = order[:num_samples]
     return _make(out.reshape(*value.shape[:-1], num_samples))

@@ -117,9 +117,11 @@ def invalid_combination(fn: str, args: Sequence[Any], kwargs: dict[str, Any]) ->
      * see help(symgrad.eye)
     """
     got = [type_name(a) for a in args]
-    got += [f"{k}={type_name(v)}" for k, v in kwargs.items() if v is not None]
+    named = [f"{k}={type_name(v)}" for k, v in kwargs.items() if v is not None]
+    # (PyTorch lists keywords alone sorted, each followed by a comma: "(generator=int, )")
+    listed = ", ".join(got + named) if got else "".join(f"{k}, " for k in sorted(named))
     return TypeError(f"{fn}() received an invalid combination of arguments - got "
-                     f"({', '.join(got)}), but expected one of:\n * see help(symgrad.{fn})")
+                     f"({listed}), but expected one of:\n * see help(symgrad.{fn})")
 
 
 def wrong_type(fn: str, name: str, expected: str, value: Any,
@@ -286,8 +288,9 @@ def bool_arg(fn: str, name: str, value: Any,
     raise wrong_type(fn, name, "bool", value)
 
 
-def number_arg(fn: str, name: str, value: Any, position: int) -> Any:
-    """A Python number, a numpy scalar or a 0-d Tensor's value (``fill_value``).
+def number_arg(fn: str, name: str, value: Any, position: int, expected: str = "Number") -> Any:
+    """A Python number, a numpy scalar or a 0-d Tensor's value (``fill_value``); ``expected``:
+    how PyTorch's refusal names the type (``float`` for a ``double`` parameter).
 
     >>> import symgrad
     >>> number_arg("full", "fill_value", symgrad.tensor(1.5), 2)
@@ -304,4 +307,4 @@ def number_arg(fn: str, name: str, value: Any, position: int) -> Any:
 
     if isinstance(value, Tensor) and value.ndim == 0:
         return value.item()
-    raise wrong_type(fn, name, "Number", value, position)
+    raise wrong_type(fn, name, expected, value, position)

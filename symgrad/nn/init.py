@@ -1,7 +1,8 @@
 """``symgrad.nn.init``: PyTorch's initialisers, filling a tensor in place without recording.
 
 The distributions, bounds and gains are PyTorch's; the random numbers are numpy's (the stream
-``symgrad.manual_seed`` seeds), so the same seed gives different values from PyTorch's.
+``symgrad.manual_seed`` seeds, or a ``symgrad.Generator`` given as ``generator``), so the same
+seed gives different values from PyTorch's.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from symgrad.autograd.grad_mode import no_grad
-from symgrad.creation import from_numpy, rand, randn, randperm
+from symgrad.creation import Generator, from_numpy, rand, randn, randperm, stream
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor
 
@@ -38,8 +39,12 @@ def _fill(tensor: Tensor, values: np.ndarray) -> Tensor:
     return tensor
 
 
-def _float64(size: tuple[int, ...], sampler: type[rand] | type[randn]) -> np.ndarray:
-    return sampler(*size, dtype=dtypes.float64).numpy()
+def _float64(size: tuple[int, ...], sampler: type[rand] | type[randn],
+             generator: Generator | None) -> np.ndarray:
+    """Draws in float64 from ``generator`` (or the global stream); PyTorch's initialisers draw
+    with ``uniform_`` / ``normal_`` and refuse a wrong ``generator`` in those methods' words."""
+    stream(generator, "uniform_" if sampler is rand else "normal_")
+    return sampler(*size, generator=generator, dtype=dtypes.float64).numpy()
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
@@ -70,36 +75,35 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
 
 
-def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0,
+             generator: Generator | None = None) -> Tensor:
     """Fill with values drawn uniformly from [a, b).
 
-    >>> symgrad.manual_seed(0)
-    Generator(PCG64) at 0x...
+    >>> _ = symgrad.manual_seed(0)
     >>> w = symgrad.nn.init.uniform_(symgrad.empty(1000), -0.5, 0.5)
     >>> bool((w >= -0.5).all() and (w < 0.5).all())
     True
     """
-    return _fill(tensor, a + (b - a) * _float64(tuple(tensor.shape), rand))
+    return _fill(tensor, a + (b - a) * _float64(tuple(tensor.shape), rand, generator))
 
 
-def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
+            generator: Generator | None = None) -> Tensor:
     """Fill with values drawn from N(mean, std²).
 
-    >>> symgrad.manual_seed(0)
-    Generator(PCG64) at 0x...
+    >>> _ = symgrad.manual_seed(0)
     >>> w = symgrad.nn.init.normal_(symgrad.empty(10000), 3.0, 0.5)
     >>> round(w.mean().item(), 1), round(w.std().item(), 1)
     (3.0, 0.5)
     """
-    return _fill(tensor, mean + std * _float64(tuple(tensor.shape), randn))
+    return _fill(tensor, mean + std * _float64(tuple(tensor.shape), randn, generator))
 
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
-                  b: float = 2.0) -> Tensor:
+                  b: float = 2.0, generator: Generator | None = None) -> Tensor:
     """Fill with values from N(mean, std²) truncated to [a, b] (draws outside are redrawn).
 
-    >>> symgrad.manual_seed(0)
-    Generator(PCG64) at 0x...
+    >>> _ = symgrad.manual_seed(0)
     >>> w = symgrad.nn.init.trunc_normal_(symgrad.empty(1000), std=1.0, a=-0.5, b=0.5)
     >>> bool((w.abs() <= 0.5).all())
     True
@@ -110,7 +114,7 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
     values = np.empty(tuple(tensor.shape))
     todo = np.ones(values.shape, dtype=bool)
     while todo.any():
-        values[todo] = mean + std * _float64((int(todo.sum()),), randn)
+        values[todo] = mean + std * _float64((int(todo.sum()),), randn, generator)
         todo = (values < a) | (values > b)
     return _fill(tensor, values)
 
@@ -194,31 +198,31 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
     return fan_in if mode == "fan_in" else fan_out
 
 
-def xavier_uniform_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0,
+                    generator: Generator | None = None) -> Tensor:
     """Glorot's uniform initialisation: U(-a, a) with a = gain·√(6 / (fan_in + fan_out)).
 
-    >>> symgrad.manual_seed(0)
-    Generator(PCG64) at 0x...
+    >>> _ = symgrad.manual_seed(0)
     >>> w = symgrad.nn.init.xavier_uniform_(symgrad.empty(30, 20))
     >>> bool((w.abs() < (6 / 50) ** 0.5).all())
     True
     """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     bound = math.sqrt(3.0) * gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
-def xavier_normal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+def xavier_normal_(tensor: Tensor, gain: float = 1.0,
+                   generator: Generator | None = None) -> Tensor:
     """Glorot's normal initialisation: N(0, std²) with std = gain·√(2 / (fan_in + fan_out)).
 
-    >>> symgrad.manual_seed(0)
-    Generator(PCG64) at 0x...
+    >>> _ = symgrad.manual_seed(0)
     >>> w = symgrad.nn.init.xavier_normal_(symgrad.empty(200, 200))
     >>> round(w.std().item(), 2)
     0.07
     """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)))
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
 
 
 def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str) -> float | None:
@@ -230,12 +234,12 @@ def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str) -> floa
 
 
 def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
-                     nonlinearity: str = "leaky_relu") -> Tensor:
+                     nonlinearity: str = "leaky_relu",
+                     generator: Generator | None = None) -> Tensor:
     """He's uniform initialisation: U(-b, b) with b = gain·√(3 / fan). ``Linear`` and
     ``Conv`` weights start as ``kaiming_uniform_(w, a=√5)``: b = 1/√fan_in.
 
-    >>> symgrad.manual_seed(0)
-    Generator(PCG64) at 0x...
+    >>> _ = symgrad.manual_seed(0)
     >>> w = symgrad.nn.init.kaiming_uniform_(symgrad.empty(50, 16), a=5 ** 0.5)
     >>> bool((w.abs() < 1 / 16 ** 0.5).all())
     True
@@ -244,15 +248,15 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
     if std is None:
         return tensor
     bound = math.sqrt(3.0) * std
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
 def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
-                    nonlinearity: str = "leaky_relu") -> Tensor:
+                    nonlinearity: str = "leaky_relu",
+                    generator: Generator | None = None) -> Tensor:
     """He's normal initialisation: N(0, std²) with std = gain / √fan.
 
-    >>> symgrad.manual_seed(0)
-    Generator(PCG64) at 0x...
+    >>> _ = symgrad.manual_seed(0)
     >>> w = symgrad.nn.init.kaiming_normal_(symgrad.empty(100, 400), nonlinearity="relu")
     >>> round(w.std().item(), 3)
     0.071
@@ -260,15 +264,14 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
     std = _kaiming_std(tensor, a, mode, nonlinearity)
     if std is None:
         return tensor
-    return normal_(tensor, 0.0, std)
+    return normal_(tensor, 0.0, std, generator)
 
 
-def orthogonal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Generator | None = None) -> Tensor:
     """Fill with a (semi-)orthogonal matrix (QR of a Gaussian matrix, signs fixed by R's
     diagonal), times ``gain``; dimensions after the first are flattened.
 
-    >>> symgrad.manual_seed(0)
-    Generator(PCG64) at 0x...
+    >>> _ = symgrad.manual_seed(0)
     >>> q = symgrad.nn.init.orthogonal_(symgrad.empty(3, 3))
     >>> symgrad.allclose(q @ q.t(), symgrad.eye(3), atol=1e-6)
     True
@@ -279,7 +282,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = _float64((rows, cols), randn)
+    flat = _float64((rows, cols), randn, generator)
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
@@ -289,12 +292,12 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
     return _fill(tensor, gain * q.reshape(tuple(tensor.shape)))
 
 
-def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01) -> Tensor:
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01,
+            generator: Generator | None = None) -> Tensor:
     """Fill a 2-d tensor as a sparse matrix: values from N(0, std²), then in each column the
     rows of a random ``ceil(sparsity·rows)``-subset set to zero.
 
-    >>> symgrad.manual_seed(0)
-    Generator(PCG64) at 0x...
+    >>> _ = symgrad.manual_seed(0)
     >>> w = symgrad.nn.init.sparse_(symgrad.empty(4, 3), sparsity=0.5)
     >>> (w == 0).sum(dim=0).tolist()
     [2, 2, 2]
@@ -303,8 +306,8 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01) -> Tensor:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
     num_zeros = math.ceil(sparsity * rows)
-    values = std * _float64((rows, cols), randn)
-    for col in range(cols):
+    values = std * _float64((rows, cols), randn, generator)
+    for col in range(cols):  # (the rows from the global stream, as PyTorch's randperm here)
         values[randperm(rows).numpy()[:num_zeros], col] = 0
     return _fill(tensor, values)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from symgrad.creation import from_numpy
+from symgrad.creation import Generator, from_numpy, stream
 from symgrad.tensor import Tensor
 from symgrad.utils.data._collate import default_collate, default_convert
 from symgrad.utils.data.dataset import IterableDataset, TensorDataset
@@ -40,9 +40,9 @@ _FROZEN = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
 
 class DataLoader:
     """Iterate over a dataset in batches: indices from ``sampler`` (``shuffle=True``: a
-    fresh random order every epoch, from ``generator``, a numpy Generator, or symgrad's
-    stream), grouped by ``batch_size`` (or a ``batch_sampler``), samples merged by
-    ``collate_fn`` (default: :func:`default_collate`). Everything runs in the main
+    fresh random order every epoch, from ``generator``, a ``symgrad.Generator`` or a numpy
+    Generator, or the global stream), grouped by ``batch_size`` (or a ``batch_sampler``),
+    samples merged by ``collate_fn`` (default: :func:`default_collate`). Everything runs in the main
     process: ``num_workers > 0`` loads there too, with a warning.
 
     >>> x = symgrad.arange(10.0).view(5, 2)
@@ -67,7 +67,7 @@ class DataLoader:
                  drop_last: bool = False, timeout: float = 0,
                  worker_init_fn: Callable[[int], None] | None = None,
                  multiprocessing_context: Any = None,
-                 generator: np.random.Generator | None = None, *,
+                 generator: Generator | np.random.Generator | None = None, *,
                  prefetch_factor: int | None = None, persistent_workers: bool = False,
                  pin_memory_device: str = "", in_order: bool = True) -> None:
         _check_workers(num_workers, timeout, prefetch_factor, persistent_workers)
@@ -131,6 +131,8 @@ class DataLoader:
         return self.batch_sampler if self.batch_sampler is not None else self.sampler
 
     def __iter__(self) -> Iterator[Any]:
+        # (PyTorch draws each epoch's base seed from ``generator`` first: refused in its words)
+        stream(self.generator, "random_", ((), {"generator": self.generator}))
         if self._iterable:
             return self._iterate_stream()
         return self._iterate_map()

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from symgrad.creation import Generator
 from symgrad.tensor import Tensor
 from symgrad.utils.data.sampler import _permutation
 
@@ -202,10 +203,11 @@ class Subset(Dataset):
 
 
 def random_split(dataset: Any, lengths: Sequence[int | float],
-                 generator: np.random.Generator | None = None) -> list[Subset]:
+                 generator: Generator | np.random.Generator | None = None) -> list[Subset]:
     """Split ``dataset`` at random into non-overlapping subsets of the given lengths, or of
     the given fractions (summing to 1; the remainder is spread one item at a time from the
-    first subset). ``generator``: a numpy Generator (default: symgrad's stream).
+    first subset). ``generator``: a ``symgrad.Generator`` or a numpy Generator (default: the
+    global stream).
 
     >>> import numpy as np
     >>> train, test = symgrad.utils.data.random_split(range(10), [0.7, 0.3],

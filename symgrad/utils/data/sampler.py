@@ -1,6 +1,6 @@
 """PyTorch's samplers: the orders in which a DataLoader visits a dataset's indices. The
-random ones draw from symgrad's numpy stream (:func:`symgrad.manual_seed`) or from the numpy
-``Generator`` given as ``generator``."""
+random ones draw from symgrad's global stream (:func:`symgrad.manual_seed`) or from the
+``generator`` given: a ``symgrad.Generator`` or a numpy ``Generator``."""
 
 from __future__ import annotations
 
@@ -11,19 +11,16 @@ from typing import Any
 import numpy as np
 
 from symgrad import creation
+from symgrad.creation import Generator
 
 
-def _generator(generator: np.random.Generator | None) -> Any:
-    """The numpy Generator to draw from: ``generator``, or symgrad's global stream."""
-    if generator is None:
-        return creation._rng
-    if not isinstance(generator, np.random.Generator):
-        raise TypeError("symgrad's samplers take a numpy Generator (np.random.default_rng("
-                        f"seed)) as generator, not {type(generator).__name__}")
-    return generator
+def _generator(generator: Generator | np.random.Generator | None) -> Any:
+    """The numpy Generator to draw from: ``generator``'s (a symgrad or numpy Generator), or
+    symgrad's global stream; anything else refused as PyTorch's ``randperm`` refuses it."""
+    return creation.stream(generator, "randperm", ((0,), {"generator": generator}))
 
 
-def _permutation(n: int, generator: np.random.Generator | None) -> list[int]:
+def _permutation(n: int, generator: Generator | np.random.Generator | None) -> list[int]:
     return _generator(generator).permutation(n).tolist()
 
 
@@ -75,7 +72,7 @@ class RandomSampler(Sampler):
 
     def __init__(self, data_source: Sized, replacement: bool = False,
                  num_samples: int | None = None,
-                 generator: np.random.Generator | None = None) -> None:
+                 generator: Generator | np.random.Generator | None = None) -> None:
         self.data_source = data_source
         self.replacement = replacement
         self._num_samples = num_samples
@@ -118,7 +115,7 @@ class SubsetRandomSampler(Sampler):
     """
 
     def __init__(self, indices: Sequence[int],
-                 generator: np.random.Generator | None = None) -> None:
+                 generator: Generator | np.random.Generator | None = None) -> None:
         self.indices = indices
         self.generator = generator
 
@@ -138,7 +135,7 @@ class WeightedRandomSampler(Sampler):
     """
 
     def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True,
-                 generator: np.random.Generator | None = None) -> None:
+                 generator: Generator | np.random.Generator | None = None) -> None:
         if (not isinstance(num_samples, int) or isinstance(num_samples, bool)
                 or num_samples <= 0):
             raise ValueError("num_samples should be a positive integer value, but got "
@@ -157,9 +154,9 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        if self.generator is None:
-            yield from creation.multinomial(self.weights, self.num_samples,
-                                            self.replacement).tolist()
+        if not isinstance(self.generator, np.random.Generator):  # (PyTorch's draw)
+            yield from creation.multinomial(self.weights, self.num_samples, self.replacement,
+                                            generator=self.generator).tolist()
             return
         p = self.weights.numpy() / self.weights.numpy().sum()
         yield from self.generator.choice(p.size, self.num_samples, replace=self.replacement,
