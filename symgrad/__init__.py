@@ -64,36 +64,6 @@ e = math.e
 pi = math.pi
 inf = math.inf
 nan = math.nan
-_threads = os.cpu_count() or 1
-
-
-def get_num_threads() -> int:
-    """The number of threads PyTorch would use for intra-op work (symgrad computes through
-    numpy, whose BLAS threads are its own): the CPU count, or what :func:`set_num_threads` set.
-
-    >>> symgrad.get_num_threads() >= 1
-    True
-    """
-    return _threads
-
-
-def set_num_threads(int: int) -> None:  # noqa: A002 - PyTorch's name
-    """Record a thread count for :func:`get_num_threads` (numpy's BLAS is not changed).
-
-    >>> n = symgrad.get_num_threads()
-    >>> symgrad.set_num_threads(1); symgrad.get_num_threads()
-    1
-    >>> symgrad.set_num_threads(n)
-    """
-    global _threads
-    if isinstance(int, builtins.bool) or not isinstance(int, builtins.int):
-        raise TypeError(f"set_num_threads(): argument 'int' (position 1) must be int, not "
-                        f"{type(int).__name__}")
-    if int <= 0:
-        raise RuntimeError("set_num_threads expects a positive integer")
-    _threads = int
-
-
 def is_tensor(obj: Any) -> bool:
     """Whether ``obj`` is a symgrad Tensor.
 
@@ -116,7 +86,7 @@ def numel(input: Tensor) -> int:  # noqa: A002 - PyTorch's name
 # every one is declared there once, none is listed here; each is exported when first used, its
 # family module imported then (``symgrad.torch_api.lazy``; see __getattr__ below).
 if TYPE_CHECKING:  # what __getattr__ below loads on first use, for type checkers
-    from symgrad import linalg, nn, optim, testing, utils, viz
+    from symgrad import backends, linalg, nn, optim, random, testing, utils, viz
     from symgrad._functions import *  # noqa: F403
     from symgrad.creation import (
         Generator,
@@ -150,6 +120,26 @@ if TYPE_CHECKING:  # what __getattr__ below loads on first use, for type checker
         zeros_like,
     )
     from symgrad.numeric.printing import set_printoptions
+    from symgrad.runtime import (
+        are_deterministic_algorithms_enabled,
+        compile,
+        get_default_device,
+        get_deterministic_debug_mode,
+        get_float32_matmul_precision,
+        get_num_interop_threads,
+        get_num_threads,
+        is_deterministic_algorithms_warn_only_enabled,
+        is_warn_always_enabled,
+        set_default_device,
+        set_deterministic_debug_mode,
+        set_float32_matmul_precision,
+        set_flush_denormal,
+        set_num_interop_threads,
+        set_num_threads,
+        set_warn_always,
+        typename,
+        use_deterministic_algorithms,
+    )
     from symgrad.serialization import load, save
     from symgrad.torch_api.sorting import return_types
 
@@ -158,10 +148,19 @@ if TYPE_CHECKING:  # what __getattr__ below loads on first use, for type checker
 _LAZY = {"linalg": ("symgrad.linalg", None), "nn": ("symgrad.nn", None),
          "optim": ("symgrad.optim", None), "testing": ("symgrad.testing", None),
          "utils": ("symgrad.utils", None), "random": ("symgrad.random", None),
+         "backends": ("symgrad.backends", None),
          "viz": ("symgrad.viz", None), "load": ("symgrad.serialization", "load"),
          "save": ("symgrad.serialization", "save"),
          "return_types": ("symgrad.torch_api.sorting", "return_types"),  # (it adds sort ...)
          "set_printoptions": ("symgrad.numeric.printing", "set_printoptions"),
+         **{name: ("symgrad.runtime", name) for name in (
+             "are_deterministic_algorithms_enabled", "compile", "get_default_device",
+             "get_deterministic_debug_mode", "get_float32_matmul_precision",
+             "get_num_interop_threads", "get_num_threads",
+             "is_deterministic_algorithms_warn_only_enabled", "is_warn_always_enabled",
+             "set_default_device", "set_deterministic_debug_mode", "set_flush_denormal",
+             "set_float32_matmul_precision", "set_num_interop_threads", "set_num_threads",
+             "set_warn_always", "typename", "use_deterministic_algorithms")},
          **{name: ("symgrad.creation", name) for name in (
              "Generator", "arange", "as_tensor", "default_generator", "empty", "empty_like",
              "eye", "from_numpy", "full", "full_like", "get_rng_state", "initial_seed",
@@ -191,8 +190,8 @@ def __getattr__(name: str) -> Any:
 # The public namespace is exactly __all__: the public subpackages, the names defined or
 # re-exported above and every function spelling declared in symgrad.torch_api. Internal modules
 # (creation, dispatch, numeric, ops, tensor, torch_api ...) stay importable by their full names.
-_PUBLIC_MODULES = frozenset({"autograd", "cuda", "linalg", "nn", "optim", "symbolic", "testing",
-                             "utils", "viz"})
+_PUBLIC_MODULES = frozenset({"autograd", "backends", "cuda", "linalg", "nn", "optim", "random",
+                             "symbolic", "testing", "utils", "viz"})
 _NOT_PUBLIC = frozenset({"TYPE_CHECKING", "Any", "annotations", "builtins", "gc",
                          "math", "os"})
 __all__ = sorted([

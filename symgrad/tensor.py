@@ -801,7 +801,8 @@ class Tensor(_InstalledMethods):
     def __float__(self) -> float:
         global _warned_scalar_conversion
         value = self._scalar_value()
-        if self._requires_grad and not _warned_scalar_conversion and is_grad_enabled():
+        if self._requires_grad and (not _warned_scalar_conversion or _graph.warn_always) \
+                and is_grad_enabled():
             _warned_scalar_conversion = True  # once per process, as PyTorch (with grad on)
             warn_at_user("Converting a tensor with requires_grad=True to a scalar may lead to "
                          "unexpected behavior.\nConsider using tensor.detach() first.")

@@ -984,7 +984,8 @@ def _accumulate(tensor: Tensor, g: Any, create_graph: bool, exclusive: bool = Fa
             g = g._cast(tensor.dtype)
         if tensor._grad is None:
             global _warned_create_graph
-            if g._requires_grad and tensor.grad_fn is None and not _warned_create_graph:
+            if g._requires_grad and tensor.grad_fn is None and (
+                    not _warned_create_graph or _graph.warn_always):
                 _warned_create_graph = True  # once per process, as PyTorch
                 warnings.warn(
                     "Using backward() with create_graph=True will create a reference cycle "

@@ -138,6 +138,11 @@ TWO = ((DROPPED, DROPPED), (DROPPED, AT_EDGE), (AT_EDGE, DROPPED), (AT_EDGE, AT_
 _stand_in: Callable[[Any, Any], Any] = None  # type: ignore[assignment]
 
 
+# PyTorch's set_warn_always (symgrad.runtime): the warnings it gives once per process are given
+# every time
+warn_always = False
+
+
 def warn_at_user(message: str, category: type[Warning] = UserWarning) -> None:
     """``warnings.warn`` attributed to the first frame outside the symgrad package: where
     PyTorch's warnings from its C++ core point, the user's call (so that a filter on the

@@ -120,6 +120,8 @@ from symgrad.torch_api.nn import (  # noqa: F401 - activations, normalization, d
     selu_,
     softsign,
     tanhshrink,
+    threshold,
+    threshold_,
 )
 from symgrad.torch_api.pointwise import (  # noqa: F401 - the pointwise activations
     elu,
@@ -224,29 +226,6 @@ def bilinear(input1: _Tensor, input2: _Tensor, weight: _Tensor,
                            f"{input2.shape[-1]} but expected {weight.shape[2]}")
     out = _einsum("...i,oij,...j->...o", input1, weight, input2)
     return out if bias is None else out + bias
-
-
-def threshold(input: _Tensor, threshold: float, value: float,  # noqa: A002
-              inplace: bool = False) -> _Tensor:
-    """``input`` where it is greater than ``threshold``, else ``value`` (gradient 0 there).
-
-    >>> F.threshold(symgrad.tensor([-1.0, 0.5, 2.0]), 0.5, 20.0)
-    tensor([20., 20.,  2.])
-    """
-    _check_ints(threshold, value)
-    out = _apply_op(_ops.elementwise.threshold, input, threshold=threshold, value=value)
-    return input.copy_(out) if inplace else out
-
-
-def threshold_(input: _Tensor, threshold: float, value: float) -> _Tensor:  # noqa: A002
-    """In-place :func:`threshold`.
-
-    >>> x = symgrad.tensor([-1.0, 2.0]); _ = F.threshold_(x, 0.0, 5.0); x
-    tensor([5., 2.])
-    """
-    return globals()["threshold"](input, threshold, value, inplace=True)
-
-
 
 
 def softshrink(input: _Tensor, lambd: float = 0.5) -> _Tensor:  # noqa: A002

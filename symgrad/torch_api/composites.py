@@ -906,6 +906,41 @@ def _indices(fn: str, row: int, col: int, offset: int, dtype: Any, lower: bool) 
 
 
 @torch_api(NO_GRAPH, method=False)
+def unravel_index(indices: Tensor, shape: int | Sequence[int]) -> tuple[Tensor, ...]:
+    """The coordinates, in a tensor of ``shape``, of the flat (row-major) ``indices``: one
+    int64 tensor per dimension, each of ``indices``' shape. As PyTorch, an index beyond the
+    number of elements wraps around, and a negative one counts from the end.
+
+    >>> symgrad.unravel_index(symgrad.tensor([4, 1, -1]), (2, 3))
+    (tensor([1, 0, 1]), tensor([1, 1, 2]))
+    """
+    if not isinstance(indices, Tensor):
+        raise AttributeError(f"'{type(indices).__name__}' object has no attribute 'is_complex'")
+    if indices._value.dtype.kind not in "iu":
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if isinstance(shape, int | np.integer):
+        sizes = (int(shape),)
+    elif isinstance(shape, Sequence):
+        for size in shape:
+            if not isinstance(size, int | np.integer):
+                raise TypeError("expected 'shape' sequence to only contain ints, but got "
+                                f"{type(size)}")
+        sizes = tuple(int(size) for size in shape)
+    else:
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    if any(size < 0 for size in sizes):
+        raise ValueError(f"'shape' cannot have negative values, but got {sizes}")
+    if 0 in sizes:  # (PyTorch divides by the sizes)
+        raise RuntimeError("ZeroDivisionError")
+    flat = indices._value.astype(np.int64)
+    coordinates = []
+    for size in reversed(sizes):
+        coordinates.append(np.mod(flat, size))
+        flat = np.floor_divide(flat, size)
+    return tuple(_make(c) for c in reversed(coordinates))
+
+
+@torch_api(NO_GRAPH, method=False)
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None,
                  device: Any = None, **kwargs: Any) -> Tensor:
     """The (row, column) indices of the lower triangle of a ``row`` x ``col`` matrix (with

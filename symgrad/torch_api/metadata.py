@@ -90,11 +90,11 @@ def itemsize(self) -> int:
     return self._value.itemsize
 
 
-@torch_api(NO_GRAPH, function=False)
+@torch_api(NO_GRAPH)
 def is_signed(self) -> bool:
     """Whether the dtype holds negative values (every dtype but bool).
 
-    >>> symgrad.ones(1).is_signed(), symgrad.tensor([True]).is_signed()
+    >>> symgrad.ones(1).is_signed(), symgrad.is_signed(symgrad.tensor([True]))
     (True, False)
     """
     return self._value.dtype.kind != "b"

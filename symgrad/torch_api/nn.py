@@ -147,6 +147,30 @@ def tanhshrink(input: Tensor) -> Tensor:  # noqa: A002
 
 
 
+@torch_api("threshold", method=False)
+def threshold(input: Tensor, threshold: float, value: float,  # noqa: A002
+              inplace: bool = False) -> Tensor:
+    """``input`` where it is greater than ``threshold``, else ``value`` (gradient 0 there;
+    ``ThresholdBackward0``).
+
+    >>> symgrad.threshold(symgrad.tensor([-1.0, 0.5, 2.0]), 0.5, 20.0)
+    tensor([20., 20.,  2.])
+    """
+    check_ints(threshold, value)
+    out = apply_op(ops.elementwise.threshold, input, threshold=threshold, value=value)
+    return input.copy_(out) if inplace else out
+
+
+@torch_api("threshold", method=False, inplace=True)
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa: A002
+    """In-place :func:`threshold`.
+
+    >>> x = symgrad.tensor([-1.0, 2.0]); _ = symgrad.threshold_(x, 0.0, 5.0); x
+    tensor([5., 2.])
+    """
+    return globals()["threshold"](input, threshold, value, inplace=True)
+
+
 @torch_api(COMPOSITE, method=False, inplace=True)
 def selu_(input: Tensor) -> Tensor:  # noqa: A002
     """In-place :func:`selu`."""
