@@ -86,7 +86,7 @@ def numel(input: Tensor) -> int:  # noqa: A002 - PyTorch's name
 # every one is declared there once, none is listed here; each is exported when first used, its
 # family module imported then (``symgrad.torch_api.lazy``; see __getattr__ below).
 if TYPE_CHECKING:  # what __getattr__ below loads on first use, for type checkers
-    from symgrad import backends, linalg, nn, optim, random, testing, utils, viz
+    from symgrad import backends, linalg, nn, optim, random, special, testing, utils, viz
     from symgrad._functions import *  # noqa: F403
     from symgrad.creation import (
         Generator,
@@ -148,7 +148,7 @@ if TYPE_CHECKING:  # what __getattr__ below loads on first use, for type checker
 _LAZY = {"linalg": ("symgrad.linalg", None), "nn": ("symgrad.nn", None),
          "optim": ("symgrad.optim", None), "testing": ("symgrad.testing", None),
          "utils": ("symgrad.utils", None), "random": ("symgrad.random", None),
-         "backends": ("symgrad.backends", None),
+         "backends": ("symgrad.backends", None), "special": ("symgrad.special", None),
          "viz": ("symgrad.viz", None), "load": ("symgrad.serialization", "load"),
          "save": ("symgrad.serialization", "save"),
          "return_types": ("symgrad.torch_api.sorting", "return_types"),  # (it adds sort ...)
@@ -191,7 +191,7 @@ def __getattr__(name: str) -> Any:
 # re-exported above and every function spelling declared in symgrad.torch_api. Internal modules
 # (creation, dispatch, numeric, ops, tensor, torch_api ...) stay importable by their full names.
 _PUBLIC_MODULES = frozenset({"autograd", "backends", "cuda", "linalg", "nn", "optim", "random",
-                             "symbolic", "testing", "utils", "viz"})
+                             "special", "symbolic", "testing", "utils", "viz"})
 _NOT_PUBLIC = frozenset({"TYPE_CHECKING", "Any", "annotations", "builtins", "gc",
                          "math", "os"})
 __all__ = sorted([

@@ -116,6 +116,7 @@ EXAMPLES = {
     ('inplace', 'log2', 'log2_', True, 2144978936): '>>> x = symgrad.tensor([1.0, 8.0])\n>>> x.log2_()\ntensor([0., 3.])\n>>> x\ntensor([0., 3.])\n',
     ('inplace', 'logit', 'logit_', True, 4100244358): '>>> x = symgrad.tensor([0.25, 0.5])\n>>> x.logit_()\ntensor([-1.0986,  0.0000])\n>>> x\ntensor([-1.0986,  0.0000])\n',
     ('inplace', 'mul', 'mul_', True, 1394776907): '>>> x = symgrad.tensor([1.0, 2.0])\n>>> x.mul_(symgrad.tensor([3.0, 4.0]))\ntensor([3., 8.])\n>>> x\ntensor([3., 8.])\n',
+    ('inplace', 'mvlgamma', 'mvlgamma_', True, 4171936827): '>>> x = symgrad.tensor([2.0, 3.0])\n>>> x.mvlgamma_(2)\ntensor([0.4516, 1.5502])\n>>> x\ntensor([0.4516, 1.5502])\n',
     ('inplace', 'nan_to_num', 'nan_to_num_', True, 3948307938): '>>> x = symgrad.tensor([float("nan"), float("inf"), -1.0])\n>>> x.nan_to_num_(posinf=9.0)\ntensor([ 0.,  9., -1.])\n>>> x\ntensor([ 0.,  9., -1.])\n',
     ('inplace', 'neg', 'neg_', True, 2637696757): '>>> x = symgrad.tensor([1.0, -2.0])\n>>> x.neg_()\ntensor([-1.,  2.])\n>>> x\ntensor([-1.,  2.])\n',
     ('inplace', 'pow', 'pow_', True, 3504524737): '>>> x = symgrad.tensor([1.0, 2.0, 3.0])\n>>> x.pow_(2)\ntensor([1., 4., 9.])\n>>> x\ntensor([1., 4., 9.])\n',
@@ -140,5 +141,5 @@ EXAMPLES = {
     ('inplace', 'tan', 'tan_', True, 861343025): '>>> x = symgrad.tensor([0.0, 1.0])\n>>> x.tan_()\ntensor([0.0000, 1.5574])\n>>> x\ntensor([0.0000, 1.5574])\n',
     ('inplace', 'tanh', 'tanh_', True, 3018411123): '>>> x = symgrad.tensor([0.0, 1.0])\n>>> x.tanh_()\ntensor([0.0000, 0.7616])\n>>> x\ntensor([0.0000, 0.7616])\n',
     ('inplace', 'trunc', 'trunc_', True, 990007957): '>>> x = symgrad.tensor([-1.5, 1.5])\n>>> x.trunc_()\ntensor([-1.,  1.])\n>>> x\ntensor([-1.,  1.])\n',
-    ('inplace', 'xlogy', 'xlogy_', True, 3450402143): '>>> x = symgrad.tensor([0.0, 2.0])\n>>> x.xlogy_(symgrad.tensor([0.0, 4.0]))\ntensor([0.0000, 2.7726])\n>>> x\ntensor([0.0000, 2.7726])\n',
+    ('inplace', 'xlogy', 'xlogy_', True, 2641729332): '>>> x = symgrad.tensor([0.0, 2.0])\n>>> x.xlogy_(symgrad.tensor([0.0, 4.0]))\ntensor([0.0000, 2.7726])\n>>> x\ntensor([0.0000, 2.7726])\n',
 }

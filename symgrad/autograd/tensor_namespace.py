@@ -95,6 +95,7 @@ def isfinite(a: Tensor) -> Tensor:
 arcsinh, arccosh, arctanh = _unary(_ew.asinh), _unary(_ew.acosh), _unary(_ew.atanh)
 erfc = _unary(_ew.erfc)
 lgamma, digamma, erfinv = _unary(_ew.lgamma), _unary(_ew.digamma), _unary(_ew.erfinv)
+entr, log_ndtr, ndtri = _unary(_ew.entr), _unary(_ew.log_ndtr), _unary(_ew.ndtri)
 
 
 def polygamma(n: int, a: Tensor) -> Tensor:

@@ -1241,6 +1241,33 @@ polygamma = register(Op(
              Sample(((),), {"n": 3}, **POSITIVE)),
 ))
 
+def _mvlgamma_forward(xp, a, p):
+    # PyTorch's sum: lgamma(x - (p - 1) / 2) + ... + lgamma(x - 1/2) + lgamma(x), then the constant
+    total = xp.lgamma(a - (p - 1) / 2)
+    for j in range(p - 2, -1, -1):
+        total = total + xp.lgamma(a - j / 2)
+    return total + p * (p - 1) / 4 * xp.scalar_log(math.pi)
+
+
+def _mvlgamma_grad(xp, g, ans, a, p):
+    total = xp.digamma(a)
+    for j in range(1, p):
+        total = total + xp.digamma(a - j / 2)
+    return g * total
+
+
+# the multivariate log-gamma function: p (p - 1) / 4 log(pi) + sum of lgamma(x - j / 2), j < p
+mvlgamma = register(Op(
+    "mvlgamma", "MvlgammaBackward0",
+    forward=_mvlgamma_forward,
+    vjp=(_mvlgamma_grad,),
+    saved=(0,),
+    float_only=True,
+    samples=(Sample(((3,),), {"p": 2}, low=1.5, high=4.0),
+             Sample(((2, 3),), {"p": 3}, low=2.0, high=4.0),
+             Sample(((),), {"p": 1}, low=0.5, high=3.0)),
+))
+
 # d erfinv(y) / dy = sqrt(pi) / 2 * exp(erfinv(y)^2), from the output
 erfinv = register(Op(
     "erfinv", "ErfinvBackward0",
@@ -1263,6 +1290,55 @@ xlogy = register(Op(
     saved=(0, 1),
     float_only=True,
     samples=tuple(Sample(s.shapes, low=0.3, high=2.5) for s in TENSOR_BINARY),
+))
+
+# xlog1py(x, y) = x * log1p(y), and 0 where x == 0 unless y is nan; its x-derivative is
+# xlog1py(x != 0, y): log1p(y), 0 where x == 0 (nan for a nan y), as PyTorch's rule
+xlog1py = register(Op(
+    "xlog1py", "SpecialXlog1PyBackward0",
+    forward=lambda xp, a, b: xp.where((a == 0) & (b == b), 0.0, a * xp.log1p(b)),
+    lower=lambda xp, a, b: a * xp.log1p(b),
+    vjp=(lambda xp, g, ans, a, b: g * xp.where((a == 0) & (b == b), 0.0, xp.log1p(b)),
+         lambda xp, g, ans, a, b: g * a / (b + 1)),
+    saved=(0, 1),
+    float_only=True,
+    samples=tuple(Sample(s.shapes, low=0.3, high=2.5) for s in TENSOR_BINARY),
+))
+
+# entr(x) = -x log(x): 0 at 0 and -inf below (PyTorch's special.entr); its rule -(1 + log x)
+# holds everywhere (inf at 0, nan below)
+entr = register(Op(
+    "entr", "SpecialEntrBackward0",
+    forward=lambda xp, a: xp.entr(a),
+    lower=lambda xp, a: -a * xp.log(a),
+    vjp=(lambda xp, g, ans, a: g * -(xp.log(a) + 1),),
+    saved=(0,),
+    float_only=True,
+    samples=_unary_samples(low=0.1, high=2.5),
+))
+
+# log_ndtr(x) = log Φ(x), Φ the standard normal CDF; its derivative φ(x) / Φ(x), from the
+# output: exp(-x²/2 - log_ndtr(x)) / √(2π), finite far into the left tail
+log_ndtr = register(Op(
+    "log_ndtr", "SpecialLogNdtrBackward0",
+    forward=lambda xp, a: xp.log_ndtr(a),
+    lower=lambda xp, a: xp.log(xp.erfc(-a / xp.scalar_sqrt(2)) / 2),
+    vjp=(lambda xp, g, ans, a: g * xp.exp(-(a * a) / 2 - ans) / xp.scalar_sqrt(2 * xp.pi),),
+    saved=(0,),
+    saves_output=True,
+    float_only=True,
+    samples=_unary_samples(low=-3.0, high=2.0),
+))
+
+# ndtri = Φ⁻¹; its derivative √(2π) exp(ndtri(p)²/2), from the output
+ndtri = register(Op(
+    "ndtri", "SpecialNdtriBackward0",
+    forward=lambda xp, a: xp.ndtri(a),
+    lower=lambda xp, a: xp.scalar_sqrt(2) * xp.erfinv(2 * a - 1),
+    vjp=(lambda xp, g, ans, a: g * xp.scalar_sqrt(2 * xp.pi) * xp.exp(ans * ans / 2),),
+    saves_output=True,
+    float_only=True,
+    samples=_unary_samples(low=0.05, high=0.95),
 ))
 
 hypot = register(Op(

@@ -186,6 +186,9 @@ erfc = _unary(sympy.erfc)
 lgamma = _unary(sympy.loggamma)
 digamma = _unary(lambda x: sympy.polygamma(0, x))
 erfinv = _unary(sympy.erfinv)
+entr = _unary(lambda x: -x * sympy.log(x))
+log_ndtr = _unary(lambda x: sympy.log(sympy.erfc(-x / sympy.sqrt(2)) / 2))
+ndtri = _unary(lambda x: sympy.sqrt(2) * sympy.erfinv(2 * x - 1))
 
 
 def polygamma(n: int, a: Any) -> Any:

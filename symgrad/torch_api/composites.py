@@ -17,7 +17,6 @@ PyTorch has one: ``renorm`` records a norm and a product where PyTorch records
 from __future__ import annotations
 
 import itertools
-import math
 from collections import namedtuple
 from collections.abc import Sequence
 from typing import Any
@@ -26,7 +25,7 @@ import numpy as np
 
 from symgrad import creation, ops, parser
 from symgrad.autograd.graph import named_node, warn_at_user
-from symgrad.dispatch import _broadcast_error, apply_op
+from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim, _make
 from symgrad.torch_api.arguments import check_ints
@@ -771,22 +770,31 @@ def adjoint(input: Tensor) -> Tensor:  # noqa: A002
     return input.transpose(-2, -1)
 
 
-@torch_api(COMPOSITE, example=lambda x: x.exp().add(1).mvlgamma(2))
+def _mvlgamma_order(input: Any, p: Any, fn: str) -> int:  # noqa: A002
+    parser.tensor_arg(fn, "input", input)
+    check_ints(p)
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    return int(p)
+
+
+@torch_api("mvlgamma", example=lambda x: x.exp().add(1).mvlgamma(2))
 def mvlgamma(input: Tensor, p: int) -> Tensor:  # noqa: A002
     """The multivariate log-gamma function of dimension ``p``:
-    ``p (p - 1) / 4 log(pi) + sum(lgamma(x - i / 2) for i < p)``.
+    ``p (p - 1) / 4 log(pi) + sum(lgamma(x - i / 2) for i < p)`` (``MvlgammaBackward0``).
 
     >>> symgrad.mvlgamma(symgrad.tensor([2.0, 3.0]), 2)
     tensor([0.4516, 1.5502])
     """
-    parser.tensor_arg("mvlgamma", "input", input)
-    check_ints(p)
-    if p < 1:
-        raise RuntimeError("p has to be greater than or equal to 1")
-    x = input if input.is_floating_point() else input.to(dtypes.get_default_dtype())
-    shifts = creation.arange(p, dtype=x.dtype) * -0.5
-    terms = (x.unsqueeze(-1) + shifts).lgamma().sum(-1)
-    return terms + p * (p - 1) / 4 * math.log(math.pi)
+    return apply_op(ops.elementwise.mvlgamma, input, p=_mvlgamma_order(input, p, "mvlgamma"))
+
+
+@torch_api("mvlgamma", function=False, inplace=True,
+           example=lambda x: x.add_(1).mvlgamma_(2))
+def mvlgamma_(input: Tensor, p: int) -> Tensor:  # noqa: A002
+    """In-place :func:`mvlgamma`."""
+    return apply_inplace(ops.elementwise.mvlgamma, input,
+                         p=_mvlgamma_order(input, p, "mvlgamma_"))
 
 
 def _scatter_into(fn: str, input: Tensor, src: Tensor, view: Any) -> Tensor:  # noqa: A002

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from symgrad import ops, parser
+from symgrad.autograd.graph import named_node
 from symgrad.dispatch import apply_inplace, apply_op, output_shape_error
 from symgrad.numeric.dtypes import float64 as _float64
 from symgrad.tensor import Tensor, _make
@@ -633,22 +634,32 @@ def _xlogy_operands(input: Any, other: Any, fn: str) -> tuple[Tensor, Tensor]:  
     return _operand(input, call=(input, other)), _operand(other, call=(input, other))
 
 
+def _xlogy_named(out: Tensor, input: Any, other: Any) -> Tensor:  # noqa: A002
+    """PyTorch's node for a number operand: ``XlogyBackward1`` (``input``), ``2`` (``other``)."""
+    if not isinstance(input, Tensor):
+        return named_node(out, "XlogyBackward1")
+    return out if isinstance(other, Tensor) else named_node(out, "XlogyBackward2")
+
+
 @torch_api(records="xlogy", example=lambda x: x.xlogy(x.abs() + 0.5))
 def xlogy(input: Any, other: Any) -> Tensor:  # noqa: A002
     """``input * log(other)``, and 0 where ``input == 0`` (unless ``other`` is nan), with
-    broadcasting; either may be a Python number (``XlogyBackward0``).
+    broadcasting; either may be a Python number (``XlogyBackward0``; ``1`` for a number
+    ``input``, ``2`` for a number ``other``).
 
     >>> symgrad.xlogy(symgrad.tensor([0.0, 2.0]), symgrad.tensor([0.0, 4.0]))
     tensor([0.0000, 2.7726])
     """
-    return apply_op(_ew.xlogy, *_xlogy_operands(input, other, "xlogy"))
+    return _xlogy_named(apply_op(_ew.xlogy, *_xlogy_operands(input, other, "xlogy")), input,
+                        other)
 
 
 @torch_api(records="xlogy", function=False, inplace=True,
            example=lambda x: x.xlogy_(x.abs() + 0.5))
 def xlogy_(input: Tensor, other: Any) -> Tensor:  # noqa: A002
     """In-place :func:`xlogy`."""
-    return apply_inplace(_ew.xlogy, *_xlogy_operands(input, other, "xlogy_"))
+    return _xlogy_named(apply_inplace(_ew.xlogy, *_xlogy_operands(input, other, "xlogy_")),
+                        input, other)
 
 
 def _hypot_operands(input: Any, other: Any, fn: str) -> tuple[Tensor, Tensor]:  # noqa: A002
