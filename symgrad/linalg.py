@@ -1,9 +1,11 @@
 """``symgrad.linalg``: the functions of PyTorch's ``torch.linalg`` that symgrad provides: norms,
-``inv``, ``det``, ``solve``, ``cross`` and ``matrix_power``.
+``inv``, ``det``, ``slogdet``, ``solve``, ``solve_triangular``, ``cross``, ``matrix_power``,
+``multi_dot``, ``vecdot``, ``matmul``, ``diagonal`` and ``vander``.
 
 Vector norms record ``LinalgVectorNormBackward0``; the matrix norms 1, -1, inf and -inf are
 composites (sums of ``|A|``, then ``amax``/``amin``), as in PyTorch. Norms that need a singular
-value decomposition (2, -2, 'nuc') are not supported.
+value decomposition (2, -2, 'nuc') are not supported, nor are the decompositions (``cholesky``,
+``qr``, ``eigh``, ``svd`` ...), ``lstsq``, ``pinv``, ``matrix_exp`` and the ``_ex`` variants.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from symgrad import creation, ops, parser
+from symgrad.dispatch import apply_op
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim
 from symgrad.torch_api import products
@@ -20,8 +24,9 @@ from symgrad.torch_api.composites import _matrix_power, cross_product
 from symgrad.torch_api.products import LinAlgError, solve
 from symgrad.torch_api.reductions import vector_norm
 
-__all__ = ["LinAlgError", "cross", "det", "inv", "matrix_norm", "matrix_power", "norm", "solve",
-           "vector_norm"]
+__all__ = ["LinAlgError", "cross", "det", "diagonal", "inv", "matmul", "matrix_norm",
+           "matrix_power", "multi_dot", "norm", "slogdet", "solve", "solve_triangular", "vander",
+           "vecdot", "vector_norm"]
 
 
 def inv(A: Tensor) -> Tensor:  # noqa: N803 - PyTorch's name
@@ -63,6 +68,188 @@ def det(A: Tensor) -> Tensor:  # noqa: N803
     tensor(5.)
     """
     return products.det(A)
+
+
+def slogdet(A: Tensor) -> products._LinalgSlogdet:  # noqa: N803
+    """The sign and the log of the absolute determinant of each square matrix (see
+    :func:`symgrad.slogdet`).
+
+    >>> symgrad.linalg.slogdet(symgrad.tensor([[2.0, 1.0], [1.0, 3.0]])).logabsdet
+    tensor(1.6094)
+    """
+    return products._LinalgSlogdet(*products._slogdet(A, "linalg.slogdet"))
+
+
+def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,  # noqa: N803
+                     unitriangular: bool = False) -> Tensor:
+    """``X`` with ``A @ X = B`` (``X @ A = B`` when not ``left``) for triangular ``A``: only its
+    upper or lower triangle is read (with ``unitriangular``, not its diagonal either, taken as
+    ones); batched and broadcast (``LinalgSolveTriangularBackward0``). A zero on the diagonal
+    gives inf and nan, as PyTorch's.
+
+    >>> A = symgrad.tensor([[2.0, 0.0], [1.0, 1.0]])
+    >>> symgrad.linalg.solve_triangular(A, symgrad.tensor([[2.0], [3.0]]), upper=False)
+    tensor([[1.],
+            [2.]])
+    """
+    fn = "linalg.solve_triangular"
+    parser.tensor_arg("linalg_solve_triangular", "A", A)
+    parser.tensor_arg("linalg_solve_triangular", "B", B, 2)
+    for name, value in (("upper", upper), ("left", left), ("unitriangular", unitriangular)):
+        parser.bool_arg("linalg_solve_triangular", name, value)
+    for name, x in (("A", A), ("B", B)):
+        if x.ndim < 2:
+            raise RuntimeError(f"{fn}: The input tensor {name} must have at least 2 dimensions.")
+    common = dtypes.promote([(A.dtype, A.ndim), (B.dtype, B.ndim)], [])
+    if not common.is_floating_point:
+        raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for "
+                                  f"'{common._torch_name}'")
+    A, B = A.to(common), B.to(common)
+    rows, cols = A.shape[-2:]
+    if rows != cols:
+        raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are {rows} "
+                           f"by {cols} matrices")
+    b_rows, b_cols = B.shape[-2:]
+    if (b_rows if left else b_cols) != rows:
+        equation, shapes = ("AX = B", f"{rows}x{cols} and {b_rows}x{b_cols}") if left else \
+            ("XA = B", f"{rows}x{cols} and {b_rows}x{b_cols}")
+        raise RuntimeError(f"{fn}: Incompatible shapes of A and B for the equation {equation} "
+                           f"({shapes})")
+    return apply_op(ops.linalg.solve_triangular, A, B, upper=upper, left=left,
+                    unitriangular=unitriangular)
+
+
+def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
+    """The product of the matrices ``tensors`` (the first may be a row vector, the last a
+    column vector, given 1-d), multiplied in the cheapest order, as PyTorch chooses it.
+
+    >>> symgrad.linalg.multi_dot([symgrad.ones(3), symgrad.ones(3, 2), symgrad.ones(2)])
+    tensor(6.)
+    """
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    first, last = tensors[0], tensors[-1]
+    for i, x in enumerate(tensors):
+        parser.tensor_arg("linalg_multi_dot", "tensors", x)
+        if i in (0, n - 1) and x.ndim not in (1, 2):
+            which = "first" if i == 0 else "last"
+            raise RuntimeError(f"multi_dot(): the {which} tensor must be 1D or 2D but got "
+                               f"{x.ndim}D")
+        if 0 < i < n - 1 and x.ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {x.ndim}D")
+        if x._value.dtype != first._value.dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor "
+                               f"0 is {first.dtype._cpp_name} and tensor {i} "
+                               f"{x.dtype._cpp_name}")
+    matrices = [x.unsqueeze(0) if i == 0 and x.ndim == 1 else x for i, x in enumerate(tensors)]
+    if last.ndim == 1:
+        matrices[-1] = last.unsqueeze(-1)
+    for i in range(n - 1):
+        left, right = matrices[i], matrices[i + 1]
+        if left.shape[-1] != right.shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes "
+                               f"{list(tensors[i].shape)} and {list(tensors[i + 1].shape)} "
+                               "cannot be multiplied")
+    shape = [*(() if first.ndim == 1 else (first.shape[0],)),
+             *(() if last.ndim == 1 else (last.shape[-1],))]
+    return _chain_product(matrices).view(shape)
+
+
+def _chain_product(matrices: list[Tensor]) -> Tensor:
+    """The product of the 2-d ``matrices`` in the order of fewest multiplications (the
+    classic dynamic programme; two or three matrices compared directly, as PyTorch)."""
+    n = len(matrices)
+    if n == 2:
+        return matrices[0].mm(matrices[1])
+    sizes = [m.shape[0] for m in matrices] + [matrices[-1].shape[1]]
+    if n == 3:
+        a, b, c, d = sizes
+        if a * b * c + a * c * d <= b * c * d + a * b * d:  # (AB)C, else A(BC)
+            return matrices[0].mm(matrices[1]).mm(matrices[2])
+        return matrices[0].mm(matrices[1].mm(matrices[2]))
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = math.inf
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + sizes[i] * sizes[k + 1] * sizes[j + 1]
+                if c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+
+    def product(i: int, j: int) -> Tensor:
+        if i == j:
+            return matrices[i]
+        k = split[i][j]
+        return product(i, k).mm(product(k + 1, j))
+
+    return product(0, n - 1)
+
+
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    """The dot product of the vectors along ``dim``, with broadcasting (``(x * y).sum(dim)``).
+
+    >>> symgrad.linalg.vecdot(symgrad.tensor([[1.0, 2.0], [3.0, 4.0]]), symgrad.tensor([1.0, 1.0]))
+    tensor([3., 7.])
+    """
+    parser.tensor_arg("linalg_vecdot", "x", x)
+    parser.tensor_arg("linalg_vecdot", "y", y, 2)
+    if x._value.dtype != y._value.dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found "
+                           f"x of type {x.dtype._torch_name} and y of type "
+                           f"{y.dtype._torch_name} instead")
+    if not x.is_floating_point():
+        raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as input. "
+                           f"Got {x.dtype._torch_name}")
+    return (x * y).sum(dim)
+
+
+def matmul(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """:func:`symgrad.matmul`.
+
+    >>> symgrad.linalg.matmul(symgrad.eye(2), symgrad.tensor([[1.0], [2.0]]))
+    tensor([[1.],
+            [2.]])
+    """
+    return input @ other
+
+
+def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:  # noqa: N803
+    """The diagonals of the matrices in the last two dims: :func:`symgrad.diagonal` with other
+    defaults.
+
+    >>> symgrad.linalg.diagonal(symgrad.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    tensor([1., 4.])
+    """
+    return A.diagonal(offset, dim1, dim2)
+
+
+def vander(x: Tensor, *, N: int | None = None) -> Tensor:  # noqa: N803
+    """The Vandermonde matrix of ``x`` with increasing powers ``x**0 ... x**(N - 1)`` along a
+    new last dim (``N`` defaults to ``x``'s last size), as PyTorch records it: a column of
+    ones beside the cumulative product of ``x`` repeated.
+
+    >>> symgrad.linalg.vander(symgrad.tensor([1.0, 2.0, 3.0]))
+    tensor([[1., 1., 1.],
+            [1., 2., 4.],
+            [1., 3., 9.]])
+    """
+    parser.tensor_arg("linalg_vander", "x", x)
+    if x._value.dtype.kind == "b":
+        raise RuntimeError("linalg.vander supports floating point, complex, and integer tensors, "
+                           "but got Bool")
+    if x.ndim == 0:
+        x = x.unsqueeze(-1)
+    n = x.shape[-1] if N is None else N
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    repeated = x.unsqueeze(-1).expand(*x.shape, n - 1)
+    ones = creation.ones_like(x).unsqueeze(-1)
+    from symgrad.torch_api.shaping import cat
+
+    return cat([ones, repeated.cumprod(-1)], -1)
 
 
 def matrix_norm(A: Tensor, ord: float | str = "fro",  # noqa: A002,N803 - PyTorch's names

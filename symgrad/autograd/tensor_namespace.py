@@ -276,6 +276,18 @@ def solve(a: Tensor, b: Tensor) -> Tensor:
     return apply_op(ops.linalg.solve, a, b)
 
 
+def solve_triangular(t: Tensor, b: Tensor, lower: bool, unit: bool = False) -> Tensor:
+    """``t``'s triangle solved for the matrices ``b``."""
+    return apply_op(ops.linalg.solve_triangular, t, b, upper=not lower, unitriangular=unit)
+
+
+def slogabsdet(a: Tensor) -> Tensor:
+    return apply_op(ops.linalg.slogdet, a)
+
+
+inv_or_nan = inv  # (a second derivative at a singular matrix: not finite)
+
+
 def swapaxes(a: Tensor, axis1: int, axis2: int) -> Tensor:
     return a.transpose(axis1, axis2)
 

@@ -231,6 +231,50 @@ def det(a: np.ndarray) -> np.ndarray:
         return np.linalg.det(a)
 
 
+def solve_triangular(t: np.ndarray, b: np.ndarray, lower: bool,
+                     unit: bool = False) -> np.ndarray:
+    """``t⁻¹ b`` for triangular matrices ``t`` (only the triangle is read; with ``unit``, its
+    diagonal is taken as ones), by substitution row by row, batched and broadcast: a zero on
+    the diagonal gives inf and nan, as LAPACK's ``trsm`` in PyTorch, where a general solver
+    would raise.
+
+    >>> solve_triangular(np.array([[2.0, 0.0], [1.0, 1.0]]), np.array([[2.0], [3.0]]), True)
+    array([[1.],
+           [2.]])
+    """
+    n = t.shape[-1]
+    shape = np.broadcast_shapes(t.shape[:-2], b.shape[:-2]) + b.shape[-2:]
+    x = np.zeros(shape, dtype=np.result_type(t, b))
+    b = np.broadcast_to(b, shape)
+    with np.errstate(all="ignore"):
+        for i in range(n) if lower else range(n - 1, -1, -1):
+            known = slice(0, i) if lower else slice(i + 1, n)
+            row = b[..., i:i + 1, :] - np.matmul(t[..., i:i + 1, known], x[..., known, :])
+            x[..., i:i + 1, :] = row if unit else row / t[..., i:i + 1, i:i + 1]
+    return x
+
+
+def slogabsdet(a: np.ndarray) -> np.ndarray:
+    """``log|det a|`` of each matrix (numpy's slogdet: no overflow for large determinants)."""
+    with quiet():
+        return np.linalg.slogdet(a)[1]
+
+
+def inv_or_nan(a: np.ndarray) -> np.ndarray:
+    """``inv(a)`` for each matrix of ``a``, nan for a singular one (the gradient of slogdet
+    there is not finite; PyTorch's has inf and nan)."""
+    try:
+        return np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        out = np.full_like(a, np.nan)
+        for index in np.ndindex(*a.shape[:-2]):
+            try:
+                out[index] = np.linalg.inv(a[index])
+            except np.linalg.LinAlgError:
+                pass
+        return out
+
+
 def inv_unless_singular(a: np.ndarray) -> np.ndarray:
     """``inv(a)`` for each matrix of ``a``, zeros for a singular one: det's VJP scales it by
     the determinant, 0 there (PyTorch's gradient of det at a singular matrix is 0 too)."""

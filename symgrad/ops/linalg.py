@@ -183,6 +183,71 @@ solve = register(Op(
 ))
 
 
+def _expand_matrix_scalar(xp, g):
+    return xp.expand_dims(g, (-2, -1))
+
+
+# slogdet's log|det A| (its sign carries no gradient): the cotangent g A^-T, nan at a singular A
+slogdet = register(Op(
+    "slogdet", "LinalgSlogdetBackward0",
+    forward=lambda xp, a: xp.slogabsdet(a),
+    vjp=(lambda xp, g, ans, a: _expand_matrix_scalar(xp, g) * _mT(xp, xp.inv_or_nan(a)),),
+    saved=(0,),
+    samples=(Sample(((2, 2),), low=0.5), Sample(((3, 3),), low=0.5), Sample(((2, 2, 2),))),
+))
+
+
+# slogdet's sign: PyTorch's node for both outputs, the sign's gradient 0
+slogdet_sign = register(Op(
+    "slogdet_sign", "LinalgSlogdetBackward0",
+    forward=lambda xp, a: xp.sign(xp.det(a)),
+    vjp=(lambda xp, g, ans, a: xp.zeros_like(a),),
+    samples=(Sample(((2, 2),), low=0.5), Sample(((2, 3, 3),), low=0.5)),
+))
+
+
+def _triangle(xp, a, upper, unitriangular):
+    """The part of ``a`` a triangular solve reads (without the diagonal when it is taken as
+    ones)."""
+    if upper:
+        return xp.triu(a, 1 if unitriangular else 0)
+    return xp.tril(a, -1 if unitriangular else 0)
+
+
+def _solve_triangular_forward(xp, a, b, upper, left=True, unitriangular=False):
+    if left:  # X = T^-1 B
+        return xp.solve_triangular(a, b, not upper, unitriangular)
+    # X = B T^-1: X^T = T^-T B^T, T^T triangular the other way
+    return _mT(xp, xp.solve_triangular(_mT(xp, a), _mT(xp, b), upper, unitriangular))
+
+
+def _solve_triangular_grad_b(xp, g, ans, a, b, upper, left=True, unitriangular=False):
+    # gB = T^-T g (left), g T^-T (right)
+    if left:
+        return xp.solve_triangular(_mT(xp, a), g, upper, unitriangular)
+    return _mT(xp, xp.solve_triangular(a, _mT(xp, g), not upper, unitriangular))
+
+
+def _solve_triangular_grad_a(xp, g, ans, a, b, upper, left=True, unitriangular=False):
+    # gT = -gB X^T (left), -X^T gB (right), on the part of A the solve read
+    gb = _solve_triangular_grad_b(xp, g, ans, a, b, upper, left, unitriangular)
+    full = -xp.matmul(gb, _mT(xp, ans)) if left else -xp.matmul(_mT(xp, ans), gb)
+    return _triangle(xp, full, upper, unitriangular)
+
+
+solve_triangular = register(Op(
+    "solve_triangular", "LinalgSolveTriangularBackward0",
+    forward=_solve_triangular_forward,
+    vjp=(_solve_triangular_grad_a, _solve_triangular_grad_b),
+    saved={0: (0,), 1: (0,)},
+    saves_output=True,
+    samples=(Sample(((2, 2), (2, 3)), {"upper": False}, low=0.5),
+             Sample(((3, 3), (3, 1)), {"upper": True}, low=0.5),
+             Sample(((3, 3), (2, 3)), {"upper": True, "left": False}, low=0.5),
+             Sample(((2, 3, 3), (3, 2)), {"upper": False, "unitriangular": True})),
+))
+
+
 # ---------------------------------------------------------------- addmm, addmv, baddbmm
 # beta * input + alpha * (mat1 @ mat2): input broadcasts to the product's shape (the engine sums
 # its cotangent back); with beta == 0 input is ignored, nan and inf included (PyTorch).

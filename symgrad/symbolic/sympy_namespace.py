@@ -535,6 +535,22 @@ def det(a: Any) -> Expressions:
     return _per_matrix(a, lambda m: m.det(method="berkowitz"), ())
 
 
+def solve_triangular(t: Any, b: Any, lower: bool, unit: bool = False) -> Expressions:
+    """``t⁻¹ b`` for the triangle of ``t`` (its diagonal taken as ones with ``unit``)."""
+    part = tril(t, -1 if unit else 0) if lower else triu(t, 1 if unit else 0)
+    if unit:
+        part = part + asarray(np.eye(asarray(t).shape[-1], dtype=int))
+    return solve(part, b)
+
+
+def slogabsdet(a: Any) -> Expressions:
+    """``log|det a|`` of each matrix."""
+    return log(abs(det(a)))
+
+
+inv_or_nan = inv
+
+
 def solve(a: Any, b: Any) -> Expressions:
     """``inv(a) @ b`` per matrix, ``b`` read as a stack of matrices (numpy's reading)."""
     return matmul(inv(a), b)

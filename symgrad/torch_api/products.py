@@ -6,7 +6,9 @@ is in ``symgrad.ops.linalg``.
 
 from __future__ import annotations
 
+import math
 import warnings
+from collections import namedtuple
 from typing import Any
 
 import numpy as np
@@ -337,6 +339,58 @@ def det(self) -> Tensor:
     """
     _square_matrices("linalg.det", self)
     return apply_op(ops.linalg.det, self)
+
+
+class _Slogdet(namedtuple("_Slogdet", ("sign", "logabsdet"))):
+    """What :func:`slogdet` returns: ``(sign, logabsdet)`` with names (PyTorch's
+    ``torch.return_types.slogdet``)."""
+
+    __slots__ = ()
+    _name = "slogdet"
+
+    def __repr__(self) -> str:
+        return (f"symgrad.return_types.{self._name}(\nsign={self.sign!r},\n"
+                f"logabsdet={self.logabsdet!r})")
+
+
+class _LinalgSlogdet(_Slogdet):
+    """What :func:`symgrad.linalg.slogdet` returns (``torch.return_types.linalg_slogdet``)."""
+
+    __slots__ = ()
+    _name = "linalg_slogdet"
+
+
+def _slogdet(A: Tensor, fn: str) -> tuple[Tensor, Tensor]:  # noqa: N803
+    _square_matrices(fn, A)
+    return apply_op(ops.linalg.slogdet_sign, A), apply_op(ops.linalg.slogdet, A)
+
+
+@torch_api("slogdet", example=lambda x: x[:, :2].slogdet()[1])
+def slogdet(self) -> _Slogdet:
+    """The sign and the log of the absolute value of each square matrix's determinant, without
+    overflow (``LinalgSlogdetBackward0``: ``logabsdet``'s gradient is ``A^-T``, nan at a
+    singular matrix; ``sign``'s, -1, 0 or 1, is 0). Also ``symgrad.linalg.slogdet``.
+
+    >>> symgrad.tensor([[2.0, 1.0], [1.0, -3.0]]).slogdet()
+    symgrad.return_types.slogdet(
+    sign=tensor(-1.),
+    logabsdet=tensor(1.9459))
+    """
+    return _Slogdet(*_slogdet(self, "linalg.slogdet"))
+
+
+@torch_api(COMPOSITE, example=lambda x: x[:, :2].logdet())
+def logdet(self) -> Tensor:
+    """The log of each square matrix's determinant: nan for a negative one, -inf for a singular
+    one (as PyTorch, through :func:`slogdet` and ``where``: ``WhereBackward0``).
+
+    >>> symgrad.tensor([[2.0, 1.0], [1.0, 3.0]]).logdet()
+    tensor(1.6094)
+    """
+    from symgrad.torch_api.arithmetic import where  # (arithmetic imports this module)
+
+    sign, logabsdet = _slogdet(self, "linalg.slogdet")
+    return where(sign == -1, math.nan, logabsdet)
 
 
 def solve(A: Tensor, B: Tensor) -> Tensor:  # noqa: N803 - PyTorch's names

@@ -1,0 +1,182 @@
+"""``linalg.solve_triangular``, ``slogdet`` (and ``symgrad.slogdet``/``logdet``),
+``multi_dot``, ``vecdot``, ``matmul``, ``diagonal`` and ``vander`` against PyTorch 2.13: each
+case's value, dtype, node and the gradients of a weighted sum, or its error's type and first
+sentence, recorded by ``python tools/record_torch_cases.py tests/test_linalg_extra.py`` into
+``tests/data/torch_linalg_extra.json``; this module never imports torch. The gradients are also
+checked against central differences and sympy's derivatives of the recorded graph.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+from torch_cases import first_sentence
+
+import symgrad as t
+from symgrad import symbolic
+from symgrad.autograd.gradcheck import gradcheck
+
+DATA = pathlib.Path(__file__).parent / "data" / "torch_linalg_extra.json"
+
+
+def _leaves(L):
+    """A (3x3, well conditioned), B (3x2) and C (2x3), float64, requiring grad."""
+    return (L.tensor([[2.0, 0.5, 0.3], [1.0, 3.0, -0.7], [0.2, -1.0, 1.5]], dtype=L.float64,
+                     requires_grad=True),
+            L.tensor([[1.0, 2.0], [0.5, -1.0], [2.0, 1.0]], dtype=L.float64, requires_grad=True),
+            L.tensor([[1.0, 2.0, 0.5], [0.5, -1.0, 3.0]], dtype=L.float64, requires_grad=True))
+
+
+_FLIP = [[-1.0], [1.0], [1.0]]  # (a row's sign flipped: a negative determinant)
+
+# name -> f(L, A, B, C)
+CASES = {
+    "solve_triangular lower": lambda L, A, B, C: L.linalg.solve_triangular(A, B, upper=False),
+    "solve_triangular upper": lambda L, A, B, C: L.linalg.solve_triangular(A, B, upper=True),
+    "solve_triangular unitriangular": lambda L, A, B, C: L.linalg.solve_triangular(
+        A, B, upper=True, unitriangular=True),
+    "solve_triangular right": lambda L, A, B, C: L.linalg.solve_triangular(A, C, upper=False,
+                                                                           left=False),
+    "solve_triangular right unitriangular": lambda L, A, B, C: L.linalg.solve_triangular(
+        A, C, upper=True, left=False, unitriangular=True),
+    "solve_triangular batched": lambda L, A, B, C: L.linalg.solve_triangular(
+        A.expand(2, 3, 3), B, upper=False),
+    "solve_triangular promotes": lambda L, A, B, C: L.linalg.solve_triangular(
+        A, L.ones(3, 1), upper=True),
+    "solve_triangular singular": lambda L, A, B, C: L.linalg.solve_triangular(
+        L.tensor([[0.0, 1.0], [0.0, 2.0]]), L.ones(2, 1), upper=True).isinf(),
+    "solve_triangular a vector": lambda L, A, B, C: L.linalg.solve_triangular(A, L.ones(3),
+                                                                              upper=True),
+    "solve_triangular shapes": lambda L, A, B, C: L.linalg.solve_triangular(A, C, upper=True),
+    "solve_triangular right shapes": lambda L, A, B, C: L.linalg.solve_triangular(
+        A, B, upper=True, left=False),
+    "solve_triangular int64": lambda L, A, B, C: L.linalg.solve_triangular(
+        L.ones(2, 2, dtype=L.long), L.ones(2, 2, dtype=L.long), upper=True),
+    "solve_triangular not square": lambda L, A, B, C: L.linalg.solve_triangular(C, B, upper=True),
+    "slogdet": lambda L, A, B, C: L.linalg.slogdet(A).logabsdet,
+    "slogdet sign": lambda L, A, B, C: L.linalg.slogdet(A * L.tensor(_FLIP, dtype=L.float64))[0],
+    "slogdet a negative determinant": lambda L, A, B, C: L.slogdet(
+        A * L.tensor(_FLIP, dtype=L.float64))[1],
+    "slogdet batched": lambda L, A, B, C: L.linalg.slogdet(A.expand(2, 3, 3) * 2)[1],
+    "slogdet as a method": lambda L, A, B, C: A.slogdet().logabsdet,
+    "slogdet singular": lambda L, A, B, C: L.linalg.slogdet(L.zeros(2, 2))[1],
+    "slogdet not square": lambda L, A, B, C: L.linalg.slogdet(C),
+    "slogdet int64": lambda L, A, B, C: L.linalg.slogdet(L.ones(2, 2, dtype=L.long)),
+    "slogdet a vector": lambda L, A, B, C: L.linalg.slogdet(L.ones(2)),
+    "logdet": lambda L, A, B, C: L.logdet(A),
+    "logdet as a method": lambda L, A, B, C: (A @ A.mT).logdet(),
+    "logdet of a negative determinant": lambda L, A, B, C: L.logdet(
+        A * L.tensor(_FLIP, dtype=L.float64)).isnan(),
+    "multi_dot of 2": lambda L, A, B, C: L.linalg.multi_dot([C, B]),
+    "multi_dot of 3": lambda L, A, B, C: L.linalg.multi_dot([C, A, B]),
+    "multi_dot of vectors": lambda L, A, B, C: L.linalg.multi_dot([A[0], B, C, A[:, 1]]),
+    "multi_dot of 5": lambda L, A, B, C: L.linalg.multi_dot([B, C, A, B, C]),
+    "multi_dot of int64": lambda L, A, B, C: L.linalg.multi_dot([L.ones(2, 2, dtype=L.long),
+                                                                 L.ones(2, 2, dtype=L.long)]),
+    "multi_dot of 1": lambda L, A, B, C: L.linalg.multi_dot([B]),
+    "multi_dot 3-d": lambda L, A, B, C: L.linalg.multi_dot([L.ones(2, 2, 2), L.ones(2, 2)]),
+    "multi_dot a vector inside": lambda L, A, B, C: L.linalg.multi_dot(
+        [L.ones(2, 2), L.ones(2), L.ones(2, 2)]),
+    "multi_dot shapes": lambda L, A, B, C: L.linalg.multi_dot([L.ones(2, 3), L.ones(2, 2)]),
+    "multi_dot dtypes": lambda L, A, B, C: L.linalg.multi_dot(
+        [L.ones(2, 2), L.ones(2, 2, dtype=L.float64)]),
+    "vecdot": lambda L, A, B, C: L.linalg.vecdot(A, A[0]),
+    "vecdot dim 0": lambda L, A, B, C: L.linalg.vecdot(B, B, dim=0),
+    "vecdot dtypes": lambda L, A, B, C: L.linalg.vecdot(L.ones(2), L.ones(2, dtype=L.float64)),
+    "vecdot int64": lambda L, A, B, C: L.linalg.vecdot(L.ones(2, dtype=L.long),
+                                                       L.ones(2, dtype=L.long)),
+    "linalg.matmul": lambda L, A, B, C: L.linalg.matmul(A, B),
+    "linalg.diagonal": lambda L, A, B, C: L.linalg.diagonal(A, offset=1),
+    "vander": lambda L, A, B, C: L.linalg.vander(A[0]),
+    "vander N": lambda L, A, B, C: L.linalg.vander(A, N=4),
+    "vander int64": lambda L, A, B, C: L.linalg.vander(L.tensor([1, 2, 3])),
+    "vander N 1": lambda L, A, B, C: L.linalg.vander(A[0], N=1),
+    "vander 0-d": lambda L, A, B, C: L.linalg.vander(L.tensor(2.0)),
+    "vander bool": lambda L, A, B, C: L.linalg.vander(L.tensor([True, False])),
+}
+
+
+def _plain(values):
+    return np.asarray(values, dtype=np.float64).tolist()
+
+
+def _run(L, f):
+    A, B, C = _leaves(L)
+    try:
+        out = f(L, A, B, C)
+        if isinstance(out, tuple):
+            out = out[-1]
+        result = ["value", _plain(out.detach().tolist()), str(out.dtype).split(".")[-1],
+                  None if out.grad_fn is None else out.grad_fn.name()]
+        if out.requires_grad and out.is_floating_point():
+            weights = L.arange(1.0, 1.0 + out.numel(), dtype=out.dtype).reshape(out.shape)
+            grads = L.autograd.grad((out * weights).sum(), (A, B, C), allow_unused=True,
+                                    materialize_grads=True)
+            result.append([_plain(g.tolist()) for g in grads])
+        return result
+    except Exception as e:  # noqa: BLE001 - the outcome is what is recorded
+        return ["error", *first_sentence(e)]
+
+
+def record_all(L) -> dict:
+    return {name: _run(L, f) for name, f in CASES.items()}
+
+
+RECORDED = json.loads(DATA.read_text()) if DATA.exists() else {}
+
+
+def test_every_case_is_recorded():
+    assert set(RECORDED) == set(CASES)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_as_pytorch(name):
+    got, expected = _run(t, CASES[name]), RECORDED[name]
+    assert got[0] == expected[0], (got, expected)
+    if got[0] == "error":
+        assert got == expected
+        return
+    np.testing.assert_allclose(got[1], expected[1], rtol=1e-12, atol=1e-14)
+    assert got[2:4] == expected[2:4]
+    assert len(got) == len(expected)
+    for g, e in zip(got[4:5], expected[4:5], strict=True):
+        for mine, theirs in zip(g, e, strict=True):
+            np.testing.assert_allclose(mine, theirs, rtol=1e-11, atol=1e-13)
+
+
+SMOOTH = {
+    "solve_triangular": lambda A, B, C: t.linalg.solve_triangular(A, B, upper=False),
+    "solve_triangular right unitriangular": lambda A, B, C: t.linalg.solve_triangular(
+        A, C, upper=True, left=False, unitriangular=True),
+    "slogdet": lambda A, B, C: t.linalg.slogdet(A).logabsdet,
+    "logdet": lambda A, B, C: t.logdet(A @ A.mT + B @ B.mT),
+    "multi_dot": lambda A, B, C: t.linalg.multi_dot([C, A, B]),
+    "vecdot": lambda A, B, C: t.linalg.vecdot(A, B[:, 0]),
+    "vander": lambda A, B, C: t.linalg.vander(A[1]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SMOOTH))
+def test_gradients_agree_with_differences_and_sympy(name):
+    leaves = _leaves(t)
+    assert gradcheck(SMOOTH[name], leaves)
+    out = SMOOTH[name](*leaves)
+    weights = t.arange(1.0, 1.0 + out.numel(), dtype=t.float64).reshape(out.shape)
+    used = [x for x in leaves if any(x is y for y in _inputs_of(out))]
+    symbolic.check((out * weights).sum(), inputs=used)  # (raises GradientMismatch)
+
+
+def _inputs_of(out):
+    found, stack = [], [out.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None:
+            continue
+        if hasattr(node, "variable"):
+            found.append(node.variable)
+            continue
+        stack.extend(f for f, _ in node.next_functions)
+    return found
