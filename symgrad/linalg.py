@@ -1,11 +1,11 @@
 """``symgrad.linalg``: the functions of PyTorch's ``torch.linalg`` that symgrad provides: norms,
-``inv``, ``det``, ``slogdet``, ``solve``, ``solve_triangular``, ``cross``, ``matrix_power``,
-``multi_dot``, ``vecdot``, ``matmul``, ``diagonal`` and ``vander``.
+``inv``, ``det``, ``slogdet``, ``cholesky``, ``solve``, ``solve_triangular``, ``cross``,
+``matrix_power``, ``multi_dot``, ``vecdot``, ``matmul``, ``diagonal`` and ``vander``.
 
 Vector norms record ``LinalgVectorNormBackward0``; the matrix norms 1, -1, inf and -inf are
 composites (sums of ``|A|``, then ``amax``/``amin``), as in PyTorch. Norms that need a singular
-value decomposition (2, -2, 'nuc') are not supported, nor are the decompositions (``cholesky``,
-``qr``, ``eigh``, ``svd`` ...), ``lstsq``, ``pinv``, ``matrix_exp`` and the ``_ex`` variants.
+value decomposition (2, -2, 'nuc') are not supported, nor are the other decompositions
+(``qr``, ``eigh``, ``svd`` ...), ``lstsq``, ``pinv``, ``matrix_exp`` and the ``_ex`` variants.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from symgrad.torch_api.composites import _matrix_power, cross_product
 from symgrad.torch_api.products import LinAlgError, solve
 from symgrad.torch_api.reductions import vector_norm
 
-__all__ = ["LinAlgError", "cross", "det", "diagonal", "inv", "matmul", "matrix_norm",
+__all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "inv", "matmul", "matrix_norm",
            "matrix_power", "multi_dot", "norm", "slogdet", "solve", "solve_triangular", "vander",
            "vecdot", "vector_norm"]
 
@@ -78,6 +78,20 @@ def slogdet(A: Tensor) -> products._LinalgSlogdet:  # noqa: N803
     tensor(1.6094)
     """
     return products._LinalgSlogdet(*products._slogdet(A, "linalg.slogdet"))
+
+
+def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:  # noqa: N803
+    """The Cholesky factor ``L`` (lower; ``U = L^T`` with ``upper``) of each symmetric positive
+    definite matrix, ``A = L L^T``; only A's lower triangle is read
+    (``LinalgCholeskyExBackward0``: the gradient of a symmetric ``A``, as PyTorch's). A matrix
+    that is not positive definite raises :class:`LinAlgError`, naming the first leading minor
+    that is not.
+
+    >>> symgrad.linalg.cholesky(symgrad.tensor([[4.0, 2.0], [2.0, 3.0]]))
+    tensor([[2.0000, 0.0000],
+            [1.0000, 1.4142]])
+    """
+    return products._cholesky(A, upper, "linalg.cholesky")
 
 
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,  # noqa: N803

@@ -1,15 +1,18 @@
-"""``linalg.solve_triangular``, ``slogdet`` (and ``symgrad.slogdet``/``logdet``),
-``multi_dot``, ``vecdot``, ``matmul``, ``diagonal`` and ``vander`` against PyTorch 2.13: each
-case's value, dtype, node and the gradients of a weighted sum, or its error's type and first
-sentence, recorded by ``python tools/record_torch_cases.py tests/test_linalg_extra.py`` into
-``tests/data/torch_linalg_extra.json``; this module never imports torch. The gradients are also
-checked against central differences and sympy's derivatives of the recorded graph.
+"""``linalg.cholesky`` (and ``symgrad.cholesky``), ``linalg.solve_triangular``, ``slogdet``
+(and ``symgrad.slogdet``/``logdet``), ``multi_dot``, ``vecdot``, ``matmul``, ``diagonal`` and
+``vander`` against PyTorch 2.13: each case's value, dtype, node and the gradients of a weighted
+sum, or its error's type and first sentence, recorded by ``python tools/record_torch_cases.py
+tests/test_linalg_extra.py`` into ``tests/data/torch_linalg_extra.json``; this module never
+imports torch. The gradients are also checked against central differences and sympy's
+derivatives of the recorded graph (cholesky's through a symmetric positive definite A, the
+inputs it is defined for), and a wrong cholesky rule is shown to be caught.
 """
 
 from __future__ import annotations
 
 import json
 import pathlib
+import warnings
 
 import numpy as np
 import pytest
@@ -32,8 +35,31 @@ def _leaves(L):
 
 _FLIP = [[-1.0], [1.0], [1.0]]  # (a row's sign flipped: a negative determinant)
 
+
+def _spd(L, A):
+    """A symmetric positive definite matrix made of ``A``."""
+    return A @ A.mT + L.eye(3, dtype=L.float64)
+
+
 # name -> f(L, A, B, C)
 CASES = {
+    "cholesky": lambda L, A, B, C: L.linalg.cholesky(_spd(L, A)),
+    "cholesky upper": lambda L, A, B, C: L.linalg.cholesky(_spd(L, A), upper=True),
+    "cholesky batched": lambda L, A, B, C: L.linalg.cholesky(
+        L.stack([_spd(L, A), _spd(L, A) * 2])),
+    "cholesky reads the lower triangle": lambda L, A, B, C: L.linalg.cholesky(
+        L.tril(_spd(L, A)) + 5 * L.triu(A, 1)),
+    "symgrad.cholesky": lambda L, A, B, C: L.cholesky(_spd(L, A)),
+    "Tensor.cholesky upper": lambda L, A, B, C: _spd(L, A).cholesky(upper=True),
+    "cholesky not positive definite": lambda L, A, B, C: L.linalg.cholesky(
+        L.tensor([[1.0, 2.0], [2.0, 1.0]])),
+    "cholesky negative": lambda L, A, B, C: L.linalg.cholesky(L.tensor([[-1.0, 0.0],
+                                                                        [0.0, 1.0]])),
+    "cholesky a batch element": lambda L, A, B, C: L.linalg.cholesky(
+        L.tensor([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 2.0], [2.0, 1.0]]])),
+    "cholesky not square": lambda L, A, B, C: L.linalg.cholesky(C),
+    "cholesky int64": lambda L, A, B, C: L.linalg.cholesky(L.ones(2, 2, dtype=L.long)),
+    "cholesky upper an int": lambda L, A, B, C: L.linalg.cholesky(_spd(L, A), upper=1),
     "solve_triangular lower": lambda L, A, B, C: L.linalg.solve_triangular(A, B, upper=False),
     "solve_triangular upper": lambda L, A, B, C: L.linalg.solve_triangular(A, B, upper=True),
     "solve_triangular unitriangular": lambda L, A, B, C: L.linalg.solve_triangular(
@@ -106,7 +132,9 @@ def _plain(values):
 def _run(L, f):
     A, B, C = _leaves(L)
     try:
-        out = f(L, A, B, C)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # (torch.cholesky's deprecation)
+            out = f(L, A, B, C)
         if isinstance(out, tuple):
             out = out[-1]
         result = ["value", _plain(out.detach().tolist()), str(out.dtype).split(".")[-1],
@@ -118,7 +146,8 @@ def _run(L, f):
             result.append([_plain(g.tolist()) for g in grads])
         return result
     except Exception as e:  # noqa: BLE001 - the outcome is what is recorded
-        return ["error", *first_sentence(e)]
+        kind, text = first_sentence(e)
+        return ["error", kind.lstrip("_"), text]  # (PyTorch's class is _LinAlgError)
 
 
 def record_all(L) -> dict:
@@ -148,6 +177,8 @@ def test_as_pytorch(name):
 
 
 SMOOTH = {
+    "cholesky": lambda A, B, C: t.linalg.cholesky(_spd(t, A)),
+    "cholesky upper": lambda A, B, C: t.linalg.cholesky(_spd(t, A) + B @ B.mT, upper=True),
     "solve_triangular": lambda A, B, C: t.linalg.solve_triangular(A, B, upper=False),
     "solve_triangular right unitriangular": lambda A, B, C: t.linalg.solve_triangular(
         A, C, upper=True, left=False, unitriangular=True),
@@ -180,3 +211,17 @@ def _inputs_of(out):
             continue
         stack.extend(f for f, _ in node.next_functions)
     return found
+
+
+def test_a_wrong_cholesky_rule_is_caught(monkeypatch):
+    from symgrad import ops
+
+    op = ops.linalg.cholesky
+    right = op.vjp[0]
+    monkeypatch.setattr(op, "vjp", (lambda xp, g, ans, a, **params: 1.01 * right(
+        xp, g, ans, a, **params),))
+    A, B, C = _leaves(t)
+    with pytest.raises(symbolic.GradientMismatch):
+        symbolic.check(SMOOTH["cholesky"](A, B, C).sum(), inputs=[A])
+    with pytest.raises(Exception, match="Jacobian mismatch"):
+        gradcheck(SMOOTH["cholesky"], (A, B, C))

@@ -319,12 +319,18 @@ for _name, _fn in torch_api.METHODS.items():
         CALLS[_name] = _fn.example
 
 
+# ops outside the registry because random samples do not lie in their domain, each checked
+# against differences and sympy by its own test module
+UNSAMPLED = {"cholesky": "tests/test_linalg_extra.py (symmetric positive definite inputs)"}
+
+
 def test_every_public_tensor_method_is_classified():
     unclassified = [n for n in _public_tensor_names() if n not in METHOD_OPS]
     assert not unclassified, f"classify these in METHOD_OPS: {unclassified}"
     for name, target in METHOD_OPS.items():
         assert hasattr(Tensor, name), name
-        assert target in REGISTRY or target in (COMPOSITE, NO_GRAPH, ATTRIBUTE), name
+        assert target in REGISTRY or target in (COMPOSITE, NO_GRAPH, ATTRIBUTE) or \
+            target in UNSAMPLED, name
 
 
 @pytest.mark.parametrize("name", sorted(n for n, op in METHOD_OPS.items() if op in REGISTRY))

@@ -276,6 +276,10 @@ def solve(a: Tensor, b: Tensor) -> Tensor:
     return apply_op(ops.linalg.solve, a, b)
 
 
+def cholesky(a: Tensor) -> Tensor:
+    return apply_op(ops.linalg.cholesky, a)
+
+
 def solve_triangular(t: Tensor, b: Tensor, lower: bool, unit: bool = False) -> Tensor:
     """``t``'s triangle solved for the matrices ``b``."""
     return apply_op(ops.linalg.solve_triangular, t, b, upper=not lower, unitriangular=unit)

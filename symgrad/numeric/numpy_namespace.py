@@ -231,6 +231,11 @@ def det(a: np.ndarray) -> np.ndarray:
         return np.linalg.det(a)
 
 
+def cholesky(a: np.ndarray) -> np.ndarray:
+    """The lower Cholesky factor of each matrix (numpy's, from the lower triangle)."""
+    return np.linalg.cholesky(a)
+
+
 def solve_triangular(t: np.ndarray, b: np.ndarray, lower: bool,
                      unit: bool = False) -> np.ndarray:
     """``t⁻¹ b`` for triangular matrices ``t`` (only the triangle is read; with ``unit``, its

@@ -206,6 +206,35 @@ slogdet_sign = register(Op(
 ))
 
 
+def _cholesky_forward(xp, a, upper=False):
+    factor = xp.cholesky(a)
+    return _mT(xp, factor) if upper else factor
+
+
+def _cholesky_grad(xp, g, ans, a, upper=False):
+    # A = L L^T: with Φ(M) the lower triangle of M with its diagonal halved, the cotangent is
+    # L^-T Φ(L^T gL) L^-1 made symmetric: PyTorch's convention, which takes A as symmetric (the
+    # factorization reads only its lower triangle)
+    lower, g_lower = (_mT(xp, ans), _mT(xp, g)) if upper else (ans, g)
+    lower_t = _mT(xp, lower)
+    phi = xp.matmul(lower_t, g_lower)
+    phi = (xp.tril(phi, 0) + xp.tril(phi, -1)) * 0.5
+    left = xp.solve_triangular(lower_t, phi, False)  # L^-T Φ
+    grad = _mT(xp, xp.solve_triangular(lower_t, _mT(xp, left), False))  # (L^-T Φ) L^-1
+    return (grad + _mT(xp, grad)) * 0.5
+
+
+# Not in the registry: its inputs must be symmetric positive definite, which the registry's
+# random samples are not, and its gradient is that of a symmetric A; tests/test_linalg_extra.py
+# checks it against differences and sympy through A = X X^T + I.
+cholesky = Op(
+    "cholesky", "LinalgCholeskyExBackward0",
+    forward=_cholesky_forward,
+    vjp=(_cholesky_grad,),
+    saves_output=True,
+)
+
+
 def _triangle(xp, a, upper, unitriangular):
     """The part of ``a`` a triangular solve reads (without the diagonal when it is taken as
     ones)."""

@@ -535,6 +535,13 @@ def det(a: Any) -> Expressions:
     return _per_matrix(a, lambda m: m.det(method="berkowitz"), ())
 
 
+def cholesky(a: Any) -> Expressions:
+    """The lower Cholesky factor of each matrix, from its lower triangle (as LAPACK's)."""
+    n = asarray(a).shape[-1]
+    return _per_matrix(a, lambda m: sympy.Matrix(n, n, lambda i, j: m[max(i, j), min(i, j)])
+                       .cholesky(hermitian=False), (n, n))
+
+
 def solve_triangular(t: Any, b: Any, lower: bool, unit: bool = False) -> Expressions:
     """``t⁻¹ b`` for the triangle of ``t`` (its diagonal taken as ones with ``unit``)."""
     part = tril(t, -1 if unit else 0) if lower else triu(t, 1 if unit else 0)

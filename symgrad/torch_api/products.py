@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from symgrad import ops, parser
-from symgrad.autograd.graph import node_class
+from symgrad.autograd.graph import node_class, warn_at_user
 from symgrad.dispatch import _broadcast_error, apply_op, binary_method
 from symgrad.tensor import Tensor
 from symgrad.torch_api.declaration import COMPOSITE, torch_api
@@ -339,6 +339,56 @@ def det(self) -> Tensor:
     """
     _square_matrices("linalg.det", self)
     return apply_op(ops.linalg.det, self)
+
+
+def _cholesky(A: Tensor, upper: Any, fn: str) -> Tensor:  # noqa: N803
+    _square_matrices(fn, A)
+    parser.bool_arg(fn.replace(".", "_"), "upper", upper)
+    try:
+        return apply_op(ops.linalg.cholesky, A, upper=bool(upper))
+    except np.linalg.LinAlgError:
+        prefix, order = _first_not_positive(A._value)
+        raise LinAlgError(f"{fn}: {prefix}The factorization could not be completed because the "
+                          f"input is not positive-definite (the leading minor of order {order} "
+                          "is not positive-definite).") from None
+
+
+def _first_not_positive(a: np.ndarray) -> tuple[str, int]:
+    """The first matrix of ``a`` (its "(Batch element i): " prefix in a batch) that is not
+    positive definite, and the order of its first leading minor that is not."""
+    for index in np.ndindex(*a.shape[:-2]):
+        for order in range(1, a.shape[-1] + 1):
+            try:
+                np.linalg.cholesky(a[index][:order, :order])
+            except np.linalg.LinAlgError:
+                flat = int(np.ravel_multi_index(index, a.shape[:-2])) if index else 0
+                return (f"(Batch element {flat}): " if a.ndim > 2 else "", order)
+    return "", a.shape[-1]
+
+
+@torch_api("cholesky", example=lambda x: (x @ x.mT).cholesky())
+def cholesky(self, upper: bool = False) -> Tensor:
+    """The Cholesky factor of each symmetric positive definite matrix, with PyTorch's
+    deprecation warning (:func:`symgrad.linalg.cholesky` is the current spelling;
+    ``CholeskyBackward0``).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     symgrad.tensor([[4.0, 2.0], [2.0, 3.0]]).cholesky()
+    tensor([[2.0000, 0.0000],
+            [1.0000, 1.4142]])
+    """
+    warn_at_user("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be "
+                 "removed in a future PyTorch release.\nL = torch.cholesky(A)\nshould be "
+                 "replaced with\nL = torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, "
+                 "upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\nThis "
+                 "transform will produce equivalent results for all valid (symmetric positive "
+                 "definite) inputs.")
+    out = _cholesky(self, upper, "linalg.cholesky")
+    if out.grad_fn is not None:
+        out.grad_fn.__class__ = node_class("CholeskyBackward0")
+    return out
 
 
 class _Slogdet(namedtuple("_Slogdet", ("sign", "logabsdet"))):
