@@ -86,7 +86,18 @@ def numel(input: Tensor) -> int:  # noqa: A002 - PyTorch's name
 # every one is declared there once, none is listed here; each is exported when first used, its
 # family module imported then (``symgrad.torch_api.lazy``; see __getattr__ below).
 if TYPE_CHECKING:  # what __getattr__ below loads on first use, for type checkers
-    from symgrad import backends, linalg, nn, optim, random, special, testing, utils, viz
+    from symgrad import (
+        backends,
+        distributions,
+        linalg,
+        nn,
+        optim,
+        random,
+        special,
+        testing,
+        utils,
+        viz,
+    )
     from symgrad._functions import *  # noqa: F403
     from symgrad.creation import (
         Generator,
@@ -149,6 +160,7 @@ _LAZY = {"linalg": ("symgrad.linalg", None), "nn": ("symgrad.nn", None),
          "optim": ("symgrad.optim", None), "testing": ("symgrad.testing", None),
          "utils": ("symgrad.utils", None), "random": ("symgrad.random", None),
          "backends": ("symgrad.backends", None), "special": ("symgrad.special", None),
+         "distributions": ("symgrad.distributions", None),
          "viz": ("symgrad.viz", None), "load": ("symgrad.serialization", "load"),
          "save": ("symgrad.serialization", "save"),
          "return_types": ("symgrad.torch_api.sorting", "return_types"),  # (it adds sort ...)
@@ -190,8 +202,9 @@ def __getattr__(name: str) -> Any:
 # The public namespace is exactly __all__: the public subpackages, the names defined or
 # re-exported above and every function spelling declared in symgrad.torch_api. Internal modules
 # (creation, dispatch, numeric, ops, tensor, torch_api ...) stay importable by their full names.
-_PUBLIC_MODULES = frozenset({"autograd", "backends", "cuda", "linalg", "nn", "optim", "random",
-                             "special", "symbolic", "testing", "utils", "viz"})
+_PUBLIC_MODULES = frozenset({"autograd", "backends", "cuda", "distributions", "linalg", "nn",
+                             "optim", "random", "special", "symbolic", "testing", "utils",
+                             "viz"})
 _NOT_PUBLIC = frozenset({"TYPE_CHECKING", "Any", "annotations", "builtins", "gc",
                          "math", "os"})
 __all__ = sorted([

@@ -1,0 +1,161 @@
+"""``symgrad.distributions.constraints``: the sets a distribution's parameters and samples must
+lie in (PyTorch's ``constraints``), each with ``check(value)``: a bool tensor, elementwise (or
+per event, for ``event_dim`` > 0)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["Constraint", "boolean", "dependent", "dependent_property", "greater_than",
+           "independent", "integer_interval", "interval", "is_dependent", "less_than",
+           "positive", "real", "real_vector", "simplex", "unit_interval"]
+
+
+class Constraint:
+    """A region of valid values: ``check(value)`` tells, elementwise, which values lie in it.
+
+    >>> symgrad.distributions.constraints.positive.check(symgrad.tensor([1.0, -1.0]))
+    tensor([ True, False])
+    """
+
+    is_discrete = False
+    event_dim = 0
+
+    def check(self, value: Any) -> Any:
+        """Which values lie in the region (a bool tensor).
+
+        >>> symgrad.distributions.constraints.real.check(symgrad.tensor([1.0, float("nan")]))
+        tensor([ True, False])
+        """
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return type(self).__name__.lstrip("_") + "()"
+
+
+class _Real(Constraint):
+    def check(self, value: Any) -> Any:
+        return value == value  # (False at nan)
+
+
+class _Boolean(Constraint):
+    is_discrete = True
+
+    def check(self, value: Any) -> Any:
+        return (value == 0) | (value == 1)
+
+
+class _Bound(Constraint):
+    """A bound or two, printed as PyTorch prints them."""
+
+    def __init__(self, **bounds: Any) -> None:
+        self.__dict__.update(bounds)
+        self._names = tuple(bounds)
+
+    def __repr__(self) -> str:
+        given = ", ".join(f"{name}={getattr(self, name)}" for name in self._names)
+        return f"{type(self).__name__.lstrip('_')}({given})"
+
+
+class _GreaterThan(_Bound):
+    def __init__(self, lower_bound: Any) -> None:
+        super().__init__(lower_bound=lower_bound)
+
+    def check(self, value: Any) -> Any:
+        return self.lower_bound < value
+
+
+class _LessThan(_Bound):
+    def __init__(self, upper_bound: Any) -> None:
+        super().__init__(upper_bound=upper_bound)
+
+    def check(self, value: Any) -> Any:
+        return value < self.upper_bound
+
+
+class _Interval(_Bound):
+    def __init__(self, lower_bound: Any, upper_bound: Any) -> None:
+        super().__init__(lower_bound=lower_bound, upper_bound=upper_bound)
+
+    def check(self, value: Any) -> Any:
+        return (self.lower_bound <= value) & (value <= self.upper_bound)
+
+
+class _IntegerInterval(_Interval):
+    is_discrete = True
+
+    def check(self, value: Any) -> Any:
+        return (value % 1 == 0) & super().check(value)
+
+
+class _Simplex(Constraint):
+    event_dim = 1
+
+    def check(self, value: Any) -> Any:
+        return (value >= 0).all(dim=-1) & ((value.sum(-1) - 1).abs() < 1e-6)
+
+
+class _IndependentConstraint(Constraint):
+    """``base`` over the last ``reinterpreted_batch_ndims`` dims at once."""
+
+    def __init__(self, base: Constraint, reinterpreted_batch_ndims: int) -> None:
+        self.base_constraint, self.reinterpreted_batch_ndims = base, reinterpreted_batch_ndims
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return self.base_constraint.event_dim + self.reinterpreted_batch_ndims
+
+    def check(self, value: Any) -> Any:
+        result = self.base_constraint.check(value)
+        for _ in range(self.reinterpreted_batch_ndims):
+            result = result.all(-1)
+        return result
+
+    def __repr__(self) -> str:
+        return (f"IndependentConstraint({self.base_constraint!r}, "
+                f"{self.reinterpreted_batch_ndims})")
+
+
+class _Dependent(Constraint):
+    """A region that depends on the distribution's parameters: not checked on its own."""
+
+    def check(self, value: Any) -> Any:
+        raise ValueError("Cannot determine validity of dependent constraint")
+
+
+class _DependentProperty(property, _Dependent):
+    """A property computing a distribution's support from its parameters (PyTorch's
+    ``dependent_property``), a dependent constraint on the class."""
+
+    def __init__(self, fn: Any = None, *, is_discrete: bool = False, event_dim: int = 0) -> None:
+        property.__init__(self, fn)
+        self.is_discrete, self.event_dim = is_discrete, event_dim
+
+    def __call__(self, fn: Any) -> _DependentProperty:
+        return _DependentProperty(fn, is_discrete=self.is_discrete, event_dim=self.event_dim)
+
+
+def is_dependent(constraint: Any) -> bool:
+    """Whether ``constraint`` depends on other parameters (and is not checked alone).
+
+    >>> symgrad.distributions.constraints.is_dependent(symgrad.distributions.constraints.real)
+    False
+    """
+    return isinstance(constraint, _Dependent)
+
+
+dependent = _Dependent()
+dependent_property = _DependentProperty
+real = _Real()
+real_vector = _IndependentConstraint(real, 1)
+boolean = _Boolean()
+positive = _GreaterThan(0.0)
+unit_interval = _Interval(0.0, 1.0)
+simplex = _Simplex()
+greater_than, less_than, interval = _GreaterThan, _LessThan, _Interval
+integer_interval = _IntegerInterval
+independent = _IndependentConstraint

@@ -1,0 +1,113 @@
+"""``kl_divergence(p, q)`` and ``register_kl``: the KL divergences PyTorch gives in closed form,
+for the distributions symgrad has."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from symgrad.creation import full_like
+from symgrad.distributions.bernoulli import Bernoulli
+from symgrad.distributions.categorical import Categorical
+from symgrad.distributions.distribution import Distribution, ExponentialFamily
+from symgrad.distributions.normal import Normal
+from symgrad.distributions.uniform import Uniform
+from symgrad.nn.functional import softplus
+from symgrad.tensor import Tensor
+
+__all__ = ["kl_divergence", "register_kl"]
+
+_KL: dict[tuple[type, type], Callable[[Any, Any], Tensor]] = {}
+
+
+def register_kl(type_p: type, type_q: type) -> Callable[[Callable], Callable]:
+    """A decorator registering ``fn(p, q)`` as the KL divergence of ``type_p`` from
+    ``type_q`` (the most specific registered pair is used for subclasses).
+
+    >>> @symgrad.distributions.register_kl(symgrad.distributions.Uniform,
+    ...                                    symgrad.distributions.Normal)
+    ... def _kl(p, q):
+    ...     raise NotImplementedError
+    """
+    if not (isinstance(type_p, type) and issubclass(type_p, Distribution)):
+        raise TypeError(f"Expected type_p to be a Distribution subclass but got {type_p}")
+    if not (isinstance(type_q, type) and issubclass(type_q, Distribution)):
+        raise TypeError(f"Expected type_q to be a Distribution subclass but got {type_q}")
+
+    def decorator(fn: Callable) -> Callable:
+        _KL[type_p, type_q] = fn
+        return fn
+
+    return decorator
+
+
+def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
+    """``KL(p || q)``, batched over the distributions' batch shape.
+
+    >>> d = symgrad.distributions
+    >>> d.kl_divergence(d.Normal(0.0, 1.0), d.Normal(1.0, 2.0))
+    tensor(0.4431)
+    """
+    matches = [(tp, tq) for tp, tq in _KL if isinstance(p, tp) and isinstance(q, tq)]
+    if not matches:
+        raise NotImplementedError(f"No KL(p || q) is implemented for p type "
+                                  f"{type(p).__name__} and q type {type(q).__name__}")
+    best = min(matches, key=lambda pair: (type(p).__mro__.index(pair[0]),
+                                         type(q).__mro__.index(pair[1])))
+    return _KL[best](p, q)
+
+
+@register_kl(Normal, Normal)
+def _normal_normal(p: Normal, q: Normal) -> Tensor:
+    var_ratio = (p.scale / q.scale).pow(2)
+    t1 = ((p.loc - q.loc) / q.scale).pow(2)
+    return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
+
+
+@register_kl(Bernoulli, Bernoulli)
+def _bernoulli_bernoulli(p: Bernoulli, q: Bernoulli) -> Tensor:
+    t1 = p.probs * (softplus(-q.logits) - softplus(-p.logits))
+    t1[q.probs == 0] = math.inf
+    t1[p.probs == 0] = 0
+    t2 = (1 - p.probs) * (softplus(q.logits) - softplus(p.logits))
+    t2[q.probs == 1] = math.inf
+    t2[p.probs == 1] = 0
+    return t1 + t2
+
+
+@register_kl(Categorical, Categorical)
+def _categorical_categorical(p: Categorical, q: Categorical) -> Tensor:
+    t = p.probs * (p.logits - q.logits)
+    t[(q.probs == 0).expand_as(t)] = math.inf
+    t[(p.probs == 0).expand_as(t)] = 0
+    return t.sum(-1)
+
+
+@register_kl(Uniform, Uniform)
+def _uniform_uniform(p: Uniform, q: Uniform) -> Tensor:
+    result = ((q.high - q.low) / (p.high - p.low)).log()
+    result[(q.low > p.low) | (q.high < p.high)] = math.inf
+    return result
+
+
+@register_kl(Normal, Uniform)
+def _normal_uniform(p: Normal, q: Uniform) -> Tensor:
+    return full_like(p.loc, math.inf)  # (a normal's mass reaches beyond any interval)
+
+
+@register_kl(Uniform, Normal)
+def _uniform_normal(p: Uniform, q: Normal) -> Tensor:
+    width = p.high - p.low
+    t1 = (math.sqrt(math.pi * 2) * q.scale / width).log()
+    t2 = width.pow(2) / 12
+    t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
+    return t1 + 0.5 * (t2 + t3) / q.scale.pow(2)
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _exponential_families(p: ExponentialFamily, q: ExponentialFamily) -> Tensor:
+    # (PyTorch's Bregman divergence needs one family: between two, its error, spaces and all)
+    raise NotImplementedError("The cross KL-divergence between different exponential families "
+                              "cannot                             be computed using Bregman "
+                              "divergences")

@@ -1,0 +1,243 @@
+"""``symgrad.distributions`` against PyTorch 2.13's ``torch.distributions``: each case's value
+(tensors with their dtype, node and the gradients of a weighted sum with respect to the
+parameters), or its error's type and first sentence, recorded by ``python
+tools/record_torch_cases.py tests/test_distributions.py`` into
+``tests/data/torch_distributions.json``; this module never imports torch. Samples come from
+another stream than PyTorch's, so only their shapes, dtypes, supports and statistics are
+compared; the reparameterized samples' gradients are checked against sympy.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+from torch_cases import first_sentence
+
+import symgrad as t
+from symgrad import symbolic
+
+DATA = pathlib.Path(__file__).parent / "data" / "torch_distributions.json"
+
+
+def _params(L):
+    return {"loc": L.tensor([0.5, -1.0, 2.0], dtype=L.float64, requires_grad=True),
+            "scale": L.tensor([1.5, 0.5, 2.0], dtype=L.float64, requires_grad=True),
+            "p": L.tensor([0.2, 0.5, 0.9], dtype=L.float64, requires_grad=True),
+            "w": L.tensor([[1.0, 2.0, 0.5], [0.2, 0.3, 3.0]], dtype=L.float64,
+                          requires_grad=True)}
+
+
+def _d(L):
+    return L.distributions
+
+
+# name -> f(L, params): a tensor (or a Python value)
+CASES = {
+    "Normal.log_prob": lambda L, P: _d(L).Normal(P["loc"], P["scale"]).log_prob(
+        L.tensor([0.0, 1.0, 5.0], dtype=L.float64)),
+    "Normal.log_prob of numbers": lambda L, P: _d(L).Normal(0.0, 2.0).log_prob(L.tensor(1.0)),
+    "Normal.entropy": lambda L, P: _d(L).Normal(P["loc"], P["scale"]).entropy(),
+    "Normal.cdf": lambda L, P: _d(L).Normal(P["loc"], P["scale"]).cdf(
+        L.tensor([0.0, 1.0, 5.0], dtype=L.float64)),
+    "Normal.icdf": lambda L, P: _d(L).Normal(P["loc"], P["scale"]).icdf(
+        L.tensor([0.1, 0.5, 0.975], dtype=L.float64)),
+    "Normal.moments": lambda L, P: L.stack([_d(L).Normal(P["loc"], P["scale"]).mean,
+                                            _d(L).Normal(P["loc"], P["scale"]).variance,
+                                            _d(L).Normal(P["loc"], P["scale"]).stddev]),
+    "Normal.perplexity": lambda L, P: _d(L).Normal(P["loc"], P["scale"]).perplexity(),
+    "Normal.rsample's node": lambda L, P: _d(L).Normal(P["loc"], P["scale"]).rsample(
+        (4,)).grad_fn.name(),
+    "Normal.rsample's loc gradient": lambda L, P: L.autograd.grad(
+        _d(L).Normal(P["loc"], P["scale"]).rsample((4,)).sum(), P["loc"])[0],
+    "Normal.sample": lambda L, P: [str(v) for v in (
+        _d(L).Normal(P["loc"], P["scale"]).sample((2,)).shape,
+        _d(L).Normal(P["loc"], P["scale"]).sample().requires_grad,
+        _d(L).Normal(0.0, 1.0).sample().dtype)],
+    "Normal shapes": lambda L, P: [str(_d(L).Normal(P["loc"], P["scale"]).batch_shape),
+                                   str(_d(L).Normal(0.0, 1.0).batch_shape),
+                                   str(_d(L).Normal(P["loc"], 1.0).event_shape),
+                                   str(_d(L).Normal(0.0, 1.0).expand((2, 3)).batch_shape)],
+    "Normal repr": lambda L, P: repr(_d(L).Normal(P["loc"], 1.0)),
+    "Normal repr of numbers": lambda L, P: repr(_d(L).Normal(0.0, 1.0)),
+    "Normal a negative scale": lambda L, P: _d(L).Normal(P["loc"], -P["scale"]),
+    "Normal a nan loc": lambda L, P: _d(L).Normal(L.tensor(float("nan")), 1.0),
+    "Normal not validated": lambda L, P: _d(L).Normal(0.0, -1.0, validate_args=False).scale,
+    "Normal.log_prob of a list": lambda L, P: _d(L).Normal(0.0, 1.0).log_prob([1.0]),
+    "Normal.log_prob of a wrong shape": lambda L, P: _d(L).Normal(P["loc"], 1.0).log_prob(
+        L.zeros(2)),
+    "Normal of a string": lambda L, P: _d(L).Normal("a", 1.0),
+    "Uniform.log_prob": lambda L, P: _d(L).Uniform(P["loc"], P["loc"] + P["scale"]).log_prob(
+        L.tensor([0.6, -0.9, 3.9], dtype=L.float64)),
+    "Uniform.log_prob outside": lambda L, P: _d(L).Uniform(0.0, 1.0, validate_args=False
+                                                           ).log_prob(L.tensor(2.0)),
+    "Uniform.log_prob outside, validated": lambda L, P: _d(L).Uniform(0.0, 1.0).log_prob(
+        L.tensor(2.0)),
+    "Uniform.entropy": lambda L, P: _d(L).Uniform(P["loc"], P["loc"] + P["scale"]).entropy(),
+    "Uniform.cdf": lambda L, P: _d(L).Uniform(P["loc"], P["loc"] + P["scale"]).cdf(
+        L.tensor([0.6, -0.9, 3.9], dtype=L.float64)),
+    "Uniform.moments": lambda L, P: L.stack([
+        _d(L).Uniform(P["loc"], P["loc"] + P["scale"]).mean,
+        _d(L).Uniform(P["loc"], P["loc"] + P["scale"]).variance,
+        _d(L).Uniform(P["loc"], P["loc"] + P["scale"]).stddev]),
+    "Uniform low above high": lambda L, P: _d(L).Uniform(1.0, 0.0),
+    "Uniform.rsample's gradients": lambda L, P: L.autograd.grad(
+        _d(L).Uniform(P["loc"], P["loc"] + P["scale"]).rsample((5,)).sum(), P["loc"])[0],
+    "Uniform repr": lambda L, P: repr(_d(L).Uniform(0.0, 2.0)),
+    "Bernoulli.log_prob": lambda L, P: _d(L).Bernoulli(probs=P["p"]).log_prob(
+        L.tensor([1.0, 0.0, 1.0], dtype=L.float64)),
+    "Bernoulli.log_prob of logits": lambda L, P: _d(L).Bernoulli(logits=P["loc"]).log_prob(
+        L.tensor([1.0, 0.0, 1.0], dtype=L.float64)),
+    "Bernoulli.entropy": lambda L, P: _d(L).Bernoulli(probs=P["p"]).entropy(),
+    "Bernoulli.logits": lambda L, P: _d(L).Bernoulli(probs=P["p"]).logits,
+    "Bernoulli.probs": lambda L, P: _d(L).Bernoulli(logits=P["loc"]).probs,
+    "Bernoulli.mode": lambda L, P: _d(L).Bernoulli(probs=P["p"]).mode,
+    "Bernoulli.variance": lambda L, P: _d(L).Bernoulli(probs=P["p"]).variance,
+    "Bernoulli.enumerate_support": lambda L, P: _d(L).Bernoulli(probs=P["p"]
+                                                               ).enumerate_support(),
+    "Bernoulli.enumerate_support unexpanded": lambda L, P: _d(L).Bernoulli(
+        probs=P["p"]).enumerate_support(expand=False),
+    "Bernoulli a value outside the support": lambda L, P: _d(L).Bernoulli(0.5).log_prob(
+        L.tensor(0.5)),
+    "Bernoulli both parameters": lambda L, P: _d(L).Bernoulli(0.5, 0.0),
+    "Bernoulli neither": lambda L, P: _d(L).Bernoulli(),
+    "Bernoulli probs above 1": lambda L, P: _d(L).Bernoulli(L.tensor([0.5, 1.5])),
+    "Bernoulli.sample": lambda L, P: _d(L).Bernoulli(L.tensor([0.0, 1.0])).sample((2,)),
+    "Bernoulli repr": lambda L, P: repr(_d(L).Bernoulli(L.tensor([0.5, 0.25]))),
+    "Categorical.log_prob": lambda L, P: _d(L).Categorical(probs=P["w"]).log_prob(
+        L.tensor([2, 0])),
+    "Categorical.log_prob of logits": lambda L, P: _d(L).Categorical(logits=P["w"]).log_prob(
+        L.tensor([[1], [2]])),
+    "Categorical.entropy": lambda L, P: _d(L).Categorical(probs=P["w"]).entropy(),
+    "Categorical.probs": lambda L, P: _d(L).Categorical(logits=P["w"]).probs,
+    "Categorical.logits": lambda L, P: _d(L).Categorical(probs=P["w"]).logits,
+    "Categorical.mode": lambda L, P: _d(L).Categorical(probs=P["w"]).mode,
+    "Categorical.mean": lambda L, P: _d(L).Categorical(probs=P["w"]).mean,
+    "Categorical.enumerate_support": lambda L, P: _d(L).Categorical(probs=P["w"]
+                                                                   ).enumerate_support(),
+    "Categorical.sample": lambda L, P: _d(L).Categorical(L.tensor([[0.0, 1.0], [1.0, 0.0]])
+                                                         ).sample((3,)),
+    "Categorical shapes": lambda L, P: [str(_d(L).Categorical(probs=P["w"]).batch_shape),
+                                        str(_d(L).Categorical(probs=P["w"]).event_shape)],
+    "Categorical a 0-d parameter": lambda L, P: _d(L).Categorical(L.tensor(1.0)),
+    "Categorical negative probs": lambda L, P: _d(L).Categorical(L.tensor([0.5, -0.5, 1.0])),
+    "Categorical a category outside": lambda L, P: _d(L).Categorical(L.ones(3)).log_prob(
+        L.tensor(3)),
+    "Categorical repr": lambda L, P: repr(_d(L).Categorical(L.ones(3))),
+    "kl Normal Normal": lambda L, P: _d(L).kl_divergence(_d(L).Normal(P["loc"], P["scale"]),
+                                                         _d(L).Normal(0.0, 1.0)),
+    "kl Bernoulli Bernoulli": lambda L, P: _d(L).kl_divergence(
+        _d(L).Bernoulli(P["p"]), _d(L).Bernoulli(L.tensor([0.5, 0.0, 1.0], dtype=L.float64))),
+    "kl Categorical Categorical": lambda L, P: _d(L).kl_divergence(
+        _d(L).Categorical(P["w"]), _d(L).Categorical(L.tensor([1.0, 0.0, 1.0],
+                                                               dtype=L.float64))),
+    "kl Uniform Uniform": lambda L, P: _d(L).kl_divergence(
+        _d(L).Uniform(P["loc"], P["loc"] + 1), _d(L).Uniform(-2.0, 2.5)),
+    "kl Normal Uniform": lambda L, P: _d(L).kl_divergence(_d(L).Normal(0.0, 1.0),
+                                                          _d(L).Uniform(0.0, 1.0)),
+    "kl Uniform Normal": lambda L, P: _d(L).kl_divergence(
+        _d(L).Uniform(P["loc"], P["loc"] + P["scale"]), _d(L).Normal(0.0, 2.0)),
+    "kl across exponential families": lambda L, P: _d(L).kl_divergence(
+        _d(L).Normal(0.0, 1.0), _d(L).Bernoulli(0.5)),
+    "kl not implemented": lambda L, P: _d(L).kl_divergence(_d(L).Categorical(L.ones(2)),
+                                                           _d(L).Normal(0.0, 1.0)),
+    "constraints": lambda L, P: [repr(c) for c in (
+        _d(L).constraints.real, _d(L).constraints.positive, _d(L).constraints.unit_interval,
+        _d(L).constraints.simplex, _d(L).constraints.boolean, _d(L).constraints.real_vector,
+        _d(L).constraints.integer_interval(0, 4), _d(L).constraints.interval(-1.0, 2.0))],
+}
+
+
+def _plain(L, value):
+    if isinstance(value, L.Tensor):
+        return {"values": np.asarray(value.detach().tolist(), dtype=np.float64).tolist(),
+                "dtype": str(value.dtype).split(".")[-1],
+                "node": None if value.grad_fn is None else value.grad_fn.name()}
+    if isinstance(value, str):
+        return value.replace("torch.", "").replace("symgrad.", "")
+    if isinstance(value, list):
+        return [_plain(L, v) for v in value]
+    return value
+
+
+def _run(L, name):
+    params = _params(L)
+    try:
+        value = CASES[name](L, params)
+    except Exception as e:  # noqa: BLE001 - the outcome is what is recorded
+        kind, text = first_sentence(e)
+        return ["error", kind, text.replace("torch.", "").replace("symgrad.", "")]
+    result = ["value", _plain(L, value)]
+    if isinstance(value, L.Tensor) and value.requires_grad:
+        weights = L.arange(1.0, 1.0 + value.numel(), dtype=value.dtype).reshape(value.shape)
+        used = list(params.values())
+        grads = L.autograd.grad((value * weights).sum(), used, allow_unused=True,
+                                materialize_grads=True)
+        result.append([np.asarray(g.tolist(), dtype=np.float64).tolist() for g in grads])
+    return result
+
+
+def record_all(L) -> dict:
+    return {name: _run(L, name) for name in CASES}
+
+
+RECORDED = json.loads(DATA.read_text()) if DATA.exists() else {}
+
+
+def test_every_case_is_recorded():
+    assert set(RECORDED) == set(CASES)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_as_pytorch(name):
+    got, expected = _run(t, name), RECORDED[name]
+    assert got[0] == expected[0], (got, expected)
+    if isinstance(expected[1], dict):
+        assert got[1]["dtype"] == expected[1]["dtype"]
+        assert got[1]["node"] == expected[1]["node"]
+        np.testing.assert_allclose(got[1]["values"], expected[1]["values"], rtol=1e-12,
+                                   atol=1e-14)
+        assert len(got) == len(expected)
+        for mine, theirs in zip(got[2:3], expected[2:3], strict=True):
+            for g, e in zip(mine, theirs, strict=True):
+                np.testing.assert_allclose(g, e, rtol=1e-11, atol=1e-13)
+    else:
+        assert got == expected
+
+
+def test_samples_follow_their_distributions():
+    t.manual_seed(0)
+    d = t.distributions
+    normal = d.Normal(t.tensor(1.5), t.tensor(0.5)).sample((20000,))
+    assert abs(normal.mean().item() - 1.5) < 0.02 and abs(normal.std().item() - 0.5) < 0.02
+    uniform = d.Uniform(-1.0, 3.0).sample((20000,))
+    assert uniform.min() >= -1 and uniform.max() < 3 and abs(uniform.mean().item() - 1) < 0.05
+    coins = d.Bernoulli(t.tensor(0.3)).sample((20000,))
+    assert set(coins.unique().tolist()) == {0.0, 1.0} and abs(coins.mean().item() - 0.3) < 0.02
+    counts = t.bincount(d.Categorical(t.tensor([1.0, 2.0, 7.0])).sample((20000,)), minlength=3)
+    np.testing.assert_allclose((counts / 20000.0).numpy(), [0.1, 0.2, 0.7], atol=0.02)
+
+
+def test_the_reparameterization_gradients_agree_with_sympy():
+    """The graph of a reparameterized sample's loss: numeric gradients equal sympy's."""
+    t.manual_seed(1)
+    loc = t.tensor([0.5, -1.0], dtype=t.float64, requires_grad=True)
+    scale = t.tensor([1.5, 0.5], dtype=t.float64, requires_grad=True)
+    d = t.distributions.Normal(loc, scale)
+    x = d.rsample((3,))
+    loss = (d.log_prob(x) * x).sum() + t.distributions.kl_divergence(
+        d, t.distributions.Normal(0.0, 1.0)).sum()
+    symbolic.check(loss, inputs=[loc, scale])  # (raises GradientMismatch)
+
+
+def test_validation_can_be_switched_off_for_new_distributions():
+    d = t.distributions
+    d.Distribution.set_default_validate_args(False)
+    try:
+        assert d.Normal(0.0, -1.0).scale.item() == -1.0
+    finally:
+        d.Distribution.set_default_validate_args(True)
+    with pytest.raises(ValueError, match="^Expected parameter scale"):
+        d.Normal(0.0, -1.0)
