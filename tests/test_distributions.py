@@ -27,7 +27,13 @@ def _params(L):
             "scale": L.tensor([1.5, 0.5, 2.0], dtype=L.float64, requires_grad=True),
             "p": L.tensor([0.2, 0.5, 0.9], dtype=L.float64, requires_grad=True),
             "w": L.tensor([[1.0, 2.0, 0.5], [0.2, 0.3, 3.0]], dtype=L.float64,
-                          requires_grad=True)}
+                          requires_grad=True),
+            "L": L.tensor([[1.5, 0.0, 0.0], [0.3, 0.8, 0.0], [-0.4, 0.2, 1.1]],
+                          dtype=L.float64, requires_grad=True)}
+
+
+def _cov(L, P):
+    return P["L"] @ P["L"].mT
 
 
 def _d(L):
@@ -143,10 +149,79 @@ CASES = {
         _d(L).Normal(0.0, 1.0), _d(L).Bernoulli(0.5)),
     "kl not implemented": lambda L, P: _d(L).kl_divergence(_d(L).Categorical(L.ones(2)),
                                                            _d(L).Normal(0.0, 1.0)),
+    "Exponential.log_prob": lambda L, P: _d(L).Exponential(P["scale"]).log_prob(
+        L.tensor([0.5, 1.0, 0.0], dtype=L.float64)),
+    "Exponential.entropy": lambda L, P: _d(L).Exponential(P["scale"]).entropy(),
+    "Exponential.cdf": lambda L, P: _d(L).Exponential(P["scale"]).cdf(
+        L.tensor([0.5, 1.0, 2.0], dtype=L.float64)),
+    "Exponential.icdf": lambda L, P: _d(L).Exponential(P["scale"]).icdf(
+        L.tensor([0.1, 0.5, 0.9], dtype=L.float64)),
+    "Exponential.moments": lambda L, P: L.stack([_d(L).Exponential(P["scale"]).mean,
+                                                 _d(L).Exponential(P["scale"]).variance]),
+    "Exponential a negative value": lambda L, P: _d(L).Exponential(1.0).log_prob(
+        L.tensor(-1.0)),
+    "Exponential.rsample's gradient": lambda L, P: L.autograd.grad(
+        _d(L).Exponential(P["scale"]).rsample((4,)).sum(), P["scale"])[0].lt(0),
+    "Laplace.log_prob": lambda L, P: _d(L).Laplace(P["loc"], P["scale"]).log_prob(
+        L.tensor([0.0, 1.0, 5.0], dtype=L.float64)),
+    "Laplace.entropy": lambda L, P: _d(L).Laplace(P["loc"], P["scale"]).entropy(),
+    "Laplace.cdf": lambda L, P: _d(L).Laplace(P["loc"], P["scale"]).cdf(
+        L.tensor([0.0, -1.0, 5.0], dtype=L.float64)),
+    "Laplace.icdf": lambda L, P: _d(L).Laplace(P["loc"], P["scale"]).icdf(
+        L.tensor([0.1, 0.5, 0.9], dtype=L.float64)),
+    "Laplace.variance": lambda L, P: _d(L).Laplace(P["loc"], P["scale"]).variance,
+    "MultivariateNormal.log_prob": lambda L, P: _d(L).MultivariateNormal(
+        P["loc"], scale_tril=P["L"]).log_prob(L.tensor([[0.0, 1.0, 2.0], [1.0, -1.0, 0.5]],
+                                                        dtype=L.float64)),
+    "MultivariateNormal of a covariance": lambda L, P: _d(L).MultivariateNormal(
+        P["loc"], covariance_matrix=_cov(L, P)).log_prob(L.zeros(3, dtype=L.float64)),
+    "MultivariateNormal of a precision": lambda L, P: _d(L).MultivariateNormal(
+        P["loc"], precision_matrix=_cov(L, P)).log_prob(L.ones(3, dtype=L.float64)),
+    "MultivariateNormal.entropy": lambda L, P: _d(L).MultivariateNormal(
+        P["loc"], scale_tril=P["L"]).entropy(),
+    "MultivariateNormal batched entropy": lambda L, P: _d(L).MultivariateNormal(
+        P["w"], scale_tril=P["L"]).entropy(),
+    "MultivariateNormal.variance": lambda L, P: _d(L).MultivariateNormal(
+        P["loc"], scale_tril=P["L"]).variance,
+    "MultivariateNormal.covariance_matrix": lambda L, P: _d(L).MultivariateNormal(
+        P["loc"], scale_tril=P["L"]).covariance_matrix,
+    "MultivariateNormal.scale_tril of a precision": lambda L, P: _d(L).MultivariateNormal(
+        P["loc"], precision_matrix=_cov(L, P)).scale_tril,
+    "MultivariateNormal shapes": lambda L, P: [str(x) for x in (
+        _d(L).MultivariateNormal(P["w"], scale_tril=P["L"]).batch_shape,
+        _d(L).MultivariateNormal(P["w"], scale_tril=P["L"]).event_shape,
+        _d(L).MultivariateNormal(P["w"], scale_tril=P["L"]).sample((4,)).shape)],
+    "MultivariateNormal.rsample's loc gradient": lambda L, P: L.autograd.grad(
+        _d(L).MultivariateNormal(P["loc"], scale_tril=P["L"]).rsample((3,)).sum(),
+        P["loc"])[0],
+    "MultivariateNormal two matrices": lambda L, P: _d(L).MultivariateNormal(
+        P["loc"], covariance_matrix=_cov(L, P), scale_tril=P["L"]),
+    "MultivariateNormal a 0-d loc": lambda L, P: _d(L).MultivariateNormal(
+        L.tensor(0.0), scale_tril=P["L"]),
+    "MultivariateNormal a vector scale_tril": lambda L, P: _d(L).MultivariateNormal(
+        P["loc"], scale_tril=P["loc"]),
+    "MultivariateNormal not positive definite": lambda L, P: _d(L).MultivariateNormal(
+        P["loc"], covariance_matrix=L.tensor([[1.0, 2.0, 0.0], [2.0, 1.0, 0.0],
+                                              [0.0, 0.0, 1.0]], dtype=L.float64)),
+    "MultivariateNormal not symmetric": lambda L, P: _d(L).MultivariateNormal(
+        P["loc"], covariance_matrix=P["L"] + L.eye(3, dtype=L.float64)),
+    "MultivariateNormal a bad scale_tril": lambda L, P: _d(L).MultivariateNormal(
+        P["loc"], scale_tril=P["L"].mT),
+    "Independent.log_prob": lambda L, P: _d(L).Independent(
+        _d(L).Normal(P["w"], 1.0), 1).log_prob(L.zeros(2, 3, dtype=L.float64)),
+    "Independent.entropy": lambda L, P: _d(L).Independent(
+        _d(L).Normal(P["w"], P["w"]), 2).entropy(),
+    "Independent shapes": lambda L, P: [str(x) for x in (
+        _d(L).Independent(_d(L).Normal(P["w"], 1.0), 1).batch_shape,
+        _d(L).Independent(_d(L).Normal(P["w"], 1.0), 1).event_shape)],
+    "Independent repr": lambda L, P: repr(_d(L).Independent(_d(L).Normal(L.zeros(3), 1.0), 1)),
+    "Independent too many dims": lambda L, P: _d(L).Independent(_d(L).Normal(P["loc"], 1.0), 2),
     "constraints": lambda L, P: [repr(c) for c in (
         _d(L).constraints.real, _d(L).constraints.positive, _d(L).constraints.unit_interval,
         _d(L).constraints.simplex, _d(L).constraints.boolean, _d(L).constraints.real_vector,
-        _d(L).constraints.integer_interval(0, 4), _d(L).constraints.interval(-1.0, 2.0))],
+        _d(L).constraints.integer_interval(0, 4), _d(L).constraints.interval(-1.0, 2.0),
+        _d(L).constraints.nonnegative, _d(L).constraints.positive_definite,
+        _d(L).constraints.lower_cholesky)],
 }
 
 
@@ -241,3 +316,12 @@ def test_validation_can_be_switched_off_for_new_distributions():
         d.Distribution.set_default_validate_args(True)
     with pytest.raises(ValueError, match="^Expected parameter scale"):
         d.Normal(0.0, -1.0)
+
+
+def test_a_multivariate_normals_gradients_agree_with_sympy():
+    t.manual_seed(2)
+    loc = t.tensor([0.5, -1.0], dtype=t.float64, requires_grad=True)
+    tril = t.tensor([[1.5, 0.0], [0.3, 0.8]], dtype=t.float64, requires_grad=True)
+    d = t.distributions.MultivariateNormal(loc, scale_tril=tril)
+    loss = d.log_prob(d.rsample((2,))).sum() + d.entropy()
+    symbolic.check(loss, inputs=[loc, tril])  # (raises GradientMismatch)

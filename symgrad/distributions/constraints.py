@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = ["Constraint", "boolean", "dependent", "dependent_property", "greater_than",
-           "independent", "integer_interval", "interval", "is_dependent", "less_than",
-           "positive", "real", "real_vector", "simplex", "unit_interval"]
+           "greater_than_eq", "independent", "integer_interval", "interval", "is_dependent",
+           "less_than", "lower_cholesky", "nonnegative", "positive", "positive_definite", "real",
+           "real_vector", "simplex", "square", "symmetric", "unit_interval"]
 
 
 class Constraint:
@@ -73,6 +74,14 @@ class _LessThan(_Bound):
         return value < self.upper_bound
 
 
+class _GreaterThanEq(_Bound):
+    def __init__(self, lower_bound: Any) -> None:
+        super().__init__(lower_bound=lower_bound)
+
+    def check(self, value: Any) -> Any:
+        return self.lower_bound <= value
+
+
 class _Interval(_Bound):
     def __init__(self, lower_bound: Any, upper_bound: Any) -> None:
         super().__init__(lower_bound=lower_bound, upper_bound=upper_bound)
@@ -93,6 +102,51 @@ class _Simplex(Constraint):
 
     def check(self, value: Any) -> Any:
         return (value >= 0).all(dim=-1) & ((value.sum(-1) - 1).abs() < 1e-6)
+
+
+class _Square(Constraint):
+    event_dim = 2
+
+    def check(self, value: Any) -> Any:
+        import symgrad
+
+        return symgrad.full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1],
+                            dtype=symgrad.bool)
+
+
+class _Symmetric(_Square):
+    def check(self, value: Any) -> Any:
+        square = super().check(value)
+        if not bool(square.all()):
+            return square
+        return value.isclose(value.mT, atol=1e-6).all(-2).all(-1)
+
+
+class _PositiveDefinite(_Symmetric):
+    def check(self, value: Any) -> Any:
+        import numpy as np
+
+        import symgrad
+
+        symmetric = super().check(value)
+        if not bool(symmetric.all()):
+            return symmetric
+        matrices = value.detach().numpy()
+        ok = np.ones(matrices.shape[:-2], dtype=bool)
+        for index in np.ndindex(*matrices.shape[:-2]):
+            try:
+                np.linalg.cholesky(matrices[index])
+            except np.linalg.LinAlgError:
+                ok[index] = False
+        return symgrad.tensor(ok)
+
+
+class _LowerCholesky(Constraint):
+    event_dim = 2
+
+    def check(self, value: Any) -> Any:
+        lower = (value.tril() == value).flatten(-2).all(-1)
+        return lower & (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
 
 
 class _IndependentConstraint(Constraint):
@@ -154,8 +208,14 @@ real = _Real()
 real_vector = _IndependentConstraint(real, 1)
 boolean = _Boolean()
 positive = _GreaterThan(0.0)
+nonnegative = _GreaterThanEq(0.0)
+square = _Square()
+symmetric = _Symmetric()
+positive_definite = _PositiveDefinite()
+lower_cholesky = _LowerCholesky()
 unit_interval = _Interval(0.0, 1.0)
 simplex = _Simplex()
-greater_than, less_than, interval = _GreaterThan, _LessThan, _Interval
+greater_than, greater_than_eq, less_than, interval = _GreaterThan, _GreaterThanEq, _LessThan, \
+    _Interval
 integer_interval = _IntegerInterval
 independent = _IndependentConstraint
