@@ -89,6 +89,7 @@ if TYPE_CHECKING:  # what __getattr__ below loads on first use, for type checker
     from symgrad import (
         backends,
         distributions,
+        func,
         linalg,
         nn,
         optim,
@@ -160,7 +161,7 @@ _LAZY = {"linalg": ("symgrad.linalg", None), "nn": ("symgrad.nn", None),
          "optim": ("symgrad.optim", None), "testing": ("symgrad.testing", None),
          "utils": ("symgrad.utils", None), "random": ("symgrad.random", None),
          "backends": ("symgrad.backends", None), "special": ("symgrad.special", None),
-         "distributions": ("symgrad.distributions", None),
+         "distributions": ("symgrad.distributions", None), "func": ("symgrad.func", None),
          "viz": ("symgrad.viz", None), "load": ("symgrad.serialization", "load"),
          "save": ("symgrad.serialization", "save"),
          "return_types": ("symgrad.torch_api.sorting", "return_types"),  # (it adds sort ...)
@@ -202,9 +203,9 @@ def __getattr__(name: str) -> Any:
 # The public namespace is exactly __all__: the public subpackages, the names defined or
 # re-exported above and every function spelling declared in symgrad.torch_api. Internal modules
 # (creation, dispatch, numeric, ops, tensor, torch_api ...) stay importable by their full names.
-_PUBLIC_MODULES = frozenset({"autograd", "backends", "cuda", "distributions", "linalg", "nn",
-                             "optim", "random", "special", "symbolic", "testing", "utils",
-                             "viz"})
+_PUBLIC_MODULES = frozenset({"autograd", "backends", "cuda", "distributions", "func", "linalg",
+                             "nn", "optim", "random", "special", "symbolic", "testing",
+                             "utils", "viz"})
 _NOT_PUBLIC = frozenset({"TYPE_CHECKING", "Any", "annotations", "builtins", "gc",
                          "math", "os"})
 __all__ = sorted([

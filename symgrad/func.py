@@ -1,0 +1,372 @@
+"""``symgrad.func``: PyTorch's function transforms ``grad``, ``grad_and_value``, ``vjp``,
+``jacrev``, ``jacfwd``, ``hessian`` and ``vmap``, and ``functional_call``.
+
+They are built on the recorded graph: ``grad(f)(x)`` runs ``f`` on a copy of ``x`` that
+requires grad and differentiates with ``autograd.grad``, so transforms nest (``grad(grad(f))``)
+and the graphs they record are ordinary graphs that ``symbolic.check`` can read. Inputs may be
+tensors or tuples, lists and dicts of them. Two differences from PyTorch: ``jacfwd`` computes
+its Jacobian in reverse mode (the same numbers), and ``vmap`` calls the function once per
+element of the mapped dimension and stacks the results, so it needs no batching rules but
+costs one call per element. At the outermost level, a transform's results are not recorded
+for tensors the function closes over (PyTorch's are): pass them as arguments, or call the
+transform inside another.
+
+>>> from symgrad.func import grad
+>>> grad(lambda x: (x ** 3).sum())(symgrad.tensor([1.0, 2.0]))
+tensor([ 3., 12.])
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import symgrad
+from symgrad.tensor import Tensor
+
+__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "vjp",
+           "vmap"]
+
+_state = threading.local()  # how many transforms are running on this thread
+
+
+@contextlib.contextmanager
+def _level() -> Iterator[bool]:
+    """Enter a transform; yields whether it runs inside another one (then its results stay
+    differentiable, for the outer transform)."""
+    depth = getattr(_state, "depth", 0)
+    _state.depth = depth + 1
+    try:
+        with symgrad.enable_grad():
+            yield depth > 0
+    finally:
+        _state.depth = depth
+
+
+def _flatten(tree: Any) -> tuple[list[Any], Callable[[list[Any]], Any]]:
+    """The leaves of a tuple/list/dict tree, and a function rebuilding it from new leaves."""
+    if isinstance(tree, tuple | list):
+        parts = [_flatten(x) for x in tree]
+        counts = [len(leaves) for leaves, _ in parts]
+
+        def rebuild(leaves: list[Any]) -> Any:
+            out, start = [], 0
+            for (_, sub), n in zip(parts, counts, strict=True):
+                out.append(sub(leaves[start:start + n]))
+                start += n
+            return type(tree)(out)
+        return [leaf for leaves, _ in parts for leaf in leaves], rebuild
+    if isinstance(tree, dict):
+        keys = list(tree)
+        values, rebuild_values = _flatten([tree[k] for k in keys])
+        return values, lambda leaves: dict(zip(keys, rebuild_values(leaves), strict=True))
+    return [tree], lambda leaves: leaves[0]
+
+
+def _map(fn: Callable[[Any], Any], tree: Any) -> Any:
+    leaves, rebuild = _flatten(tree)
+    return rebuild([fn(x) for x in leaves])
+
+
+def _detached(tree: Any) -> Any:
+    return _map(lambda x: x.detach() if isinstance(x, Tensor) else x, tree)
+
+
+def _argnums(argnums: int | tuple[int, ...], count: int) -> tuple[int, ...]:
+    chosen = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for a in chosen:
+        if not -count <= a < count:
+            raise RuntimeError(f"Got argnum={a}, but only {count} positional inputs")
+    return tuple(a % count for a in chosen)
+
+
+def _tracked(x: Any) -> Tensor:
+    """An input of a transform as a tensor the transform differentiates: a view of it when it
+    already requires grad (an outer transform's input: the graph stays connected), else a
+    detached copy that requires grad."""
+    if not isinstance(x, Tensor):
+        raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
+    if not x.is_floating_point():
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")
+    return x.view_as(x) if x.requires_grad else x.detach().requires_grad_()
+
+
+def _prepare(args: Sequence[Any], argnums: tuple[int, ...]) -> tuple[list[Any], list[Any],
+                                                                     list[Any]]:
+    """The arguments with those in ``argnums`` tracked, their tracked leaves per argument, and
+    each argument's rebuild function."""
+    args = list(args)
+    leaves_per_arg, rebuilds = [], []
+    for a in argnums:
+        leaves, rebuild = _flatten(args[a])
+        tracked = [_tracked(x) for x in leaves]
+        args[a] = rebuild(tracked)
+        leaves_per_arg.append(tracked)
+        rebuilds.append(rebuild)
+    return args, leaves_per_arg, rebuilds
+
+
+def _gradients(output: Tensor, leaves: list[Tensor], nested: bool,
+               cotangent: Tensor | None = None) -> list[Tensor]:
+    grads = symgrad.autograd.grad(output, leaves, cotangent, retain_graph=True,
+                                  create_graph=nested, allow_unused=True,
+                                  materialize_grads=True)
+    return list(grads) if nested else [g.detach() for g in grads]
+
+
+def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0,
+                   has_aux: bool = False) -> Callable:
+    """``func`` made to return its gradient with respect to the arguments ``argnums`` and its
+    value: ``(grad, value)``, or ``(grad, (value, aux))`` with ``has_aux`` (``func`` returning
+    ``(value, aux)``). ``value`` must be a scalar tensor.
+
+    >>> g, value = symgrad.func.grad_and_value(lambda x: (x ** 2).sum())(symgrad.ones(2))
+    >>> g, value
+    (tensor([2., 2.]), tensor(2.))
+    """
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        chosen = _argnums(argnums, len(args))
+        with _level() as nested:
+            inner, leaves_per_arg, rebuilds = _prepare(args, chosen)
+            output = func(*inner, **kwargs)
+            aux = None
+            if has_aux:
+                if not (isinstance(output, tuple) and len(output) == 2):
+                    raise RuntimeError("grad_and_value(f)(*args): output of function f should "
+                                       "be a tuple: (output, aux) if has_aux is True")
+                output, aux = output
+            if not isinstance(output, Tensor):
+                raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
+                                   f"Tensor, got {type(output)}")
+            if output.ndim != 0:
+                raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
+                                   f"scalar Tensor, got tensor with {output.ndim} dims. Maybe "
+                                   "you wanted to use the vjp or jacrev APIs instead?")
+            flat = [x for leaves in leaves_per_arg for x in leaves]
+            nested = nested or any(x.requires_grad for x in _flatten([args[a] for a in chosen])[0]
+                                   if isinstance(x, Tensor))
+            grads = _gradients(output, flat, nested)
+        per_arg, start = [], 0
+        for leaves, rebuild in zip(leaves_per_arg, rebuilds, strict=True):
+            per_arg.append(rebuild(grads[start:start + len(leaves)]))
+            start += len(leaves)
+        result = per_arg[0] if isinstance(argnums, int) else tuple(per_arg)
+        value = output if nested else output.detach()
+        if has_aux:
+            return result, (value, aux if nested else _detached(aux))
+        return result, value
+    return wrapper
+
+
+def grad(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False) -> Callable:
+    """``func`` made to return its gradient with respect to the arguments ``argnums`` (a
+    tuple of gradients for a tuple of argnums; ``(grad, aux)`` with ``has_aux``); ``func`` must
+    return a scalar tensor. Transforms nest: ``grad(grad(f))`` is the second derivative.
+
+    >>> f = lambda x: x ** 3
+    >>> symgrad.func.grad(symgrad.func.grad(f))(symgrad.tensor(2.0))
+    tensor(12.)
+    """
+    transformed = grad_and_value(func, argnums, has_aux)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        result, value = transformed(*args, **kwargs)
+        return (result, value[1]) if has_aux else result
+    return wrapper
+
+
+def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
+    """``(func(*primals), vjp_fn)``: ``vjp_fn(cotangents)`` gives the vector-Jacobian product
+    with respect to each primal, as a tuple (``(output, vjp_fn, aux)`` with ``has_aux``).
+
+    >>> out, vjp_fn = symgrad.func.vjp(lambda x: x ** 2, symgrad.tensor([1.0, 3.0]))
+    >>> vjp_fn(symgrad.ones(2))
+    (tensor([2., 6.]),)
+    """
+    with _level() as nested:
+        inner, leaves_per_arg, rebuilds = _prepare(primals, tuple(range(len(primals))))
+        output = func(*inner)
+        aux = None
+        if has_aux:
+            if not (isinstance(output, tuple) and len(output) == 2):
+                raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: "
+                                   "(output, aux) if has_aux is True")
+            output, aux = output
+
+    def vjp_fn(cotangents: Any) -> tuple[Any, ...]:
+        with _level() as inside:
+            outputs, _ = _flatten(output)
+            given, _ = _flatten(cotangents)
+            flat = [x for leaves in leaves_per_arg for x in leaves]
+            grads = symgrad.autograd.grad(outputs, flat, given, retain_graph=True,
+                                          create_graph=inside or nested, allow_unused=True,
+                                          materialize_grads=True)
+            grads = list(grads) if inside or nested else [g.detach() for g in grads]
+        per_arg, start = [], 0
+        for leaves, rebuild in zip(leaves_per_arg, rebuilds, strict=True):
+            per_arg.append(rebuild(grads[start:start + len(leaves)]))
+            start += len(leaves)
+        return tuple(per_arg)
+
+    shown = output if nested else _detached(output)
+    if has_aux:
+        return shown, vjp_fn, aux if nested else _detached(aux)
+    return shown, vjp_fn
+
+
+def jacrev(func: Callable, argnums: int | tuple[int, ...] = 0, *, has_aux: bool = False,
+           chunk_size: int | None = None) -> Callable:
+    """``func`` made to return its Jacobian with respect to the arguments ``argnums``, of shape
+    ``output.shape + input.shape``, one reverse pass per output element.
+
+    >>> symgrad.func.jacrev(lambda x: x ** 2)(symgrad.tensor([1.0, 2.0]))
+    tensor([[2., 0.],
+            [0., 4.]])
+    """
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        chosen = _argnums(argnums, len(args))
+        with _level() as nested:
+            inner, leaves_per_arg, rebuilds = _prepare(args, chosen)
+            output = func(*inner, **kwargs)
+            aux = None
+            if has_aux:
+                output, aux = output
+            flat = [x for leaves in leaves_per_arg for x in leaves]
+            rows = []
+            for i in range(output.numel()):
+                rows.append(_gradients(output.reshape(-1)[i], flat, nested))
+            jacobians = []
+            for k, leaf in enumerate(flat):
+                stacked = symgrad.stack([row[k] for row in rows]) if rows else \
+                    symgrad.zeros(0, *leaf.shape, dtype=leaf.dtype)
+                jacobians.append(stacked.reshape(*output.shape, *leaf.shape))
+        per_arg, start = [], 0
+        for leaves, rebuild in zip(leaves_per_arg, rebuilds, strict=True):
+            per_arg.append(rebuild(jacobians[start:start + len(leaves)]))
+            start += len(leaves)
+        result = per_arg[0] if isinstance(argnums, int) else tuple(per_arg)
+        if has_aux:
+            return result, aux if nested else _detached(aux)
+        return result
+    return wrapper
+
+
+def jacfwd(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False, *,
+           randomness: str = "error") -> Callable:
+    """The Jacobian as :func:`jacrev` gives it (symgrad has no forward mode; the numbers are
+    the same).
+
+    >>> symgrad.func.jacfwd(lambda x: x.sin())(symgrad.tensor([0.0]))
+    tensor([[1.]])
+    """
+    return jacrev(func, argnums, has_aux=has_aux)
+
+
+def hessian(func: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
+    """``func``'s Hessian with respect to the arguments ``argnums``: ``jacfwd(jacrev(func))``.
+
+    >>> symgrad.func.hessian(lambda x: (x ** 3).sum())(symgrad.tensor([1.0, 2.0]))
+    tensor([[ 6.,  0.],
+            [ 0., 12.]])
+    """
+    return jacfwd(jacrev(func, argnums), argnums)
+
+
+def vmap(func: Callable, in_dims: int | tuple | None = 0, out_dims: int | tuple = 0,
+         randomness: str = "error", *, chunk_size: int | None = None) -> Callable:
+    """``func`` mapped over a dimension of its inputs (``in_dims``: one per argument, or one
+    for all; None leaves an argument unmapped), the results stacked along ``out_dims``. symgrad
+    calls ``func`` once per element and stacks, so gradients flow through as usual.
+
+    >>> symgrad.func.vmap(lambda row, w: row @ w, in_dims=(0, None))(symgrad.ones(3, 2),
+    ...                                                               symgrad.tensor([1.0, 2.0]))
+    tensor([3., 3., 3.])
+    """
+    name = getattr(func, "__name__", repr(func))
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        dims = in_dims if isinstance(in_dims, tuple | list) else (in_dims,) * len(args)
+        if len(dims) != len(args):
+            raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): in_dims is not "
+                             "compatible with the structure of `inputs`.")
+        sizes = [a.shape[d] for a, d in zip(args, dims, strict=True)
+                 if d is not None and isinstance(a, Tensor)]
+        if not sizes:
+            raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): at least one "
+                             "input must be a Tensor mapped over a dimension.")
+        if len(set(sizes)) > 1:
+            raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped "
+                             f"dimension, got sizes {sizes} for the mapped dimension")
+        results = [func(*(a.select(d, i) if d is not None else a
+                          for a, d in zip(args, dims, strict=True)), **kwargs)
+                   for i in range(sizes[0])]
+        first, rebuild = _flatten(results[0])
+        columns = list(zip(*(_flatten(r)[0] for r in results), strict=True))
+        outs = out_dims if isinstance(out_dims, tuple | list) else (out_dims,) * len(first)
+        return rebuild([symgrad.stack(list(column), d) for column, d in
+                        zip(columns, outs, strict=True)])
+    return wrapper
+
+
+def functional_call(module: Any, parameter_and_buffer_dicts: dict | Sequence[dict],
+                    args: Any = None, kwargs: dict | None = None, *, tie_weights: bool = True,
+                    strict: bool = False) -> Any:
+    """Call ``module`` with some of its parameters and buffers replaced by the tensors given
+    (by their dotted names), leaving the module as it was afterwards.
+
+    >>> m = symgrad.nn.Linear(2, 1)
+    >>> params = {"weight": symgrad.ones(1, 2), "bias": symgrad.zeros(1)}
+    >>> symgrad.func.functional_call(m, params, (symgrad.tensor([[1.0, 2.0]]),))
+    tensor([[3.]])
+    """
+    dicts = [parameter_and_buffer_dicts] if isinstance(parameter_and_buffer_dicts, dict) \
+        else list(parameter_and_buffer_dicts)
+    given: dict[str, Any] = {}
+    repeated = [key for i, d in enumerate(dicts) for key in d
+                if any(key in other for other in dicts[:i])]
+    if repeated:
+        raise ValueError(f"{sorted(set(repeated))} appeared in multiple dictionaries; behavior "
+                         "of functional call is ambiguous")
+    for d in dicts:
+        given.update(d)
+    names = [n for n, _ in module.named_parameters()] + [n for n, _ in module.named_buffers()]
+    if strict:
+        unexpected = [k for k in given if k not in names]
+        missing = [n for n in names if n not in given]
+        if unexpected or missing:
+            lines = []
+            if unexpected:
+                lines.append("Unexpected key(s): " + ", ".join(f"'{k}'" for k in unexpected)
+                             + ".")
+            if missing:
+                lines.append("Missing key(s): " + ", ".join(f"'{k}'" for k in missing) + ".")
+            raise RuntimeError(f"Error(s) in reparametrizing for {type(module).__name__}:\n\t"
+                               + "\n\t".join(lines))
+    saved = []
+    try:
+        for key, value in given.items():
+            owner_name, _, attr = key.rpartition(".")
+            owner = module.get_submodule(owner_name) if owner_name else module
+            store = owner._parameters if attr in owner._parameters else (
+                owner._buffers if attr in owner._buffers else None)
+            if store is None:
+                saved.append((owner, attr, None, owner.__dict__.get(attr, _MISSING)))
+                owner.__dict__[attr] = value
+                continue
+            saved.append((owner, attr, store, store[attr]))
+            store[attr] = value
+        call_args = args if isinstance(args, tuple) else (() if args is None else (args,))
+        return module(*call_args, **(kwargs or {}))
+    finally:
+        for owner, attr, store, old in reversed(saved):
+            if store is not None:
+                store[attr] = old
+            elif old is _MISSING:
+                owner.__dict__.pop(attr, None)
+            else:
+                owner.__dict__[attr] = old
+
+
+_MISSING = object()
