@@ -108,6 +108,31 @@ def _prepare(args: Sequence[Any], argnums: tuple[int, ...]) -> tuple[list[Any], 
     return args, leaves_per_arg, rebuilds
 
 
+def _call(func: Callable, args: Sequence[Any], kwargs: dict, chosen: tuple[int, ...],
+          has_aux: bool, who: str) -> tuple[Any, Any, list[Any], list[Any]]:
+    """``func`` run on the arguments with those in ``chosen`` tracked: its output, its aux (with
+    ``has_aux``, PyTorch's error when it returns no pair), and the tracked leaves and rebuild
+    functions of :func:`_prepare`."""
+    inner, leaves_per_arg, rebuilds = _prepare(args, chosen)
+    output, aux = func(*inner, **kwargs), None
+    if has_aux:
+        if not (isinstance(output, tuple) and len(output) == 2):
+            raise RuntimeError(f"{who}: output of function f should be a tuple: (output, aux) "
+                               "if has_aux is True")
+        output, aux = output
+    return output, aux, leaves_per_arg, rebuilds
+
+
+def _per_argument(values: list[Any], leaves_per_arg: list[list[Any]],
+                  rebuilds: list[Callable[[list[Any]], Any]]) -> list[Any]:
+    """``values`` (one per tracked leaf, in order) regrouped into each argument's tree."""
+    out, start = [], 0
+    for leaves, rebuild in zip(leaves_per_arg, rebuilds, strict=True):
+        out.append(rebuild(values[start:start + len(leaves)]))
+        start += len(leaves)
+    return out
+
+
 def _gradients(output: Tensor, leaves: list[Tensor], nested: bool,
                cotangent: Tensor | None = None) -> list[Tensor]:
     grads = symgrad.autograd.grad(output, leaves, cotangent, retain_graph=True,
@@ -129,14 +154,8 @@ def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0,
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         chosen = _argnums(argnums, len(args))
         with _level() as nested:
-            inner, leaves_per_arg, rebuilds = _prepare(args, chosen)
-            output = func(*inner, **kwargs)
-            aux = None
-            if has_aux:
-                if not (isinstance(output, tuple) and len(output) == 2):
-                    raise RuntimeError("grad_and_value(f)(*args): output of function f should "
-                                       "be a tuple: (output, aux) if has_aux is True")
-                output, aux = output
+            output, aux, leaves_per_arg, rebuilds = _call(func, args, kwargs, chosen, has_aux,
+                                                          "grad_and_value(f)(*args)")
             if not isinstance(output, Tensor):
                 raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
                                    f"Tensor, got {type(output)}")
@@ -148,10 +167,7 @@ def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0,
             nested = nested or any(x.requires_grad for x in _flatten([args[a] for a in chosen])[0]
                                    if isinstance(x, Tensor))
             grads = _gradients(output, flat, nested)
-        per_arg, start = [], 0
-        for leaves, rebuild in zip(leaves_per_arg, rebuilds, strict=True):
-            per_arg.append(rebuild(grads[start:start + len(leaves)]))
-            start += len(leaves)
+        per_arg = _per_argument(grads, leaves_per_arg, rebuilds)
         result = per_arg[0] if isinstance(argnums, int) else tuple(per_arg)
         value = output if nested else output.detach()
         if has_aux:
@@ -204,11 +220,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple[Any, ...]
                                           create_graph=inside or nested, allow_unused=True,
                                           materialize_grads=True)
             grads = list(grads) if inside or nested else [g.detach() for g in grads]
-        per_arg, start = [], 0
-        for leaves, rebuild in zip(leaves_per_arg, rebuilds, strict=True):
-            per_arg.append(rebuild(grads[start:start + len(leaves)]))
-            start += len(leaves)
-        return tuple(per_arg)
+        return tuple(_per_argument(grads, leaves_per_arg, rebuilds))
 
     shown = output if nested else _detached(output)
     if has_aux:
@@ -228,11 +240,8 @@ def jacrev(func: Callable, argnums: int | tuple[int, ...] = 0, *, has_aux: bool 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         chosen = _argnums(argnums, len(args))
         with _level() as nested:
-            inner, leaves_per_arg, rebuilds = _prepare(args, chosen)
-            output = func(*inner, **kwargs)
-            aux = None
-            if has_aux:
-                output, aux = output
+            output, aux, leaves_per_arg, rebuilds = _call(func, args, kwargs, chosen, has_aux,
+                                                          "jacrev(f, ...)(*args)")
             flat = [x for leaves in leaves_per_arg for x in leaves]
             rows = []
             for i in range(output.numel()):
@@ -242,10 +251,7 @@ def jacrev(func: Callable, argnums: int | tuple[int, ...] = 0, *, has_aux: bool 
                 stacked = symgrad.stack([row[k] for row in rows]) if rows else \
                     symgrad.zeros(0, *leaf.shape, dtype=leaf.dtype)
                 jacobians.append(stacked.reshape(*output.shape, *leaf.shape))
-        per_arg, start = [], 0
-        for leaves, rebuild in zip(leaves_per_arg, rebuilds, strict=True):
-            per_arg.append(rebuild(jacobians[start:start + len(leaves)]))
-            start += len(leaves)
+        per_arg = _per_argument(jacobians, leaves_per_arg, rebuilds)
         result = per_arg[0] if isinstance(argnums, int) else tuple(per_arg)
         if has_aux:
             return result, aux if nested else _detached(aux)

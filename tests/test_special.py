@@ -14,7 +14,7 @@ import pathlib
 
 import numpy as np
 import pytest
-from torch_cases import first_sentence
+from torch_cases import first_sentence, leaves_of
 
 import symgrad as t
 from symgrad import ops, symbolic
@@ -104,18 +104,8 @@ OTHERS = {
 
 
 def _leaves(out):
-    """The leaves a case's output depends on, in the order given."""
-    found, stack = [], [out.grad_fn]
-    while stack:
-        node = stack.pop()
-        if node is None:
-            continue
-        if hasattr(node, "variable"):
-            if not any(node.variable is f for f in found):
-                found.append(node.variable)
-            continue
-        stack.extend(f for f, _ in reversed(node.next_functions))
-    return sorted(found, key=lambda x: -x.numel())
+    """The leaves a case's output depends on, the largest first."""
+    return sorted(leaves_of(out), key=lambda x: -x.numel())
 
 
 def _plain(values):

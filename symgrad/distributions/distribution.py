@@ -244,3 +244,40 @@ class ExponentialFamily(Distribution):
     >>> issubclass(symgrad.distributions.Normal, symgrad.distributions.ExponentialFamily)
     True
     """
+
+
+class LocationScale(Distribution):
+    """The distributions of a location ``loc`` and a scale ``scale`` (numbers or tensors,
+    broadcast): ``Normal``, ``Laplace``. Their mean and mode are ``loc``.
+
+    >>> symgrad.distributions.Laplace(symgrad.zeros(2), 1.0).batch_shape
+    symgrad.Size([2])
+    """
+
+    def __init__(self, loc: Tensor | float, scale: Tensor | float,
+                 validate_args: bool | None = None) -> None:
+        self.loc, self.scale = broadcast_all(loc, scale)
+        numbers_only = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
+        super().__init__(Size() if numbers_only else self.loc.size(), validate_args=validate_args)
+
+    @property
+    def mean(self) -> Tensor:
+        """``loc``."""
+        return self.loc
+
+    @property
+    def mode(self) -> Tensor:
+        """``loc``."""
+        return self.loc
+
+    def expand(self, batch_shape: Sequence[int]) -> LocationScale:
+        """The same distribution with its parameters expanded to ``batch_shape``.
+
+        >>> symgrad.distributions.Normal(0.0, 1.0).expand((2,)).batch_shape
+        symgrad.Size([2])
+        """
+        new = type(self).__new__(type(self))
+        new.loc, new.scale = self.loc.expand(batch_shape), self.scale.expand(batch_shape)
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new

@@ -9,7 +9,12 @@ import numpy as np
 
 import symgrad
 from symgrad.distributions import constraints
-from symgrad.distributions.distribution import Distribution, ExponentialFamily, broadcast_all
+from symgrad.distributions.distribution import (
+    Distribution,
+    ExponentialFamily,
+    LocationScale,
+    broadcast_all,
+)
 from symgrad.tensor import Size, Tensor
 
 
@@ -92,7 +97,7 @@ class Exponential(ExponentialFamily):
         return 1.0 - symgrad.log(self.rate)
 
 
-class Laplace(Distribution):
+class Laplace(LocationScale):
     """The Laplace distribution of location ``loc`` and scale ``scale``.
 
     >>> symgrad.distributions.Laplace(0.0, 1.0).log_prob(symgrad.tensor(1.0))
@@ -103,22 +108,6 @@ class Laplace(Distribution):
     support = constraints.real
     has_rsample = True
 
-    def __init__(self, loc: Tensor | float, scale: Tensor | float,
-                 validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        numbers_only = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
-        super().__init__(Size() if numbers_only else self.loc.size(), validate_args=validate_args)
-
-    @property
-    def mean(self) -> Tensor:
-        """``loc``."""
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        """``loc``."""
-        return self.loc
-
     @property
     def variance(self) -> Tensor:
         """``2 scale²``."""
@@ -128,18 +117,6 @@ class Laplace(Distribution):
     def stddev(self) -> Tensor:
         """``√2 scale``."""
         return (2 ** 0.5) * self.scale
-
-    def expand(self, batch_shape: Sequence[int]) -> Laplace:
-        """The same distribution with its parameters expanded to ``batch_shape``.
-
-        >>> symgrad.distributions.Laplace(0.0, 1.0).expand((2,)).batch_shape
-        symgrad.Size([2])
-        """
-        new = Laplace.__new__(Laplace)
-        new.loc, new.scale = self.loc.expand(batch_shape), self.scale.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
 
     def rsample(self, sample_shape: Sequence[int] = Size()) -> Tensor:
         """``loc - scale sign(u) log1p(-|u|)``, u uniform in (-1, 1).

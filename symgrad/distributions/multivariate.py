@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import symgrad
 from symgrad.distributions import constraints
-from symgrad.distributions.distribution import Distribution, lazy_property
+from symgrad.distributions.distribution import Distribution, LocationScale, lazy_property
 from symgrad.tensor import Size, Tensor
 
 
@@ -153,15 +153,8 @@ class MultivariateNormal(Distribution):
         factor = self._unbroadcasted_scale_tril
         return symgrad.linalg.inv(factor @ factor.mT).expand(*self._matrix_shape())
 
-    @property
-    def mean(self) -> Tensor:
-        """``loc``."""
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        """``loc``."""
-        return self.loc
+    mean = LocationScale.mean
+    mode = LocationScale.mode
 
     @property
     def variance(self) -> Tensor:

@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Sequence
 
 import symgrad
 from symgrad.distributions import constraints
-from symgrad.distributions.distribution import (
-    Distribution,
-    ExponentialFamily,
-    broadcast_all,
-)
+from symgrad.distributions.distribution import ExponentialFamily, LocationScale
 from symgrad.tensor import Size, Tensor
 
 
-class Normal(ExponentialFamily):
+class Normal(LocationScale, ExponentialFamily):
     """The normal distribution of mean ``loc`` and standard deviation ``scale`` (numbers or
     tensors, broadcast). ``rsample`` is ``loc + eps * scale``: gradients reach both.
 
@@ -29,22 +24,6 @@ class Normal(ExponentialFamily):
     support = constraints.real
     has_rsample = True
 
-    def __init__(self, loc: Tensor | float, scale: Tensor | float,
-                 validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        numbers_only = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
-        super().__init__(Size() if numbers_only else self.loc.size(), validate_args=validate_args)
-
-    @property
-    def mean(self) -> Tensor:
-        """``loc``."""
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        """``loc``."""
-        return self.loc
-
     @property
     def stddev(self) -> Tensor:
         """``scale``."""
@@ -54,18 +33,6 @@ class Normal(ExponentialFamily):
     def variance(self) -> Tensor:
         """``scale²``."""
         return self.stddev.pow(2)
-
-    def expand(self, batch_shape: Sequence[int]) -> Normal:
-        """The same distribution with its parameters expanded to ``batch_shape``.
-
-        >>> symgrad.distributions.Normal(0.0, 1.0).expand((2,)).batch_shape
-        symgrad.Size([2])
-        """
-        new = Normal.__new__(Normal)
-        new.loc, new.scale = self.loc.expand(batch_shape), self.scale.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
 
     def sample(self, sample_shape: Sequence[int] = Size()) -> Tensor:
         """Samples, not recorded.

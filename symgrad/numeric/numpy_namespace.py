@@ -265,34 +265,30 @@ def slogabsdet(a: np.ndarray) -> np.ndarray:
         return np.linalg.slogdet(a)[1]
 
 
-def inv_or_nan(a: np.ndarray) -> np.ndarray:
-    """``inv(a)`` for each matrix of ``a``, nan for a singular one (the gradient of slogdet
-    there is not finite; PyTorch's has inf and nan)."""
+def _inverse_or(a: np.ndarray, fill: float) -> np.ndarray:
+    """``inv(a)`` for each matrix of ``a``, ``fill`` in every entry of a singular one."""
     try:
         return np.linalg.inv(a)
     except np.linalg.LinAlgError:
-        out = np.full_like(a, np.nan)
+        out = np.full_like(a, fill)
         for index in np.ndindex(*a.shape[:-2]):
             try:
                 out[index] = np.linalg.inv(a[index])
             except np.linalg.LinAlgError:
                 pass
         return out
+
+
+def inv_or_nan(a: np.ndarray) -> np.ndarray:
+    """``inv(a)`` for each matrix of ``a``, nan for a singular one (the gradient of slogdet
+    there is not finite; PyTorch's has inf and nan)."""
+    return _inverse_or(a, np.nan)
 
 
 def inv_unless_singular(a: np.ndarray) -> np.ndarray:
     """``inv(a)`` for each matrix of ``a``, zeros for a singular one: det's VJP scales it by
     the determinant, 0 there (PyTorch's gradient of det at a singular matrix is 0 too)."""
-    try:
-        return np.linalg.inv(a)
-    except np.linalg.LinAlgError:
-        out = np.zeros_like(a)
-        for index in np.ndindex(*a.shape[:-2]):
-            try:
-                out[index] = np.linalg.inv(a[index])
-            except np.linalg.LinAlgError:
-                pass
-        return out
+    return _inverse_or(a, 0.0)
 
 
 swapaxes = np.ndarray.swapaxes
