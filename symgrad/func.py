@@ -7,9 +7,7 @@ and the graphs they record are ordinary graphs that ``symbolic.check`` can read.
 tensors or tuples, lists and dicts of them. Two differences from PyTorch: ``jacfwd`` computes
 its Jacobian in reverse mode (the same numbers), and ``vmap`` calls the function once per
 element of the mapped dimension and stacks the results, so it needs no batching rules but
-costs one call per element. At the outermost level, a transform's results are not recorded
-for tensors the function closes over (PyTorch's are): pass them as arguments, or call the
-transform inside another.
+costs one call per element.
 
 >>> from symgrad.func import grad
 >>> grad(lambda x: (x ** 3).sum())(symgrad.tensor([1.0, 2.0]))
@@ -70,8 +68,29 @@ def _map(fn: Callable[[Any], Any], tree: Any) -> Any:
     return rebuild([fn(x) for x in leaves])
 
 
-def _detached(tree: Any) -> Any:
-    return _map(lambda x: x.detach() if isinstance(x, Tensor) else x, tree)
+def _lifted(tree: Any, tracked: list[Tensor]) -> Any:
+    """The tensors of a transform's result as the caller sees them: still recorded where their
+    graph reaches a tensor from outside the transform (a parameter the function closes over, an
+    input that required grad), else detached, as PyTorch's results at the outermost level."""
+    inside = {id(x) for x in tracked}
+
+    def lift(x: Any) -> Any:
+        if not isinstance(x, Tensor) or not x.requires_grad:
+            return x
+        stack, seen = [x.grad_fn], set()
+        while stack:
+            node = stack.pop()
+            if node is None or id(node) in seen:
+                continue
+            seen.add(id(node))
+            variable = getattr(node, "variable", None)
+            if variable is not None:
+                if id(variable) not in inside:
+                    return x
+                continue
+            stack.extend(f for f, _ in node.next_functions)
+        return x.detach()
+    return _map(lift, tree)
 
 
 def _argnums(argnums: int | tuple[int, ...], count: int) -> tuple[int, ...]:
@@ -133,12 +152,10 @@ def _per_argument(values: list[Any], leaves_per_arg: list[list[Any]],
     return out
 
 
-def _gradients(output: Tensor, leaves: list[Tensor], nested: bool,
-               cotangent: Tensor | None = None) -> list[Tensor]:
-    grads = symgrad.autograd.grad(output, leaves, cotangent, retain_graph=True,
-                                  create_graph=nested, allow_unused=True,
-                                  materialize_grads=True)
-    return list(grads) if nested else [g.detach() for g in grads]
+def _gradients(output: Tensor, leaves: list[Tensor]) -> list[Tensor]:
+    # (recorded: an outer transform, or a tensor the function closes over, may need them)
+    return list(symgrad.autograd.grad(output, leaves, retain_graph=True, create_graph=True,
+                                      allow_unused=True, materialize_grads=True))
 
 
 def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0,
@@ -164,15 +181,11 @@ def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0,
                                    f"scalar Tensor, got tensor with {output.ndim} dims. Maybe "
                                    "you wanted to use the vjp or jacrev APIs instead?")
             flat = [x for leaves in leaves_per_arg for x in leaves]
-            nested = nested or any(x.requires_grad for x in _flatten([args[a] for a in chosen])[0]
-                                   if isinstance(x, Tensor))
-            grads = _gradients(output, flat, nested)
+            grads = _gradients(output, flat)
         per_arg = _per_argument(grads, leaves_per_arg, rebuilds)
         result = per_arg[0] if isinstance(argnums, int) else tuple(per_arg)
-        value = output if nested else output.detach()
-        if has_aux:
-            return result, (value, aux if nested else _detached(aux))
-        return result, value
+        result = (result, (output, aux) if has_aux else output)
+        return result if nested else _lifted(result, flat)
     return wrapper
 
 
@@ -202,30 +215,23 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple[Any, ...]
     (tensor([2., 6.]),)
     """
     with _level() as nested:
-        inner, leaves_per_arg, rebuilds = _prepare(primals, tuple(range(len(primals))))
-        output = func(*inner)
-        aux = None
-        if has_aux:
-            if not (isinstance(output, tuple) and len(output) == 2):
-                raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: "
-                                   "(output, aux) if has_aux is True")
-            output, aux = output
+        output, aux, leaves_per_arg, rebuilds = _call(func, primals, {},
+                                                      tuple(range(len(primals))), has_aux,
+                                                      "vjp(f, *primals)")
 
     def vjp_fn(cotangents: Any) -> tuple[Any, ...]:
         with _level() as inside:
             outputs, _ = _flatten(output)
             given, _ = _flatten(cotangents)
-            flat = [x for leaves in leaves_per_arg for x in leaves]
             grads = symgrad.autograd.grad(outputs, flat, given, retain_graph=True,
-                                          create_graph=inside or nested, allow_unused=True,
+                                          create_graph=True, allow_unused=True,
                                           materialize_grads=True)
-            grads = list(grads) if inside or nested else [g.detach() for g in grads]
-        return tuple(_per_argument(grads, leaves_per_arg, rebuilds))
+            result = tuple(_per_argument(list(grads), leaves_per_arg, rebuilds))
+        return result if inside or nested else _lifted(result, flat)
 
-    shown = output if nested else _detached(output)
-    if has_aux:
-        return shown, vjp_fn, aux if nested else _detached(aux)
-    return shown, vjp_fn
+    flat = [x for leaves in leaves_per_arg for x in leaves]
+    shown, shown_aux = (output, aux) if nested else _lifted((output, aux), flat)
+    return (shown, vjp_fn, shown_aux) if has_aux else (shown, vjp_fn)
 
 
 def jacrev(func: Callable, argnums: int | tuple[int, ...] = 0, *, has_aux: bool = False,
@@ -245,7 +251,7 @@ def jacrev(func: Callable, argnums: int | tuple[int, ...] = 0, *, has_aux: bool 
             flat = [x for leaves in leaves_per_arg for x in leaves]
             rows = []
             for i in range(output.numel()):
-                rows.append(_gradients(output.reshape(-1)[i], flat, nested))
+                rows.append(_gradients(output.reshape(-1)[i], flat))
             jacobians = []
             for k, leaf in enumerate(flat):
                 stacked = symgrad.stack([row[k] for row in rows]) if rows else \
@@ -253,9 +259,8 @@ def jacrev(func: Callable, argnums: int | tuple[int, ...] = 0, *, has_aux: bool 
                 jacobians.append(stacked.reshape(*output.shape, *leaf.shape))
         per_arg = _per_argument(jacobians, leaves_per_arg, rebuilds)
         result = per_arg[0] if isinstance(argnums, int) else tuple(per_arg)
-        if has_aux:
-            return result, aux if nested else _detached(aux)
-        return result
+        result = (result, aux) if has_aux else result
+        return result if nested else _lifted(result, flat)
     return wrapper
 
 

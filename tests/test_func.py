@@ -49,6 +49,15 @@ CASES = {
     "grad requires grad input": lambda L: (
         lambda x: L.autograd.grad(L.func.grad(lambda z: (z**3).sum())(x).sum(), x)
     )(x3(L).requires_grad_()),
+    "grad closes over a parameter": lambda L: (
+        lambda w: L.autograd.grad(L.func.grad(lambda x: (x * w).sum() * w.sum())(x3(L)).sum(), w)
+    )(x3(L).requires_grad_()),
+    "grad's result without outer parameters": lambda L: (
+        L.func.grad(lambda x: (x**3).sum())(x3(L)).requires_grad
+    ),
+    "vjp closes over a parameter": lambda L: (
+        lambda w: L.func.vjp(lambda x: x * w, x3(L))[1](L.ones(3))[0].requires_grad
+    )(x3(L).requires_grad_()),
     "grad_and_value": lambda L: L.func.grad_and_value(lambda x: (x**3).sum())(x3(L)),
     "grad_and_value aux": lambda L: L.func.grad_and_value(
         lambda x: ((x**3).sum(), x * 2), has_aux=True
