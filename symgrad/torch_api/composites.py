@@ -648,6 +648,17 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:  # noqa
     return input * factor
 
 
+@torch_api(COMPOSITE, function=False, inplace=True, example=lambda x: x.renorm_(2, 0, 1.0))
+def renorm_(self: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+    """In-place :func:`renorm` (its result copied into this tensor).
+
+    >>> symgrad.ones(2, 3).renorm_(2, 0, 1.0)
+    tensor([[0.5774, 0.5774, 0.5774],
+            [0.5774, 0.5774, 0.5774]])
+    """
+    return self.copy_(renorm(self, p, dim, maxnorm))
+
+
 @torch_api(COMPOSITE, example=lambda x: x.ldexp(x.detach().round()))
 def ldexp(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """``input * 2 ** other``, in a floating dtype.
@@ -795,6 +806,17 @@ def mvlgamma_(input: Tensor, p: int) -> Tensor:  # noqa: A002
     """In-place :func:`mvlgamma`."""
     return apply_inplace(ops.elementwise.mvlgamma, input,
                          p=_mvlgamma_order(input, p, "mvlgamma_"))
+
+
+@torch_api(COMPOSITE, function=False, inplace=True,
+           example=lambda x: x.ldexp_(x.detach().round()))
+def ldexp_(self: Tensor, other: Tensor) -> Tensor:
+    """In-place :func:`ldexp`.
+
+    >>> symgrad.ones(2).ldexp_(symgrad.tensor([1, 2]))
+    tensor([2., 4.])
+    """
+    return self.copy_(ldexp(self, other))
 
 
 def _scatter_into(fn: str, input: Tensor, src: Tensor, view: Any) -> Tensor:  # noqa: A002

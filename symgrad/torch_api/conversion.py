@@ -8,6 +8,7 @@ builtins.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 from typing import Any
 
@@ -146,6 +147,69 @@ def new_tensor(self, data: Any, *, dtype: dtypes.dtype | None = None, device: An
     """
     return creation.tensor(data, dtype=dtype or self.dtype, device=device,
                   requires_grad=requires_grad)
+
+
+@torch_api(NO_GRAPH, function=False)
+def new(self, *args: Any) -> Tensor:
+    """PyTorch's legacy constructor in this tensor's dtype: ``new(2, 3)`` a tensor of that
+    size (zeros here, uninitialized in PyTorch), ``new([1, 2])`` one holding the data,
+    ``new(tensor)`` that tensor, ``new()`` an empty one.
+
+    >>> symgrad.zeros(1).new([1, 2])
+    tensor([1., 2.])
+    """
+    if not args:
+        return creation.zeros(0, dtype=self.dtype)
+    first = args[0]
+    if len(args) == 1 and isinstance(first, Tensor):
+        if first.dtype is not self.dtype:
+            raise TypeError(f"expected TensorOptions(dtype={self.dtype._cpp_name}, device=cpu, "
+                            "layout=Strided, requires_grad=false (default), pinned_memory=false "
+                            "(default), memory_format=(nullopt)) (got TensorOptions(dtype="
+                            f"{first.dtype._cpp_name}, device=cpu, layout=Strided, "
+                            "requires_grad=false (default), pinned_memory=false (default), "
+                            "memory_format=(nullopt)))")
+        return first
+    if all(isinstance(v, builtins.int) and not isinstance(v, builtins.bool) for v in args):
+        return creation.zeros(*args, dtype=self.dtype)  # (a size)
+    if len(args) == 1 and isinstance(first, list | tuple):
+        return creation.tensor(first, dtype=self.dtype)  # (data: a tuple too, as PyTorch)
+    raise TypeError(f"new(): invalid data type '{builtins.type(first).__name__}'")
+
+
+@torch_api(NO_GRAPH, function=False, inplace=True)
+def apply_(self, callable: Any) -> Tensor:  # noqa: A002 - PyTorch's name
+    """Replace each element by ``callable(element)`` (a Python call per element; refused
+    for a tensor that requires grad, as PyTorch).
+
+    >>> symgrad.tensor([1.0, 2.0]).apply_(lambda v: v * 3)
+    tensor([3., 6.])
+    """
+    if self.requires_grad:
+        raise RuntimeError("Can't call apply_() on Variable that requires grad. Use "
+                           "var.detach().apply_() instead.")
+    values = [callable(v) for v in self._value.ravel().tolist()]
+    for v in values:
+        if not isinstance(v, builtins.int | builtins.float):
+            raise TypeError(f"must be real number, not {builtins.type(v).__name__}")
+    return self.copy_(creation.tensor(values, dtype=self.dtype).reshape(self.shape))
+
+
+@torch_api(NO_GRAPH, function=False, inplace=True)
+def map_(self, tensor: Tensor, callable: Any) -> Tensor:  # noqa: A002 - PyTorch's name
+    """Replace each element by ``callable(element, other)``, ``other`` the element of
+    ``tensor`` (broadcast to this tensor's shape) at the same place.
+
+    >>> symgrad.ones(2).map_(symgrad.tensor([1.0, 2.0]), lambda a, b: a + b)
+    tensor([2., 3.])
+    """
+    if self.requires_grad:
+        raise RuntimeError("Can't call map_() on Variable that requires grad. Use "
+                           "var.detach().map_() instead.")
+    other = tensor.expand(*self.shape)._value
+    values = [callable(a, b) for a, b in zip(self._value.ravel().tolist(),
+                                             other.ravel().tolist(), strict=True)]
+    return self.copy_(creation.tensor(values, dtype=self.dtype).reshape(self.shape))
 
 
 @torch_api(NO_GRAPH, function=False)

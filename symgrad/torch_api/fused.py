@@ -193,6 +193,18 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: float = 1,  # noqa:
     return _addr("addr", input, vec1, vec2, beta, alpha)
 
 
+@torch_api(COMPOSITE, function=False, inplace=True, example=lambda x: x.addr_(x[:, 0], x[0]))
+def addr_(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta: float = 1,
+          alpha: float = 1) -> Tensor:
+    """In-place :func:`addr`.
+
+    >>> symgrad.ones(2, 2).addr_(symgrad.ones(2), symgrad.ones(2))
+    tensor([[2., 2.],
+            [2., 2.]])
+    """
+    return self.copy_(addr(self, vec1, vec2, beta=beta, alpha=alpha))
+
+
 @torch_api(COMPOSITE, example=lambda x: x[:, :2].addbmm(x.unsqueeze(0), x.T.unsqueeze(0)[..., :2]))
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1,  # noqa: A002
            alpha: float = 1) -> Tensor:
@@ -211,6 +223,19 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1,  #
         raise RuntimeError("batch1 and batch2 must have same number of batches, got "
                            f"{batch1._value.shape[0]} and {batch2._value.shape[0]}")
     return _scaled_sum(input, batch1.bmm(batch2).sum(0), beta, alpha)
+
+
+@torch_api(COMPOSITE, function=False, inplace=True,
+           example=lambda x: x[:, :2].clone().addbmm_(x.unsqueeze(0), x.T.unsqueeze(0)[..., :2]))
+def addbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1,
+            alpha: float = 1) -> Tensor:
+    """In-place :func:`addbmm`.
+
+    >>> symgrad.ones(2, 2).addbmm_(symgrad.ones(3, 2, 2), symgrad.ones(3, 2, 2))
+    tensor([[7., 7.],
+            [7., 7.]])
+    """
+    return self.copy_(addbmm(self, batch1, batch2, beta=beta, alpha=alpha))
 
 
 @torch_api(COMPOSITE, example=lambda x: x.kron(x[:1, :2]))

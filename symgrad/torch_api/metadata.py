@@ -100,6 +100,70 @@ def is_signed(self) -> bool:
     return self._value.dtype.kind != "b"
 
 
+@torch_api(NO_GRAPH, function=False)
+def get_device(self) -> int:
+    """-1: the tensor is on the CPU (PyTorch gives a CUDA tensor's device index).
+
+    >>> symgrad.ones(2).get_device()
+    -1
+    """
+    return -1
+
+
+@torch_api(NO_GRAPH, function=False)
+def is_pinned(self) -> bool:
+    """False: symgrad's tensors are numpy arrays in pageable memory.
+
+    >>> symgrad.ones(2).is_pinned()
+    False
+    """
+    return False
+
+
+@torch_api(NO_GRAPH, function=False)
+def pin_memory(self) -> Tensor:
+    """Refused, as PyTorch refuses it without an accelerator.
+
+    >>> symgrad.ones(2).pin_memory()
+    Traceback (most recent call last):
+    RuntimeError: Cannot access accelerator device when none is available.
+    """
+    raise RuntimeError("Cannot access accelerator device when none is available.")
+
+
+@torch_api(NO_GRAPH, function=False, inplace=True)
+def share_memory_(self) -> Tensor:
+    """Mark the tensor as shared between processes and return it (its numpy array is
+    already in memory another process could map; nothing is moved).
+
+    >>> symgrad.ones(2).share_memory_().is_shared()
+    True
+    """
+    self.__dict__["_shared"] = True
+    return self
+
+
+@torch_api(NO_GRAPH, function=False)
+def is_shared(self) -> bool:
+    """Whether :meth:`share_memory_` was called.
+
+    >>> symgrad.ones(2).is_shared()
+    False
+    """
+    return self.__dict__.get("_shared", False)
+
+
+@torch_api(NO_GRAPH, function=False)
+def dim_order(self) -> tuple[int, ...]:
+    """The dims from the outermost to the innermost in memory (by decreasing stride).
+
+    >>> symgrad.ones(2, 3).t().dim_order()
+    (1, 0)
+    """
+    strides = self._value.strides
+    return tuple(sorted(range(self._value.ndim), key=lambda d: -strides[d]))
+
+
 @torch_api(NO_GRAPH)
 def is_nonzero(self) -> bool:
     """Whether the single element is nonzero; PyTorch's error for none or several.

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from symgrad import creation, ops
+from symgrad import creation, ops, parser
 from symgrad.autograd.grad_mode import no_grad
 from symgrad.dispatch import apply_op
 from symgrad.tensor import Tensor, _make
@@ -835,7 +835,7 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4,  # noqa: 
     return input / div
 
 
-@torch_api(COMPOSITE, method=False)
+@torch_api(COMPOSITE, example=lambda x: x.prelu(x.new_tensor([0.25])))
 def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
     """``input`` where positive, ``weight * input`` elsewhere; ``weight`` has one slope or
     one per channel (dim 1).
@@ -844,6 +844,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
     tensor([-0.5000,  3.0000])
     """
     _tensor(input, "prelu")
+    running = parser.spelling_running(1)
+    _tensor(weight, "prelu", "weight", 1 if running is not None and running[1] else 2)
     if weight.ndim > 1:
         raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
                            f"ndim = {weight.ndim}")

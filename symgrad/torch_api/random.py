@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from symgrad import creation, ops, parser
-from symgrad.dispatch import apply_inplace
+from symgrad.dispatch import apply_inplace, apply_op
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _make
 from symgrad.torch_api.declaration import NO_GRAPH, torch_api
@@ -245,11 +245,11 @@ def fill_diagonal_(self, fill_value: Any, wrap: bool = False) -> Tensor:
     return self
 
 
-@torch_api(NO_GRAPH, method=False)
+@torch_api(_ew.bernoulli_draw.name, example=lambda x: (x / 10).sigmoid().bernoulli())
 def bernoulli(input: Tensor, p: float | None = None, *,  # noqa: A002
               generator: creation.Generator | None = None) -> Tensor:
-    """1 with the probability each element of ``input`` gives (or ``p``), else 0; not
-    recorded.
+    """1 with the probability each element of ``input`` gives (or ``p``), else 0; drawn from
+    ``input``'s probabilities, a node of zero gradient is recorded (``BernoulliBackward0``).
 
     >>> symgrad.bernoulli(symgrad.tensor([0.0, 1.0]))
     tensor([0., 1.])
@@ -260,8 +260,10 @@ def bernoulli(input: Tensor, p: float | None = None, *,  # noqa: A002
     probability = input._value if p is None else p
     if ((np.asarray(probability) < 0) | (np.asarray(probability) > 1)).any():
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
-    draws = rng.random(input._value.shape) < probability
-    return _make(draws.astype(input._value.dtype))
+    draws = (rng.random(input._value.shape) < probability).astype(input._value.dtype)
+    if p is None and input.requires_grad:
+        return apply_op(_ew.bernoulli_draw, input, values=draws)
+    return _make(draws)
 
 
 @torch_api(NO_GRAPH, method=False)

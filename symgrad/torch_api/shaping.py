@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from symgrad import ops, parser
-from symgrad.autograd.graph import warn_at_user
+from symgrad.autograd.graph import named_node, warn_at_user
 from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim, _make, _torch_size
@@ -293,6 +293,16 @@ def narrow(input: Tensor, dim: int, start: int | Tensor, length: int) -> Tensor:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
                            f"({size}).")
     return apply_op(ops.shape.index, input, key=_slice_key(d, slice(start, start + length)))
+
+
+@torch_api(COMPOSITE, example=lambda x: x.narrow_copy(1, 1, 2))
+def narrow_copy(input: Tensor, dim: int, start: int | Tensor, length: int) -> Tensor:  # noqa: A002
+    """A copy of :func:`narrow`'s elements, not a view (``NarrowCopyBackward0``).
+
+    >>> symgrad.arange(6.0).narrow_copy(0, 1, 2)
+    tensor([1., 2.])
+    """
+    return named_node(narrow(input, dim, start, length).clone(), "NarrowCopyBackward0")
 
 
 @torch_api("index", example=lambda x: x.select(1, -1))
