@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import json
 import pathlib
-import warnings
 
-import numpy as np
 import pytest
-from torch_cases import first_sentence
+from torch_cases import assert_same, outcome
 
 import symgrad as t
 from symgrad import symbolic
@@ -136,32 +134,8 @@ CASES = {
 }
 
 
-def _plain(L, value):
-    if isinstance(value, L.Tensor):
-        return [
-            "tensor",
-            np.asarray(value.detach().tolist(), dtype=np.float64).tolist(),
-            value.grad_fn is not None,
-            str(value.dtype).split(".")[-1],
-        ]
-    if isinstance(value, tuple | list):
-        return [_plain(L, v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(L, v) for k, v in value.items()}
-    return repr(value).replace("torch.", "").replace("symgrad.", "")
-
-
-def _run(L, name):
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return _plain(L, CASES[name](L))
-    except Exception as e:  # noqa: BLE001 - the outcome is what is recorded
-        return ["error", *first_sentence(e)]
-
-
 def record_all(L) -> dict:
-    return {name: _run(L, name) for name in CASES}
+    return {name: outcome(L, case) for name, case in CASES.items()}
 
 
 RECORDED = json.loads(DATA.read_text()) if DATA.exists() else {}
@@ -171,25 +145,9 @@ def test_every_case_is_recorded():
     assert set(RECORDED) == set(CASES)
 
 
-def _same(got, expected):
-    if isinstance(expected, dict):
-        assert isinstance(got, dict) and set(got) == set(expected)
-        for k in expected:
-            _same(got[k], expected[k])
-    elif isinstance(expected, list) and expected[:1] == ["tensor"]:
-        assert got[0] == "tensor" and got[2:] == expected[2:], (got, expected)
-        np.testing.assert_allclose(got[1], expected[1], rtol=1e-6, atol=1e-7)
-    elif isinstance(expected, list) and expected[:1] != ["error"]:
-        assert isinstance(got, list) and len(got) == len(expected), (got, expected)
-        for g, e in zip(got, expected, strict=True):
-            _same(g, e)
-    else:
-        assert got == expected
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_as_pytorch(name):
-    _same(_run(t, name), RECORDED[name])
+    assert_same(outcome(t, CASES[name]), RECORDED[name])
 
 
 def test_a_second_derivative_graph_agrees_with_sympy():

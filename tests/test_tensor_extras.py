@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import json
 import pathlib
-import warnings
 
-import numpy as np
 import pytest
-from torch_cases import first_sentence
+from torch_cases import assert_same, outcome
 
 import symgrad as t
 
@@ -65,30 +63,8 @@ CASES = {
 }
 
 
-def _plain(L, value):
-    if isinstance(value, L.Tensor):
-        return [
-            "tensor",
-            np.asarray(value.detach().tolist(), dtype=np.float64).tolist(),
-            None if value.grad_fn is None else value.grad_fn.name(),
-            str(value.dtype).split(".")[-1],
-        ]
-    if isinstance(value, tuple | list):
-        return [_plain(L, v) for v in value]
-    return repr(value).replace("torch.", "").replace("symgrad.", "")
-
-
-def _run(L, name):
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return _plain(L, CASES[name](L))
-    except Exception as e:  # noqa: BLE001 - the outcome is what is recorded
-        return ["error", *first_sentence(e)]
-
-
 def record_all(L) -> dict:
-    return {name: _run(L, name) for name in CASES}
+    return {name: outcome(L, case) for name, case in CASES.items()}
 
 
 RECORDED = json.loads(DATA.read_text()) if DATA.exists() else {}
@@ -100,5 +76,4 @@ def test_every_case_is_recorded():
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_as_pytorch(name):
-    got, expected = _run(t, name), RECORDED[name]
-    assert json.loads(json.dumps(got)) == expected
+    assert_same(json.loads(json.dumps(outcome(t, CASES[name]))), RECORDED[name], rtol=0, atol=0)

@@ -25,3 +25,52 @@ def leaves_of(out) -> list:
             continue
         stack.extend(f for f, _ in reversed(node.next_functions))
     return found
+
+
+def plain(L, value):
+    """A case's result as JSON records it: a tensor as ``["tensor", values, node name or None,
+    dtype]``, tuples/lists and dicts element by element, anything else by its repr (the
+    library's name left out)."""
+    import numpy as np
+
+    if isinstance(value, L.Tensor):
+        return ["tensor", np.asarray(value.detach().tolist(), dtype=np.float64).tolist(),
+                None if value.grad_fn is None else value.grad_fn.name(),
+                str(value.dtype).split(".")[-1]]
+    if isinstance(value, tuple | list):
+        return [plain(L, v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(L, v) for k, v in value.items()}
+    return repr(value).replace("torch.", "").replace("symgrad.", "")
+
+
+def outcome(L, case):
+    """``plain`` of ``case(L)``, or ``["error", type, first sentence]`` (warnings silenced)."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return plain(L, case(L))
+    except Exception as e:  # noqa: BLE001 - the outcome is what is recorded
+        return ["error", *first_sentence(e)]
+
+
+def assert_same(got, expected, rtol=1e-6, atol=1e-7):
+    """``got`` equals the recorded ``expected``: tensors' values to the tolerances, everything
+    else exactly."""
+    import numpy as np
+
+    if isinstance(expected, dict):
+        assert isinstance(got, dict) and set(got) == set(expected), (got, expected)
+        for k in expected:
+            assert_same(got[k], expected[k], rtol, atol)
+    elif isinstance(expected, list) and expected[:1] == ["tensor"]:
+        assert got[0] == "tensor" and got[2:] == expected[2:], (got, expected)
+        np.testing.assert_allclose(got[1], expected[1], rtol=rtol, atol=atol)
+    elif isinstance(expected, list) and expected[:1] != ["error"]:
+        assert isinstance(got, list) and len(got) == len(expected), (got, expected)
+        for g, e in zip(got, expected, strict=True):
+            assert_same(g, e, rtol, atol)
+    else:
+        assert got == expected
