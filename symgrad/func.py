@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import symgrad
+from symgrad.autograd.naming import topological
 from symgrad.tensor import Tensor
 
 __all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "vjp",
@@ -77,18 +78,11 @@ def _lifted(tree: Any, tracked: list[Tensor]) -> Any:
     def lift(x: Any) -> Any:
         if not isinstance(x, Tensor) or not x.requires_grad:
             return x
-        stack, seen = [x.grad_fn], set()
-        while stack:
-            node = stack.pop()
-            if node is None or id(node) in seen:
-                continue
-            seen.add(id(node))
-            variable = getattr(node, "variable", None)
-            if variable is not None:
-                if id(variable) not in inside:
-                    return x
-                continue
-            stack.extend(f for f, _ in node.next_functions)
+        if x.grad_fn is None:  # (a leaf from outside itself)
+            return x if id(x) not in inside else x.detach()
+        for node in topological(x.grad_fn):
+            if any(isinstance(edge, Tensor) and id(edge) not in inside for edge in node.next):
+                return x
         return x.detach()
     return _map(lift, tree)
 

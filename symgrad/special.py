@@ -29,6 +29,7 @@ from symgrad.torch_api import lazy
 from symgrad.torch_api.arithmetic import sigmoid as expit
 from symgrad.torch_api.composites import mvlgamma as multigammaln
 from symgrad.torch_api.pointwise import (
+    _xlogy_named,
     _xlogy_operands,
     logit,
     polygamma,
@@ -42,6 +43,7 @@ digamma = psi = lazy.function("digamma")
 erf, erfc, erfinv = lazy.function("erf"), lazy.function("erfc"), lazy.function("erfinv")
 exp2, expm1, log1p = lazy.function("exp2"), lazy.function("expm1"), lazy.function("log1p")
 gammaln, sinc = lazy.function("lgamma"), lazy.function("sinc")
+_round = lazy.function("round")
 
 __all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln",
            "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr",
@@ -57,7 +59,7 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001, A002
     >>> symgrad.special.round(symgrad.tensor([0.5, 1.5, 2.25]))
     tensor([0., 2., 2.])
     """
-    return lazy.function("round")(input, decimals=decimals)
+    return _round(input, decimals=decimals)
 
 
 def entr(input: Tensor) -> Tensor:  # noqa: A002
@@ -112,6 +114,4 @@ def xlog1py(input: Any, other: Any) -> Tensor:  # noqa: A002
     tensor([0.0000, 1.3863])
     """
     out = apply_op(_ew.xlog1py, *_xlogy_operands(input, other, "special_xlog1py"))
-    if not isinstance(input, Tensor):
-        return named_node(out, "SpecialXlog1PyBackward1")
-    return out if isinstance(other, Tensor) else named_node(out, "SpecialXlog1PyBackward2")
+    return _xlogy_named(out, input, other, "SpecialXlog1Py")

@@ -16,8 +16,7 @@ from typing import Any
 import numpy as np
 
 from symgrad.autograd.grad_mode import no_grad
-from symgrad.creation import Generator, from_numpy, rand, randn, randperm, stream
-from symgrad.numeric import dtypes
+from symgrad.creation import Generator, from_numpy, randperm, stream
 from symgrad.tensor import Tensor
 
 __all__ = [
@@ -39,12 +38,12 @@ def _fill(tensor: Tensor, values: np.ndarray) -> Tensor:
     return tensor
 
 
-def _float64(size: tuple[int, ...], sampler: type[rand] | type[randn],
-             generator: Generator | None) -> np.ndarray:
-    """Draws in float64 from ``generator`` (or the global stream); PyTorch's initialisers draw
-    with ``uniform_`` / ``normal_`` and refuse a wrong ``generator`` in those methods' words."""
-    stream(generator, "uniform_" if sampler is rand else "normal_")
-    return sampler(*size, generator=generator, dtype=dtypes.float64).numpy()
+def _draws(size: tuple[int, ...], generator: Generator | None, normal: bool) -> np.ndarray:
+    """Standard normal (or uniform [0, 1)) float64 draws from ``generator`` or the global
+    stream; PyTorch's initialisers draw with ``normal_`` / ``uniform_`` and refuse a wrong
+    ``generator`` in those methods' words."""
+    rng = stream(generator, "normal_" if normal else "uniform_")
+    return np.asarray(rng.standard_normal(size) if normal else rng.random(size))
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
@@ -84,7 +83,7 @@ def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0,
     >>> bool((w >= -0.5).all() and (w < 0.5).all())
     True
     """
-    return _fill(tensor, a + (b - a) * _float64(tuple(tensor.shape), rand, generator))
+    return _fill(tensor, a + (b - a) * _draws(tuple(tensor.shape), generator, False))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
@@ -96,7 +95,7 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
     >>> round(w.mean().item(), 1), round(w.std().item(), 1)
     (3.0, 0.5)
     """
-    return _fill(tensor, mean + std * _float64(tuple(tensor.shape), randn, generator))
+    return _fill(tensor, mean + std * _draws(tuple(tensor.shape), generator, True))
 
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
@@ -114,7 +113,7 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
     values = np.empty(tuple(tensor.shape))
     todo = np.ones(values.shape, dtype=bool)
     while todo.any():
-        values[todo] = mean + std * _float64((int(todo.sum()),), randn, generator)
+        values[todo] = mean + std * _draws((int(todo.sum()),), generator, True)
         todo = (values < a) | (values > b)
     return _fill(tensor, values)
 
@@ -282,7 +281,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Generator | None =
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = _float64((rows, cols), randn, generator)
+    flat = _draws((rows, cols), generator, True)
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
@@ -306,7 +305,7 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01,
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
     num_zeros = math.ceil(sparsity * rows)
-    values = std * _float64((rows, cols), randn, generator)
+    values = std * _draws((rows, cols), generator, True)
     for col in range(cols):  # (the rows from the global stream, as PyTorch's randperm here)
         values[randperm(rows).numpy()[:num_zeros], col] = 0
     return _fill(tensor, values)

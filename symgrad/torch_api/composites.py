@@ -17,7 +17,6 @@ PyTorch has one: ``renorm`` records a norm and a product where PyTorch records
 from __future__ import annotations
 
 import itertools
-from collections import namedtuple
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,6 +29,7 @@ from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim, _make
 from symgrad.torch_api.arguments import check_ints
 from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api
+from symgrad.torch_api.reductions import result_type
 from symgrad.torch_api.shaping import cat, flat_positions, pad, stack
 
 
@@ -376,17 +376,8 @@ def count_nonzero(input: Tensor, dim: int | Sequence[int] | None = None) -> Tens
     return _make(np.asarray(np.count_nonzero(input._value, axis=axis), dtype=np.int64))
 
 
-_MinMax = namedtuple("_MinMax", ("min", "max"))
-
-
-class _Aminmax(_MinMax):
-    """What :func:`aminmax` returns: ``(min, max)`` with names (PyTorch's
-    ``torch.return_types.aminmax``)."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return f"symgrad.return_types.aminmax(\nmin={self.min!r},\nmax={self.max!r})"
+_Aminmax = result_type("aminmax", ("min", "max"), """What :func:`aminmax` returns:
+    ``(min, max)`` with names (PyTorch's ``torch.return_types.aminmax``).""", __name__)
 
 
 @torch_api(COMPOSITE, example=lambda x: x.aminmax(dim=1).max)

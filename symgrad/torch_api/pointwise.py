@@ -634,11 +634,14 @@ def _xlogy_operands(input: Any, other: Any, fn: str) -> tuple[Tensor, Tensor]:  
     return _operand(input, call=(input, other)), _operand(other, call=(input, other))
 
 
-def _xlogy_named(out: Tensor, input: Any, other: Any) -> Tensor:  # noqa: A002
-    """PyTorch's node for a number operand: ``XlogyBackward1`` (``input``), ``2`` (``other``)."""
+def _xlogy_named(out: Tensor, input: Any, other: Any,  # noqa: A002
+                 stem: str = "Xlogy") -> Tensor:
+    """PyTorch's node for a number operand of xlogy (or ``special.xlog1py``, ``stem``
+    ``SpecialXlog1Py``): ``<stem>Backward1`` for a number ``input``, ``2`` for a number
+    ``other``."""
     if not isinstance(input, Tensor):
-        return named_node(out, "XlogyBackward1")
-    return out if isinstance(other, Tensor) else named_node(out, "XlogyBackward2")
+        return named_node(out, f"{stem}Backward1")
+    return out if isinstance(other, Tensor) else named_node(out, f"{stem}Backward2")
 
 
 @torch_api(records="xlogy", example=lambda x: x.xlogy(x.abs() + 0.5))

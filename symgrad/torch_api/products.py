@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
@@ -18,6 +17,7 @@ from symgrad.autograd.graph import node_class, warn_at_user
 from symgrad.dispatch import _broadcast_error, apply_op, binary_method
 from symgrad.tensor import Tensor
 from symgrad.torch_api.declaration import COMPOSITE, torch_api
+from symgrad.torch_api.reductions import result_type
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _MATMUL, _MM = ops.linalg.matmul, node_class("MmBackward0")
@@ -288,6 +288,12 @@ def _square_matrices(fn: str, A: Tensor) -> None:  # noqa: N803 - PyTorch's name
                            f"by {cols} matrices")
 
 
+def _batch_prefix(a: np.ndarray, index: tuple[int, ...]) -> str:
+    """PyTorch's "(Batch element i): " before a message about the matrix ``a[index]`` of a
+    batch (nothing for a single matrix)."""
+    return f"(Batch element {np.ravel_multi_index(index, a.shape[:-2])}): " if a.ndim > 2 else ""
+
+
 def _first_singular(a: np.ndarray) -> tuple[str, int]:
     """Where LAPACK's LU factorization (partial pivoting, as PyTorch's inverse runs it) of
     ``a``'s matrices first meets a zero pivot: the "(Batch element i): " prefix PyTorch writes
@@ -298,9 +304,7 @@ def _first_singular(a: np.ndarray) -> tuple[str, int]:
         for k in range(n):
             pivot = k + int(np.argmax(np.abs(u[k:, k])))
             if u[pivot, k] == 0:
-                prefix = f"(Batch element {np.ravel_multi_index(index, a.shape[:-2])}): " \
-                    if a.ndim > 2 else ""
-                return prefix, k + 1
+                return _batch_prefix(a, index), k + 1
             u[[k, pivot]] = u[[pivot, k]]
             u[k + 1:] -= np.outer(u[k + 1:, k] / u[k, k], u[k])
     return "", 1  # (numpy found it singular in finite precision: the first element)
@@ -361,8 +365,7 @@ def _first_not_positive(a: np.ndarray) -> tuple[str, int]:
             try:
                 np.linalg.cholesky(a[index][:order, :order])
             except np.linalg.LinAlgError:
-                flat = int(np.ravel_multi_index(index, a.shape[:-2])) if index else 0
-                return (f"(Batch element {flat}): " if a.ndim > 2 else "", order)
+                return _batch_prefix(a, index), order
     return "", a.shape[-1]
 
 
@@ -391,23 +394,10 @@ def cholesky(self, upper: bool = False) -> Tensor:
     return out
 
 
-class _Slogdet(namedtuple("_Slogdet", ("sign", "logabsdet"))):
-    """What :func:`slogdet` returns: ``(sign, logabsdet)`` with names (PyTorch's
-    ``torch.return_types.slogdet``)."""
-
-    __slots__ = ()
-    _name = "slogdet"
-
-    def __repr__(self) -> str:
-        return (f"symgrad.return_types.{self._name}(\nsign={self.sign!r},\n"
-                f"logabsdet={self.logabsdet!r})")
-
-
-class _LinalgSlogdet(_Slogdet):
-    """What :func:`symgrad.linalg.slogdet` returns (``torch.return_types.linalg_slogdet``)."""
-
-    __slots__ = ()
-    _name = "linalg_slogdet"
+_Slogdet = result_type("slogdet", ("sign", "logabsdet"), """What :func:`slogdet` returns:
+    ``(sign, logabsdet)`` with names (PyTorch's ``torch.return_types.slogdet``).""", __name__)
+_LinalgSlogdet = result_type("linalg_slogdet", ("sign", "logabsdet"), """What
+    :func:`symgrad.linalg.slogdet` returns (``torch.return_types.linalg_slogdet``).""", __name__)
 
 
 def _slogdet(A: Tensor, fn: str) -> tuple[Tensor, Tensor]:  # noqa: N803

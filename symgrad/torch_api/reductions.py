@@ -35,28 +35,36 @@ _sum_all = unary_method(ops.reduction.sum, kernel=functools.partial(np.add.reduc
                         cls=node_class("SumBackward0"), depth=2)
 
 
-# the one base of the (values, indices) results (like PyTorch's structseq): namedtuple() compiles
-# code, too slow to call for each of them at import
-_ValuesIndices = namedtuple("_ValuesIndices", ("values", "indices"))
+# one namedtuple base per set of field names (namedtuple() compiles code: too slow to call for
+# each result type at import)
+_BASES: dict[tuple[str, ...], type] = {}
+
+
+def result_type(name: str, fields: tuple[str, ...], doc: str, module: str = __name__) -> type:
+    """A tuple type with named ``fields``, printed as PyTorch prints its
+    ``torch.return_types.<name>`` (a structseq): the results of ``max(dim)``, ``aminmax``,
+    ``slogdet`` ... (``module``: where it is defined, for the stubs)."""
+    base = _BASES.get(fields)
+    if base is None:
+        base = _BASES[fields] = namedtuple("_" + "".join(f.title() for f in fields), fields)
+
+    def __repr__(self: Any) -> str:
+        shown = ",\n".join(f"{field}={value!r}" for field, value in zip(fields, self,
+                                                                        strict=True))
+        return f"symgrad.return_types.{name}(\n{shown})"
+
+    return type(name, (base,), {"__slots__": (), "__repr__": __repr__, "__module__": module,
+                                "__qualname__": f"return_types.{name}", "__doc__": doc})
 
 
 def _return_type(name: str) -> type:
-    base = _ValuesIndices
-
-    def __repr__(self: Any) -> str:
-        return (f"symgrad.return_types.{name}(\nvalues={self.values!r},\n"
-                f"indices={self.indices!r})")
-
-    return type(name, (base,), {
-        "__slots__": (), "__repr__": __repr__, "__module__": __name__,
-        "__qualname__": f"return_types.{name}",
-        "__doc__": f"""What ``{name}(dim)`` returns: a tuple ``(values, indices)`` with names
-    (PyTorch's ``torch.return_types.{name}``).
+    return result_type(name, ("values", "indices"), f"""What ``{name}(dim)`` returns: a tuple
+    ``(values, indices)`` with names (PyTorch's ``torch.return_types.{name}``).
 
     >>> values, indices = symgrad.tensor([[1.0, 3.0], [2.0, 0.0]]).{name}(dim=1)
     >>> indices
     tensor({[1, 0] if name == "max" else [0, 1]})
-    """})
+    """)
 
 
 return_types = types.SimpleNamespace(max=_return_type("max"), min=_return_type("min"))
