@@ -31,13 +31,18 @@ try:
     from symgrad.numeric.dtypes import (
         dtype,
         finfo,
+        float16,
         float32,
         float64,
         get_default_dtype,
         iinfo,
+        int8,
+        int16,
+        int32,
         int64,
         promote_types,
         set_default_dtype,
+        uint8,
     )
     from symgrad.tensor import Size, Tensor, device
 finally:
@@ -57,6 +62,9 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"symgrad\.")
 float = float32  # noqa: A001 - PyTorch's alias
 double = float64
 long = int64
+half = float16
+int = int32  # noqa: A001 - PyTorch's alias
+short = int16
 
 __version__ = "0.1.0"
 

@@ -370,7 +370,9 @@ def _tensor(data: Any, dtype: dtypes.dtype | None, device: Any, requires_grad: b
     if isinstance(value, list | tuple):
         _check_rectangular(value)
     if target.np_dtype.kind in "iu" and not isinstance(value, np.ndarray | np.generic):
-        _refuse_nonfinite(value, target)
+        _refuse_overflow(value, target)
+        if target.itemsize < 8:  # (numpy refuses uint8's -1; PyTorch wraps it)
+            value = np.array(value)
     try:
         array = xp.quietly(np.array, value, dtype=target.np_dtype, copy=True)
     except OverflowError:  # a Python int beyond int64
@@ -380,16 +382,16 @@ def _tensor(data: Any, dtype: dtypes.dtype | None, device: Any, requires_grad: b
     return _finish(array, requires_grad, name, device)
 
 
-def _cast_overflow(target: dtypes.dtype, suffix: str = "") -> RuntimeError:
-    return RuntimeError(f"value cannot be converted to type {target.name}"
-                        f"{suffix} without overflow")
-
-
-def _refuse_nonfinite(data: Any, target: dtypes.dtype, suffix: str = "") -> None:
-    """PyTorch refuses an inf or nan going into an integer tensor (numpy casts it to a
-    garbage int)."""
-    if any(isinstance(v, float | np.floating) and not np.isfinite(v) for v in _flatten(data)):
-        raise _cast_overflow(target, suffix)
+def _refuse_overflow(data: Any, target: dtypes.dtype) -> None:
+    """PyTorch refuses a number an integer tensor cannot hold (see dtypes.fits: an inf or nan,
+    300 for int8 ...), where numpy casts it to a garbage int; an int beyond int64 is refused
+    as numpy refuses it."""
+    for v in _flatten(data):
+        if isinstance(v, float | np.floating) and not np.isfinite(v) or (
+                isinstance(v, int | float) and target.itemsize < 8
+                and not dtypes.fits(v, target.np_dtype)):
+            raise RuntimeError(f"value cannot be converted to type {target.name} without "
+                               "overflow")
 
 
 def _refuse_strings(data: Sequence) -> None:
@@ -459,8 +461,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
     """
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
-    dtypes.from_numpy_dtype(array.dtype)
-    if array.dtype not in (np.float32, np.float64, np.int64, np.bool_):
+    if dtypes.from_numpy_dtype(array.dtype).np_dtype != array.dtype:  # (uint16, uint32)
         raise TypeError(f"symgrad.from_numpy cannot share memory of a numpy.{array.dtype} array; "
                         "use symgrad.tensor() to convert it")
     return _make(array)
@@ -485,7 +486,7 @@ def _filled(fn: str, fill: Any, size: tuple, dtype: Any, requires_grad: Any,
     if isinstance(fill, complex | np.complexfloating):
         raise TypeError("symgrad does not support complex numbers")
     target = dtypes.as_dtype(dtype) if dtype is not None else _infer_dtype(fill)
-    dtypes.check_fill(fill, target.np_dtype)
+    fill = dtypes.check_fill(fill, target.np_dtype)
     if target is dtypes.bool_:
         fill = bool(fill)  # (numpy refuses an int beyond int64 for bool)
     with xp.quiet():  # (np.full casts in numpy's own Python code, out of symgrad's filter)
@@ -570,7 +571,7 @@ def _float_kernel(kernel: str, target: dtypes.dtype, ok: str = "f") -> None:
     """PyTorch's kernels are not compiled for some dtypes (bool for arange and linspace,
     integers for the random ones)."""
     if target.np_dtype.kind not in ok:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{target._torch_name}'")
+        raise dtypes.not_implemented(kernel, target)
 
 
 def arange(start: float, end: float | None = None, step: float = 1, *,

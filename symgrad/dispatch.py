@@ -127,6 +127,10 @@ def apply_op(op: ops.Op, *inputs: Any, **params: Any) -> Tensor:
     if dtype is _F64 and op.promotes:
         out, values = _promoted(op, inputs, params, out, values, need)
         dtype = out.dtype
+    elif op.promotes and dtype.kind != "b" and (dtype.kind in "iu" or len(
+            {v.dtype for v in values if v.__class__ is np.ndarray and v.dtype.kind != "b"}) > 1):
+        out, values = _retyped(op, inputs, params, out, values)
+        dtype = out.dtype
     if need and (not off_threads or _mode.enabled) and (dtype is _F32 or dtype.kind == "f"):
         node = _node(op, params, values, out, need, 2)
         node.versions = _graph.saved_versions(inputs, node.saved) if node.saved \
@@ -251,6 +255,11 @@ def apply_unary(op: ops.Op, x: Tensor, params: dict | None = None, depth: int = 
     if dtype is _F64 and op.promotes and value.dtype is not _F64:
         out, values = _promoted(op, (x,), params or {}, out, values, x._requires_grad)
         dtype = out.dtype
+    elif (dtype.kind == "f" and value.dtype.kind in "biu" or dtype.kind in "iu"
+          and value.dtype.kind == "b" and dtype.itemsize < 8) and op.promotes:
+        # (numpy computes rint of int16 in float32, bool ** 2 in int8)
+        out = out.astype(_result_dtype(op, (x,), params or {}))
+        dtype = out.dtype
     if x._requires_grad and (not off_threads or _mode.enabled) and (
             dtype is _F32 or dtype.kind == "f"):
         node = _node(op, params, values, out, 1, depth, cls)
@@ -314,6 +323,9 @@ def apply_binary(op: ops.Op, a: Any, b: Any, params: dict | None = None,
         raise _forward_error(op, (va, vb), error) from None
     except xp.FLOAT_ERRORS:  # the user's np.seterr / warnings filter: compute as PyTorch does
         out = _forward_quietly(op, (va, vb), params or {})
+    except OverflowError:  # a Python int a small integer dtype does not hold: PyTorch wraps it
+        va, vb = _wrapped(va, vb), _wrapped(vb, va)
+        out = _forward(op, (va, vb), params)
     if out.__class__ is not np.ndarray:
         out = np.asarray(out)
     dtype = out.dtype
@@ -323,6 +335,11 @@ def apply_binary(op: ops.Op, a: Any, b: Any, params: dict | None = None,
                                               and vb.__class__ is np.ndarray
                                               and vb.dtype is _F64):
         out, values = _promoted(op, (a, b), params or {}, out, values, need)
+        dtype = out.dtype
+    elif op.promotes and dtype.kind != "b" and (dtype.kind in "iu" or (
+            va.__class__ is np.ndarray and vb.__class__ is np.ndarray
+            and va.dtype is not vb.dtype)):
+        out, values = _retyped(op, (a, b), params or {}, out, values)
         dtype = out.dtype
     if need and (not off_threads or _mode.enabled) and (dtype is _F32 or dtype.kind == "f"):
         node = _node(op, params, values, out, need, depth, cls)
@@ -654,6 +671,31 @@ def _promoted(op: ops.Op, inputs: Sequence[Any], params: dict, out: np.ndarray,
     return out, values
 
 
+def _retyped(op: ops.Op, inputs: Sequence[Any], params: dict, out: np.ndarray,
+             values: tuple) -> tuple[np.ndarray, tuple]:
+    """``op``'s result in PyTorch's result dtype where numpy's differs (a zero-dimensional
+    tensor or int16 beside float16, a uint8 beside an int8 0-d tensor, ``bool ** 2`` ...):
+    computed again on the values cast to it, as PyTorch computes; the node's rules read the
+    cast values and cast each gradient back to its input's dtype."""
+    if out.dtype.kind == "O":  # (symbolic values: sympy expressions)
+        return out, values
+    wanted = _result_dtype(op, inputs, params)
+    if out.dtype == wanted:
+        return out, values
+    cast = [v.astype(wanted) if v.__class__ is np.ndarray and v.dtype != wanted
+            and v.dtype.kind != "b" else v for v in values]
+    return (np.asarray(_forward(op, cast, params)),
+            _Promoted(cast, [getattr(v, "dtype", None) for v in values]))
+
+
+def _wrapped(value: Any, other: Any) -> Any:
+    """A Python int operand beside an array of a small integer dtype, wrapped into it as PyTorch
+    converts it (uint8 and 300: 44)."""
+    if value.__class__ is int and other.__class__ is np.ndarray and other.dtype.kind in "iu":
+        return np.array(value, np.int64).astype(other.dtype)[()]
+    return value
+
+
 class _Promoted(tuple):
     """Values promoted to float64 for a node's rules (see _promoted), with the inputs' own
     dtypes, to which the engine casts their gradients at the node, as PyTorch does."""
@@ -750,6 +792,8 @@ def apply_inplace(op: ops.Op, self: Tensor, *others: Any, **params: Any) -> Tens
     )
     _check_inplace(self)
     values = [self._value, *others_values]
+    if op.float_only:
+        values = list(_floats(tuple(values)))
     try:
         new = op.forward(xp, *values, **params) if params else op.forward(xp, *values)
     except ValueError as error:
@@ -837,8 +881,13 @@ def _check_inplace_result(op: ops.Op, self: Tensor, others: Sequence[Any], param
     """The result of an in-place op must keep ``self``'s shape and cast to its dtype."""
     if new.shape != self._value.shape:
         raise output_shape_error(self._value.shape, new.shape)
-    result_dtype = dtypes.from_numpy_dtype(_result_dtype(op, (self, *others), params)
-                                           if new.dtype is _F64 else new.dtype)
+    # (numpy's dtype where it widens more eagerly than PyTorch, or computes an integer op in a
+    # float type: rint or exp of int8 in float16, or a float op in the integer type)
+    kind = self._value.dtype.kind
+    exact = new.dtype is not _F64 and not (kind in "biu" and (
+        new.dtype.kind == "f" or op.float_only or kind == "b" and new.dtype.kind in "iu"))
+    result_dtype = dtypes.from_numpy_dtype(new.dtype if exact else _result_dtype(
+        op, (self, *others), params))
     if not dtypes.can_cast(result_dtype, self.dtype):
         raise RuntimeError(f"result type {result_dtype._torch_name} can't be cast to the desired "
                            f"output type {self.dtype._torch_name}")

@@ -375,28 +375,6 @@ class Tensor(_InstalledMethods):
         """
         return self._value.__array_interface__["data"][0]
 
-    def int(self) -> Tensor:
-        """Refused: symgrad has no int32 dtype; its integer dtype is int64 (use ``.long()``).
-
-        >>> symgrad.ones(2).int()
-        Traceback (most recent call last):
-            ...
-        TypeError: symgrad supports the dtypes float32, float64, int64 and bool; use .long() ...
-        """
-        raise TypeError("symgrad supports the dtypes float32, float64, int64 and bool; use "
-                        ".long() for integers")
-
-    def half(self) -> Tensor:
-        """Refused: symgrad's floating dtypes are float32 and float64.
-
-        >>> symgrad.ones(2).half()
-        Traceback (most recent call last):
-            ...
-        TypeError: symgrad supports the dtypes float32, float64, int64 and bool; use .float() ...
-        """
-        raise TypeError("symgrad supports the dtypes float32, float64, int64 and bool; use "
-                        ".float() or .double()")
-
     def is_contiguous(self) -> bool:
         """Whether the elements are laid out in row-major order without gaps.
 

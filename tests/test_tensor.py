@@ -22,7 +22,8 @@ def test_tensor_infers_pytorch_dtypes():
     assert t.tensor([1, 2.5]).dtype is t.float32
     assert t.tensor(3).dtype is t.int64 and t.tensor(3).shape == ()
     assert t.tensor(np.array([1.0, 2.0])).dtype is t.float64  # numpy keeps its dtype
-    assert t.tensor(np.array([1, 2], dtype=np.int32)).dtype is t.int64
+    assert t.tensor(np.array([1, 2], dtype=np.int32)).dtype is t.int32
+    assert t.tensor(np.array([1], dtype=np.uint16)).dtype is t.int64  # (no uint16: widened)
     assert t.tensor([[1.0, 2.0]], dtype=t.float64).dtype is t.float64
     assert t.float is t.float32 and t.double is t.float64 and t.long is t.int64
     assert repr(t.float32) == "symgrad.float32"

@@ -70,9 +70,11 @@ def test_default_collate_is_pytorchs(batch, expected):
     assert _show(default_collate(batch)) == expected
 
 
-def test_numpy_integers_without_a_symgrad_dtype_collate_to_int64():
-    # PyTorch keeps int32; symgrad's integer tensors are int64 only
+def test_numpy_integers_collate_in_their_dtype_or_widened():
+    # PyTorch keeps int32; symgrad has no uint16 and widens it to int64
     batch = default_collate([np.array([1, 2], dtype=np.int32), np.array([3, 4], np.int32)])
+    assert batch.dtype == symgrad.int32 and batch.tolist() == [[1, 2], [3, 4]]
+    batch = default_collate([np.array([1, 2], dtype=np.uint16), np.array([3, 4], np.uint16)])
     assert batch.dtype == symgrad.int64 and batch.tolist() == [[1, 2], [3, 4]]
 
 

@@ -348,7 +348,7 @@ def _check_targets(input: Tensor, target: Tensor, weight: Tensor | None) -> None
     elif t.shape != x.shape[:1] + x.shape[2:]:
         raise RuntimeError(f"Expected target size {_torch_size(x.shape[:1] + x.shape[2:])}, "
                            f"got {_torch_size(t.shape)}")
-    if target.dtype.name != "int64":
+    if target.dtype.name not in ("int64", "uint8"):
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
                            f"{target.dtype._torch_name}")
     _class_weight(weight, input)

@@ -6,9 +6,10 @@ import numpy as np
 
 
 class dtype:  # noqa: N801 - named like torch.dtype
-    """A tensor element type: ``symgrad.float32`` (alias ``float``), ``float64`` (``double``),
-    ``int64`` (``long``) or ``bool``, as PyTorch's ``torch.dtype``. Its ``is_floating_point``
-    attribute tells floating types apart.
+    """A tensor element type, as PyTorch's ``torch.dtype``: ``symgrad.float32`` (alias
+    ``float``), ``float64`` (``double``), ``float16`` (``half``), ``int64`` (``long``),
+    ``int32`` (``int``), ``int16`` (``short``), ``int8``, ``uint8`` or ``bool``. Its
+    ``is_floating_point``, ``is_signed`` and ``itemsize`` attributes are PyTorch's.
 
     >>> symgrad.float32, symgrad.float64.is_floating_point
     (symgrad.float32, True)
@@ -16,13 +17,21 @@ class dtype:  # noqa: N801 - named like torch.dtype
     tensor([1., 2.], dtype=symgrad.float64)
     """
 
-    __slots__ = ("name", "np_dtype", "is_floating_point", "_torch_name", "_cpp_name", "_category")
+    __slots__ = ("name", "np_dtype", "is_floating_point", "is_signed", "itemsize", "_torch_name",
+                 "_cpp_name", "_category")
+
+    def __new__(cls, *args: object, **kwargs: object) -> dtype:
+        if _FROZEN:
+            raise TypeError("cannot create 'symgrad.dtype' instances")
+        return super().__new__(cls)
 
     def __init__(self, name: str, np_dtype: np.dtype, torch_name: str, cpp_name: str,
                  category: int) -> None:
         self.name = name
         self.np_dtype = np.dtype(np_dtype)
         self.is_floating_point = category == 2
+        self.is_signed = self.np_dtype.kind in "if"
+        self.itemsize = self.np_dtype.itemsize
         self._torch_name = torch_name  # as PyTorch names it in error messages: 'Float'
         self._cpp_name = cpp_name  # as other PyTorch messages name it: 'float'
         self._category = category  # 0 bool, 1 integer, 2 floating point
@@ -34,20 +43,22 @@ class dtype:  # noqa: N801 - named like torch.dtype
         return self.name
 
 
+_FROZEN = False  # (the dtypes below are the only instances, as PyTorch's)
 float32 = dtype("float32", np.float32, "Float", "float", 2)
 float64 = dtype("float64", np.float64, "Double", "double", 2)
+float16 = dtype("float16", np.float16, "Half", "c10::Half", 2)
 int64 = dtype("int64", np.int64, "Long", "long int", 1)
+int32 = dtype("int32", np.int32, "Int", "int", 1)
+int16 = dtype("int16", np.int16, "Short", "short int", 1)
+int8 = dtype("int8", np.int8, "Char", "signed char", 1)
+uint8 = dtype("uint8", np.uint8, "Byte", "unsigned char", 1)
 bool_ = dtype("bool", np.bool_, "Bool", "bool", 0)
 
-ALL = (float32, float64, int64, bool_)
+_FROZEN = True
+ALL = (float32, float64, float16, int64, int32, int16, int8, uint8, bool_)
 _BY_NUMPY = {d.np_dtype: d for d in ALL}
-# numpy types that PyTorch users meet and that convert without loss of meaning
+# numpy types without a symgrad dtype that convert without loss of meaning
 _WIDENED = {
-    np.dtype(np.float16): float32,
-    np.dtype(np.int8): int64,
-    np.dtype(np.int16): int64,
-    np.dtype(np.int32): int64,
-    np.dtype(np.uint8): int64,
     np.dtype(np.uint16): int64,
     np.dtype(np.uint32): int64,
 }
@@ -94,17 +105,49 @@ def int_operand(value: int, other: object) -> int:
 
 
 # PyTorch's name of each dtype's C++ type in "value cannot be converted to type ... without
-# overflow", and the largest finite value a number converted to it may have
-_CHECKED = {np.dtype(np.float32): ("float", FLOAT32_MAX),
-            np.dtype(np.float64): ("double", None), np.dtype(np.int64): ("int64_t", None),
-            np.dtype(np.bool_): ("bool", None)}
+# overflow" (where a fill value, a clamp bound ... does not fit)
+_CHECKED = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",
+            np.dtype(np.float16): "c10::Half", np.dtype(np.int64): "int64_t",
+            np.dtype(np.int32): "int", np.dtype(np.int16): "int16_t", np.dtype(np.int8): "int8_t",
+            np.dtype(np.uint8): "uint8_t", np.dtype(np.bool_): "bool"}
+_FLOAT_MAX = {np.dtype(np.float32): FLOAT32_MAX, np.dtype(np.float16): 65504.0}
 
 
-def check_fill(value: bool | int | float, target: np.dtype) -> None:
+def fits(value: object, target: np.dtype) -> bool:
+    """Whether PyTorch converts the Python number ``value`` to numpy dtype ``target`` without
+    overflow (its checked conversion): a float type takes inf, nan and anything up to its
+    largest finite value; an integer type takes a finite float within its range, and an int
+    within it (an unsigned one also a negative int down to minus its largest value: it wraps).
+    An int beyond int64 and uint64 is :func:`check_int`'s to refuse.
+
+    >>> byte = np.dtype(np.uint8)
+    >>> fits(-1, byte), fits(-1.5, byte), fits(1e5, np.dtype(np.float16))
+    (True, False, False)
+    """
+    cls = value.__class__
+    if cls is not int and cls is not float or target.kind == "b" or target == np.float64:
+        return True
+    if target.kind == "f":
+        return not _FLOAT_MAX[target] < abs(value) < float("inf")
+    if cls is int:
+        if target == np.int64:
+            return value < INT64_END
+        info = np.iinfo(target)
+        return (-int(info.max) if target.kind == "u" else int(info.min)) <= value <= int(info.max)
+    if value != value or abs(value) == float("inf"):
+        return False
+    if target == np.int64:
+        return INT64_MIN <= value < INT64_END
+    info = np.iinfo(target)
+    return int(info.min) <= value <= int(info.max)
+
+
+def check_fill(value: bool | int | float, target: np.dtype) -> bool | int | float:
     """Refuse a Python number that PyTorch will not store in a tensor of numpy dtype ``target``
     (a fill value, a masked_fill or scatter value, a clamp bound): an int beyond int64 and
-    uint64 (OverflowError, as :func:`check_int`), and a number ``target`` cannot hold: inf, nan
-    or out of range for int64, finite beyond float32's range for float32 (RuntimeError).
+    uint64 (OverflowError, as :func:`check_int`), and a number ``target`` cannot hold
+    (RuntimeError; see :func:`fits`). Returns the number to store: a negative int wrapped into
+    an unsigned ``target`` (uint8 and -1: 255), else ``value``.
 
     >>> check_fill(2 ** 63, np.dtype(np.int64))
     Traceback (most recent call last):
@@ -113,16 +156,29 @@ def check_fill(value: bool | int | float, target: np.dtype) -> None:
     Traceback (most recent call last):
     RuntimeError: value cannot be converted to type float without overflow
     """
-    cls = value.__class__
-    if cls is int:
+    if value.__class__ is int:
         check_int(value)
-    name, largest = _CHECKED.get(target, (None, None))
-    if target.kind == "i":
-        if not (cls is bool or (cls is int and value < INT64_END) or (
-                cls is float and INT64_MIN <= value < INT64_END)):
-            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
-    elif largest is not None and cls is float and largest < abs(value) < float("inf"):
-        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    if not fits(value, target):
+        raise RuntimeError(f"value cannot be converted to type {_CHECKED[target]} without "
+                           "overflow")
+    if target.kind == "u" and value.__class__ is int and value < 0:
+        return value % (1 << (8 * target.itemsize))
+    return value
+
+
+def not_implemented(kernel: str, d: dtype) -> NotImplementedError:
+    """PyTorch's error for a dtype its ``kernel`` is not compiled for.
+
+    >>> not_implemented("avg_pool2d", int32)
+    NotImplementedError('"avg_pool2d" not implemented for \'Int\'')
+    """
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{d._torch_name}'")
+
+
+def is_index(d: dtype) -> bool:
+    """Whether PyTorch takes a tensor of dtype ``d`` as positions where it takes int32 as well
+    as int64 (gather, index_select, scatter, index_add, embedding, advanced indexing)."""
+    return d is int64 or d is int32
 
 
 def get_default_dtype() -> dtype:
@@ -209,9 +265,10 @@ def promote(tensor_dtypes: list[tuple[dtype, int]], scalars: list[object]) -> dt
 def _widest(dtypes: list[dtype]) -> dtype | None:
     best = None
     for d in dtypes:
-        if best is None or (d._category, d.np_dtype.itemsize) > (best._category,
-                                                                 best.np_dtype.itemsize):
+        if best is None or (d._category, d.itemsize) > (best._category, best.itemsize):
             best = d
+        elif d is not best and d.itemsize == best.itemsize == 1 and d._category == 1:
+            best = int16  # (uint8 with int8: neither holds the other's values)
     return best
 
 
@@ -220,10 +277,10 @@ def can_cast(source: dtype, target: dtype) -> bool:
     return source._category <= target._category
 
 
-def _dtype_arg(fn: str, value: object) -> dtype:
+def _dtype_arg(fn: str, value: object, name: str = "type", position: int = 1) -> dtype:
     if not isinstance(value, dtype):
-        raise TypeError(f"{fn}(): argument 'type' (position 1) must be symgrad.dtype, not "
-                        f"{type(value).__name__}")
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be symgrad.dtype, "
+                        f"not {type(value).__name__}")
     return value
 
 
@@ -288,6 +345,7 @@ def promote_types(type1: dtype, type2: dtype) -> dtype:
     >>> symgrad.promote_types(symgrad.int64, symgrad.float32)
     symgrad.float32
     """
-    result = _widest([_dtype_arg("promote_types", type1), _dtype_arg("promote_types", type2)])
+    result = _widest([_dtype_arg("promote_types", type1, "type1"),
+                      _dtype_arg("promote_types", type2, "type2", 2)])
     assert result is not None
     return result

@@ -206,7 +206,10 @@ _add_reduce = np.add.reduce
 def sum(a: np.ndarray, axis: tuple[int, ...] | None = None,  # noqa: A001 - numpy's name
         keepdims: bool = False) -> np.ndarray:
     """``numpy.sum`` as the ufunc's reduce (the array method goes through numpy's Python
-    wrappers, slower, and warnings raised there escape symgrad's filter)."""
+    wrappers, slower, and warnings raised there escape symgrad's filter). Unsigned integers sum
+    as int64, as PyTorch's (numpy's reduce would give uint64)."""
+    if a.dtype.kind == "u":
+        return _add_reduce(a, axis, keepdims=keepdims, dtype=np.int64)
     return _add_reduce(a, axis, keepdims=keepdims)
 
 
@@ -528,8 +531,9 @@ def is_basic_index(key: object) -> bool:
 
 def prod(a: np.ndarray, axis: tuple[int, ...] | None = None,
          keepdims: bool = False) -> np.ndarray:
-    """``numpy.prod`` as the ufunc's reduce (see :func:`sum`)."""
-    return np.multiply.reduce(a, axis, keepdims=keepdims)
+    """``numpy.prod`` as the ufunc's reduce (see :func:`sum`; unsigned integers as int64)."""
+    return np.multiply.reduce(a, axis, keepdims=keepdims,
+                              dtype=np.int64 if a.dtype.kind == "u" else None)
 
 
 def prod_backward(g: np.ndarray, ans: np.ndarray, a: np.ndarray,
@@ -567,7 +571,8 @@ def logsumexp(a: np.ndarray, axis: tuple[int, ...], keepdims: bool = False) -> n
 
 def cumsum(a: np.ndarray, axis: int) -> np.ndarray:
     """``numpy.cumsum`` (bools and ints sum as int64); a 0-d ``a`` is copied."""
-    return a.cumsum(axis) if a.ndim else a.copy()
+    wide = np.int64 if a.dtype.kind in "biu" else None
+    return a.cumsum(axis, dtype=wide) if a.ndim else a.astype(wide or a.dtype)
 
 
 def logcumsumexp(a: np.ndarray, axis: int) -> np.ndarray:
@@ -579,7 +584,8 @@ def logcumsumexp(a: np.ndarray, axis: int) -> np.ndarray:
 
 def cumprod(a: np.ndarray, axis: int) -> np.ndarray:
     """``numpy.cumprod`` (bools and ints as int64); a 0-d ``a`` is copied."""
-    return a.cumprod(axis) if a.ndim else a.copy()
+    wide = np.int64 if a.dtype.kind in "biu" else None
+    return a.cumprod(axis, dtype=wide) if a.ndim else a.astype(wide or a.dtype)
 
 
 def cumprod_backward(g: np.ndarray, ans: np.ndarray, a: np.ndarray, axis: int) -> np.ndarray:

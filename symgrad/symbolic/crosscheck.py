@@ -23,6 +23,7 @@ import sympy
 from symgrad import creation
 from symgrad.autograd import api, grad_mode
 from symgrad.autograd.graph import Node
+from symgrad.autograd.naming import topological
 from symgrad.numeric import numpy_namespace as numeric_xp
 from symgrad.symbolic import local, scale
 from symgrad.symbolic import sympy_namespace as sx
@@ -53,7 +54,23 @@ from symgrad.tensor import Tensor
 
 DIGITS = 40  # working precision of transcendental values
 _DENOMINATOR = 2 ** local.SHIFT  # the exact values of the node-by-node check are integers of it
-_TOLERANCES = {"float64": (1e-7, 1e-10), "float32": (1e-4, 1e-6)}  # (rtol, atol)
+_TOLERANCES = {"float64": (1e-7, 1e-10), "float32": (1e-4, 1e-6),
+               "float16": (1e-2, 1e-3)}  # (rtol, atol)
+
+
+def default_tolerances(output: Tensor) -> tuple[float, float]:
+    """The rtol and atol a check of ``output`` uses unless given: those of the least precise
+    floating-point dtype among ``output``, the leaves its graph reaches and the values its
+    nodes computed (a float32 loss of float16 parameters is checked to float16's precision)."""
+    names = {output._value.dtype.name}
+    if output.grad_fn is not None:
+        for node in topological(output.grad_fn):
+            names.update(e._value.dtype.name for e in node.next if isinstance(e, Tensor))
+            ans = getattr(node, "ans", None)
+            if isinstance(ans, np.ndarray):
+                names.add(ans.dtype.name)
+    return next((_TOLERANCES[n] for n in ("float16", "float32", "float64") if n in names),
+                _TOLERANCES["float32"])
 
 
 class GradientMismatch(AssertionError):
@@ -496,8 +513,10 @@ def check(output: Tensor, gradient: Tensor | None = None,
     """Check the numeric backward of ``output`` against sympy's derivative, element by element.
 
     ``gradient`` is the v of vᵀJ, as ``backward`` takes it; ``inputs`` default to every leaf
-    that requires grad. No ``.grad`` is touched. Tolerances default by dtype (float64: rtol
-    1e-7, atol 1e-10; float32: 1e-4, 1e-6). ``sample=k`` checks ``k`` random elements of each
+    that requires grad. No ``.grad`` is touched. Tolerances default by the least precise dtype
+    of the output and its graph's leaves (float64: rtol 1e-7, atol 1e-10; float32: 1e-4, 1e-6;
+    float16: 1e-2, 1e-3, too coarse to tell a rule off by 1% apart: prove rules in float32 or
+    float64). ``sample=k`` checks ``k`` random elements of each
     input (the report says which). Points where the derivative is undefined and
     non-differentiable points (kinks) are reported, not treated as mismatches. ``exact=True``
     also proves each node's VJP rule equal to sympy's derivative of its forward.
@@ -525,8 +544,7 @@ def check(output: Tensor, gradient: Tensor | None = None,
     """
     if not isinstance(output, Tensor):
         return check(lower(output))  # lower's TypeError
-    dtype = output._value.dtype.name
-    default_rtol, default_atol = _TOLERANCES.get(dtype, _TOLERANCES["float32"])
+    default_rtol, default_atol = default_tolerances(output)
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
     gradient = as_gradient(output, gradient)
@@ -633,7 +651,7 @@ def _leaves(output: Tensor, inputs: Tensor | Sequence[Tensor] | None) -> tuple[
         list[Node], list[Tensor], list[tuple[Tensor, str, bool]]]:
     """The graph's nodes (lowering's order), every leaf tensor met as an edge, and the inputs
     to report on: ``(tensor, name, used)``, named as :func:`lower` names them."""
-    from symgrad.autograd.naming import TensorNames, caller_names, mask_producers, topological
+    from symgrad.autograd.naming import TensorNames, caller_names, mask_producers
 
     if not output.requires_grad:
         raise RuntimeError("element 0 of tensors does not require grad and does not have a "

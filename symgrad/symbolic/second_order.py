@@ -33,7 +33,6 @@ from symgrad.symbolic.calculus import (
     templated_partials,
 )
 from symgrad.symbolic.crosscheck import (
-    _TOLERANCES,
     GradientMismatch,
     Kink,
     _as_float,
@@ -47,6 +46,7 @@ from symgrad.symbolic.crosscheck import (
     _sympy_vjp,
     _tally,
     culprit_line,
+    default_tolerances,
     live_graph,
     node_vjp_error,
 )
@@ -311,8 +311,7 @@ def check_hessian(output: Tensor, inputs: Tensor | Sequence[Tensor] | None = Non
     sources = _inputs(lowered, inputs, allow_unused=True)
     gradient = as_gradient(output, gradient)
     root_seeds = seeds(lowered, gradient)  # raises backward's error for a non-scalar output
-    default_rtol, default_atol = _TOLERANCES.get(output._value.dtype.name,
-                                                 _TOLERANCES["float32"])
+    default_rtol, default_atol = default_tolerances(output)
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
     name = output.name or names.get(id(output))

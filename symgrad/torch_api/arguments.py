@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from symgrad import parser
+from symgrad.autograd.graph import warn_at_user
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _make, _torch_size
 
@@ -194,9 +195,15 @@ def _key_part(part: Any) -> Any:
     if isinstance(part, tuple):
         part = list(part)
     if isinstance(part, Tensor):
-        if part.dtype is dtypes.bool_ or part.dtype is dtypes.int64:
+        d = part.dtype
+        if d is dtypes.uint8:  # (a mask, as PyTorch's legacy reads it)
+            warn_at_user("indexing with dtype symgrad.uint8 is now deprecated, please use a dtype "
+                         "symgrad.bool instead.")
+            d, part = dtypes.bool_, part.bool()
+        if d is dtypes.bool_ or dtypes.is_index(d):
             # a copy: the graph keeps the index as it was (PyTorch saves the index tensor)
-            return part._value.copy() if part._value.ndim else part._value.item()
+            value = part._value.astype(np.int64) if d is dtypes.int32 else part._value.copy()
+            return value if value.ndim else value.item()
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     if isinstance(part, list) and not part:
         return np.zeros(0, dtype=np.int64)  # x[[]]: an empty integer index

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from symgrad import ops, parser
+from symgrad.autograd.graph import warn_at_user
 from symgrad.dispatch import (
     apply_binary,
     apply_inplace,
@@ -437,7 +438,7 @@ def fill_(self, value: Any) -> Tensor:
     tensor([2.5000, 2.5000, 2.5000])
     """
     value = scalar(value)
-    dtypes.check_fill(value, self._value.dtype)
+    value = dtypes.check_fill(value, self._value.dtype)
     if self._value.dtype.kind == "b":
         value = bool(value)  # (numpy refuses an int beyond int64 for bool)
     return apply_inplace(_ew.fill, self, value=value)
@@ -590,6 +591,11 @@ def where(condition: Tensor, input: Any = _CONDITION_ONLY,  # noqa: A002
         if not isinstance(condition, Tensor):
             raise parser.wrong_type("where", "condition", "Tensor", condition, 1)
         return condition.nonzero(as_tuple=True)
+    if isinstance(condition, Tensor) and condition.dtype is dtypes.uint8:  # (PyTorch's legacy)
+        warn_at_user("where received a uint8 condition tensor. This behavior is deprecated and "
+                     "will be removed in a future version of PyTorch. Use a boolean condition "
+                     "instead.")
+        condition = condition.bool()
     if not isinstance(condition, Tensor) or condition.dtype is not dtypes.bool_:
         got = f", but got a tensor with dtype {condition.dtype._torch_name}" if isinstance(
             condition, Tensor) else ""

@@ -76,6 +76,8 @@ def repeat_interleave(input: Tensor, repeats: int | Tensor | None = None,  # noq
     parser.int64(repeats)
     _tensor(input, "repeat_interleave")
     if repeats is None:  # repeat_interleave(counts): the positions, each repeated
+        if not dtypes.is_index(input.dtype):
+            raise dtypes.not_implemented("repeat_interleave_cpu", input.dtype)
         counts = input._value
         if counts.ndim > 1:
             raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
@@ -291,10 +293,13 @@ def _index_args(fn: str, input: Tensor, dim: int, index: Tensor, source: Tensor)
     if not isinstance(index, Tensor):
         raise TypeError(f"{fn}(): argument 'index' (position 3) must be Tensor, not "
                         f"{type(index).__name__}")
-    if index.dtype is not dtypes.int64:
+    if fn == "index_copy" and index.dtype is not dtypes.int64:
+        raise RuntimeError(f"{fn}_(): Expected a long tensor for index, but got "
+                           f"{index.dtype._torch_name}")
+    if not dtypes.is_index(index.dtype):
         raise RuntimeError(f"{fn}_(): Expected dtype int32/int64 for index but got: "
                            f"{index.dtype._torch_name}")
-    idx = index._value.reshape(-1).copy()
+    idx = index._value.reshape(-1).astype(np.int64)
     if index._value.ndim > 1:
         raise IndexError(f"{fn}_(): Index is supposed to be a vector")
     shape, src_shape = input._value.shape or (1,), source._value.shape or (1,)
@@ -408,7 +413,7 @@ def _index_fill(run: Any, input: Tensor, dim: int, index: Tensor, value: Any) ->
     if isinstance(value, Tensor):
         value = fill_tensor("index_fill_", value, input)
         return named_node(run(_sh.setitem, input, value, key=key), "IndexFillBackward1")
-    dtypes.check_fill(value, input._value.dtype)
+    value = dtypes.check_fill(value, input._value.dtype)
     return named_node(run(_sh.scatter_value, input, key=key, value=value),
                       "IndexFillBackward0")
 

@@ -147,6 +147,11 @@ for _name, _fn, _aliases in (("eq", np.equal, ()), ("ne", np.not_equal, ("not_eq
     _install_compare_into(_name, _fn, _aliases)
 
 
+def _as_input_if_byte(found: Any, input: Tensor) -> np.ndarray:  # noqa: A002
+    """all's and any's answer: uint8 for a uint8 input (PyTorch's legacy), else bool."""
+    return np.asarray(found, np.uint8 if input._value.dtype == np.uint8 else np.bool_)
+
+
 def _reduced(dim: int | Sequence[int], ndim: int) -> tuple[int, ...]:
     """all's and any's dims: an empty list reduces none (as PyTorch's; a sum reduces all)."""
     return () if isinstance(dim, Sequence) and not dim else _dims(dim, ndim)
@@ -167,7 +172,7 @@ def all(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> 
             keepdim, bool):
         raise parser.invalid_combination("all", (dim, keepdim), {})
     axis = None if dim is None else _reduced(dim, self._value.ndim)
-    return _make(np.asarray(np.all(self._value, axis=axis, keepdims=keepdim)))
+    return _make(_as_input_if_byte(np.all(self._value, axis=axis, keepdims=keepdim), self))
 
 
 @torch_api(NO_GRAPH)
@@ -185,7 +190,7 @@ def any(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> 
             keepdim, bool):
         raise parser.invalid_combination("any", (dim, keepdim), {})
     axis = None if dim is None else _reduced(dim, self._value.ndim)
-    return _make(np.asarray(np.any(self._value, axis=axis, keepdims=keepdim)))
+    return _make(_as_input_if_byte(np.any(self._value, axis=axis, keepdims=keepdim), self))
 
 
 @torch_api(NO_GRAPH)

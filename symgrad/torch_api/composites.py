@@ -322,7 +322,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:  # noqa: A002
     """
     parser.tensor_arg("take", "input", input)
     parser.tensor_arg("take", "index", index, 2)
-    if index._value.dtype.kind not in "iu":
+    if index.dtype is not dtypes.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got "
                            f"{index.dtype._torch_name}")
     flat_positions(input, index)
@@ -470,6 +470,9 @@ def _trapezoid_parts(fn: str, y: Tensor, x: Tensor | None, dx: float | None,
     """The checked dim of ``y``, the sums of its neighbours ``y[i] + y[i + 1]`` along it, and
     the spacing of ``x`` shaped to multiply them (None for a constant ``dx``)."""
     parser.tensor_arg(fn, "y", y)
+    if y.dtype is dtypes.bool_:
+        raise RuntimeError(f"{fn.removeprefix('symgrad.')}: received a bool input for `y`, but "
+                           "bool is not supported")
     d = _dim(dim, y.dim())
     n = y._value.shape[d]
     pairs = y.narrow(d, 0, max(n - 1, 0)) + y.narrow(d, min(1, n), max(n - 1, 0))
@@ -775,6 +778,8 @@ def adjoint(input: Tensor) -> Tensor:  # noqa: A002
 def _mvlgamma_order(input: Any, p: Any, fn: str) -> int:  # noqa: A002
     parser.tensor_arg(fn, "input", input)
     check_ints(p)
+    if input.dtype is dtypes.bool_:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     return int(p)
@@ -1001,6 +1006,8 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
     check_ints(elements, test_elements)
     a = elements._value if isinstance(elements, Tensor) else np.asarray(elements)
     b = test_elements._value if isinstance(test_elements, Tensor) else np.asarray(test_elements)
+    if a.dtype.kind == "b" or b.dtype.kind == "b":
+        raise RuntimeError("Unsupported input type encountered for isin(): Bool")
     return _make(np.asarray(np.isin(a, b, invert=invert)))
 
 
@@ -1073,8 +1080,8 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 def _quantile(fn: str, input: Tensor, q: Any, dim: int | None, keepdim: bool,  # noqa: A002
               interpolation: str, ignore_nan: bool) -> Tensor:
     parser.tensor_arg(fn, "input", input)
-    if input._value.dtype.kind != "f":
-        raise RuntimeError(f"{fn}() input tensor must be either float or double dtype")
+    if input.dtype not in (dtypes.float32, dtypes.float64):  # (nanquantile too says quantile)
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
     qs = np.asarray(q._value if isinstance(q, Tensor) else q, dtype=np.float64)
     if qs.ndim > 1:
         raise RuntimeError(f"{fn}() q must be a scalar or 1D tensor")

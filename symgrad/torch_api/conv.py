@@ -15,6 +15,7 @@ import numpy as np
 
 from symgrad import ops
 from symgrad.dispatch import apply_op
+from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _make
 from symgrad.torch_api.declaration import COMPOSITE, torch_api
 from symgrad.torch_api.pointwise import _tensor
@@ -22,6 +23,17 @@ from symgrad.torch_api.pointwise import _tensor
 _conv = ops.conv
 
 IntOrTuple = int | Sequence[int]
+
+
+_FLOATS = ("float16", "float32", "float64")
+_NOT_BOOL = ("int64", "int32", "int16", "int8", "uint8", *_FLOATS)
+
+
+def _compiled_for(kernel: str, x: Tensor, names: Sequence[str]) -> None:
+    """Refuse, as PyTorch, a dtype its ``kernel`` is not compiled for (``names`` are those it
+    is)."""
+    if x.dtype.name not in names:
+        raise dtypes.not_implemented(kernel, x.dtype)
 
 
 def _size(value: object) -> str:
@@ -84,9 +96,14 @@ def _convolution(name: str, d: int, input: Tensor, weight: Tensor,  # noqa: A002
     else:
         out_channels = _out_channels(x, weight, groups, pads, dilation, kernel)
     _check_bias_and_dtypes(name, x, weight, bias, out_channels)
-    y = apply_op(_conv.convolution, x, weight, bias, stride=stride, padding=pads,
-                 dilation=dilation, groups=int(groups), transposed=transposed,
-                 output_padding=out_pad)
+    params = dict(stride=stride, padding=pads, dilation=dilation, groups=int(groups),
+                  transposed=transposed, output_padding=out_pad)
+    if x.is_floating_point():
+        y = apply_op(_conv.convolution, x, weight, bias, **params)
+    else:  # (integers: computed in float64, exact, and wrapped into the dtype as PyTorch's)
+        y = apply_op(_conv.convolution, x.double(), weight.double(),
+                     None if bias is None else bias.double(), **params)
+        y = _make(y._value.astype(np.int64).astype(x._value.dtype))
     return y.squeeze(0) if unbatched else y
 
 
@@ -173,8 +190,13 @@ def _check_bias_and_dtypes(name: str, x: Tensor, weight: Tensor, bias: Tensor | 
             raise RuntimeError(f"Given weight of size {_size(weight.shape)}, expected bias to "
                                f"be 1-dimensional with {out_channels} elements, but got bias "
                                f"of size {_size(bias.shape)} instead")
+    if x.dtype is dtypes.bool_:
+        raise dtypes.not_implemented("slow_conv2d_cpu", x.dtype)
     for other, what in ((weight, "weight"), (bias, "bias")):
         if other is not None and other.dtype is not x.dtype:
+            if not (x.is_floating_point() and other.is_floating_point()):
+                raise RuntimeError(f"expected scalar type {x.dtype._torch_name} but found "
+                                   f"{other.dtype._torch_name}")
             if what == "bias":
                 raise RuntimeError(f"Input type ({x.dtype._cpp_name}) and bias type "
                                    f"({other.dtype._cpp_name}) should be the same")
@@ -264,8 +286,18 @@ def unfold(input: Tensor, kernel_size: IntOrTuple, dilation: IntOrTuple = 1,  # 
                            f"{dilation[1]}), padding=({padding[0]}, {padding[1]}), calculated "
                            f"shape of the array of sliding blocks as ({out[0]}, {out[1]}), but "
                            "its components must be at least one.")
-    return apply_op(_conv.im2col, x, kernel=kernel, dilation=dilation,
-                    padding=tuple((p, p) for p in padding), stride=stride)
+    _compiled_for("im2col_out_cpu", x, ("bool", *_FLOATS))
+    return _bool_as_float(x, lambda v: apply_op(
+        _conv.im2col, v, kernel=kernel, dilation=dilation,
+        padding=tuple((p, p) for p in padding), stride=stride))
+
+
+def _bool_as_float(x: Tensor, run) -> Tensor:
+    """``run(x)``, a bool ``x`` run in float32 and the result read as bool (nonzero: True), as
+    PyTorch's bool im2col and col2im give."""
+    if x.dtype is not dtypes.bool_:
+        return run(x)
+    return _make(run(x.float())._value != 0)
 
 
 @torch_api("col2im", method=False, function=False)
@@ -302,8 +334,10 @@ def fold(input: Tensor, output_size: IntOrTuple, kernel_size: IntOrTuple,  # noq
                            f"expected size of input's dimension 2 to match the calculated number"
                            f" of sliding blocks {out[0]} * {out[1]} = {out[0] * out[1]}, but got"
                            f" input.size(2)={x.shape[-1]}.")
-    return apply_op(_conv.col2im, x, output_size=size, kernel=kernel, dilation=dilation,
-                    padding=tuple((p, p) for p in padding), stride=stride)
+    _compiled_for("col2im_out_cpu", x, ("bool", *_FLOATS))
+    return _bool_as_float(x, lambda v: apply_op(
+        _conv.col2im, v, output_size=size, kernel=kernel, dilation=dilation,
+        padding=tuple((p, p) for p in padding), stride=stride))
 
 
 # ---------------------------------------------------------------------------- pooling
@@ -340,6 +374,7 @@ def _max_pool(name: str, input: Tensor, kernel_size, stride, padding, dilation, 
     x, _ = _batched(input, d, "")
     kernel, stride, _, dilation, pads, _ = _pool_args(name, x, kernel_size, stride, padding,
                                                       dilation, ceil_mode, d)
+    _compiled_for(name, input, _NOT_BOOL)
     key, indices = _conv.max_pool_key(input._value, kernel, stride, pads, dilation)
     y = apply_op(_conv.max_pool, input, key=key, spatial=d)
     return (y, _make(np.asarray(indices, dtype=np.int64))) if return_indices else y
@@ -365,6 +400,8 @@ def max_pool1d(input: Tensor, kernel_size: IntOrTuple, stride: IntOrTuple | None
         (1, *_expand(s, 1, "stride", "max_pool1d"))
     pad = (0, *_expand(padding, 1, "padding", "max_pool1d"))
     dilation = (1, *_expand(dilation, 1, "dilation", "max_pool1d"))
+    if not return_indices:  # (PyTorch's own 1-d kernel, compiled for floats only)
+        _compiled_for("max_pool1d_impl", input, _FLOATS)
     y = max_pool2d(input.unsqueeze(-2), (1, *k), s, pad, dilation, ceil_mode, return_indices)
     if return_indices:
         return y[0].squeeze(-2), y[1].squeeze(-2)
@@ -421,6 +458,14 @@ def _avg_pool(input: Tensor, kernel_size, stride, padding, ceil_mode,  # noqa: A
         raise RuntimeError("divisor must be not zero")
     divisor = _conv.avg_pool_divisor(tuple(x.shape[2:]), kernel, stride, padding,
                                      count_include_pad, divisor_override, out)
+    if d == 3:
+        _compiled_for("avg_pool3d_out_frame", input, ("int64", "float32", "float64"))
+    else:
+        _compiled_for("avg_pool2d", input, ("int64", *_FLOATS))
+    if input.dtype is dtypes.int64:  # (the window sums divided in int64: toward zero)
+        y = apply_op(_conv.avg_pool, input.double(), kernel=kernel, stride=stride,
+                     padding=pads, divisor=divisor)
+        return _make(np.trunc(y._value).astype(np.int64))
     return apply_op(_conv.avg_pool, input, kernel=kernel, stride=stride, padding=pads,
                     divisor=divisor)
 
@@ -500,6 +545,9 @@ def adaptive_avg_pool2d(input: Tensor, output_size: IntOrTuple) -> Tensor:  # no
         raise RuntimeError("adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
                            f"{_size(input.shape)}")
     size = _adaptive_size(output_size, input.shape[-2:], 2)
+    _adaptive_mean_dtype(input, size)
+    if 0 in size:
+        return _make(np.zeros(input.shape[:-2] + size, input._value.dtype))
     return apply_op(_conv.adaptive_avg_pool, input, matrices=(
         _conv.adaptive_matrix(input.shape[-2], size[0]),
         _conv.adaptive_matrix(input.shape[-1], size[1])))
@@ -520,8 +568,18 @@ def adaptive_avg_pool1d(input: Tensor, output_size: IntOrTuple) -> Tensor:  # no
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, *size)).squeeze(-2)
 
 
+def _adaptive_mean_dtype(input: Tensor, size: tuple[int, ...]) -> None:  # noqa: A002
+    """PyTorch's adaptive average pooling takes a mean: floating-point inputs only (unless
+    the output is empty)."""
+    if not input.is_floating_point() and 0 not in size:
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
+                           "floating point or complex dtype. Got: "
+                           f"{input.dtype._torch_name}")
+
+
 def _adaptive_max(input: Tensor, output_size, return_indices: bool, d: int):  # noqa: A002
     size = _adaptive_size(output_size, input.shape[input.ndim - d:], d)
+    _compiled_for("adaptive_max_pool2d" if d < 3 else "adaptive_max_pool3d_cpu", input, _FLOATS)
     key, indices = _conv.adaptive_max_key(input._value, size)
     y = apply_op(_conv.max_pool, input, key=key, spatial=d, adaptive=True)
     return (y, _make(np.asarray(indices, dtype=np.int64))) if return_indices else y
@@ -575,6 +633,9 @@ def adaptive_avg_pool3d(input: Tensor, output_size: IntOrTuple) -> Tensor:  # no
         raise RuntimeError("adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
                            f"{_size(input.shape)}")
     size = _adaptive_size(output_size, input.shape[-3:], 3)
+    _adaptive_mean_dtype(input, size)
+    if 0 in size:
+        return _make(np.zeros(input.shape[:-3] + size, input._value.dtype))
     return apply_op(_conv.adaptive_avg_pool, input, matrices=tuple(
         _conv.adaptive_matrix(n, o) for n, o in zip(input.shape[-3:], size, strict=True)))
 
@@ -779,6 +840,9 @@ def pad_by_mode(input: Tensor, pad: Sequence[int], mode: str,  # noqa: A002
         if mode == "replicate" and n == 0:
             raise RuntimeError(f"Expected input with non-zero spatial size, but got "
                                f"{_size(input.shape)}")
+    if mode != "circular":
+        kernel = "reflection" if mode == "reflect" else "replication"
+        _compiled_for(f"{kernel}_pad{k}d", input, _NOT_BOOL)
     key = _conv.pad_key(sizes, pairs, mode, input.ndim - k)
     return apply_op(_conv.pad_gather, input, key=key, mode=mode, dims=k)
 
@@ -845,10 +909,37 @@ def interpolate(input: Tensor, size: IntOrTuple | None = None,  # noqa: A002
         scales = (None,) * d if recompute_scale_factor else tuple(1 / float(f) for f in factors)
     else:
         raise ValueError("either size or scale_factor should be defined")
+    if not input.is_floating_point():
+        _resampled_dtype(input, mode, d)
+        matrices = tuple(_conv.resample_matrix(n, o, mode, s, False, np.float64)
+                         for n, o, s in zip(spatial, out, scales, strict=True))
+        y = apply_op(_conv.upsample, input.double(), matrices=matrices, mode=mode)
+        return _make(y._value.astype(input._value.dtype))  # (nearest: values picked, exact)
     matrices = tuple(_conv.resample_matrix(n, o, mode, s, bool(align_corners),
                                            input._value.dtype.type)
                      for n, o, s in zip(spatial, out, scales, strict=True))
     return apply_op(_conv.upsample, input, matrices=matrices, mode=mode)
+
+
+def _resampled_dtype(input: Tensor, mode: str, d: int) -> None:  # noqa: A002
+    """PyTorch's kernel names refusing an integer or bool input in each mode; of those, uint8
+    in the nearest modes is resampled (exactly: values are picked), and uint8 in 'bilinear' and
+    'bicubic' (PyTorch's fixed-point kernels, whose rounding symgrad does not reproduce) is
+    refused."""
+    if mode == "area":
+        _compiled_for(f"adaptive_avg_pool{max(d, 2)}d" + ("_cpu" if d == 3 else ""), input,
+                      _FLOATS)
+    kernel = {"nearest": "compute_indices_weights_nearest", "linear": "compute_indices_weights_"
+              "linear", "trilinear": "compute_indices_weights_linear", "bilinear":
+              "upsample_bilinear2d_channels_last", "bicubic": "compute_indices_weights_cubic"}
+    name = kernel.get(mode.removesuffix("-exact"))
+    if d == 2 and mode.startswith("nearest"):
+        name = "upsample_nearest2d_channels_last"
+    _compiled_for(name, input, ("uint8",) if mode.startswith("nearest") or d == 2 else ())
+    if not mode.startswith("nearest"):
+        raise NotImplementedError(f"symgrad's interpolate does not support uint8 input in "
+                                  f"'{mode}' mode (PyTorch's fixed-point kernel); convert it to "
+                                  "float first")
 
 
 @torch_api("upsample", method=False, function=False)

@@ -1,5 +1,6 @@
 """PyTorch spellings of dtype conversions and copies (see ``symgrad.torch_api``): ``to``,
-``type``, ``float``/``double``/``long``/``bool``, ``clone``, ``contiguous`` and the ``new_*``
+``type``, ``float``/``double``/``half``/``long``/``int``/``short``/``char``/``byte``/``bool``,
+``clone``, ``contiguous`` and the ``new_*``
 constructors that take their dtype from a tensor.
 
 This module defines functions named ``float``, ``bool`` and ``type``: it does not call those
@@ -94,6 +95,12 @@ def type(self, dtype: dtypes.dtype | None = None) -> str | Tensor:
     """
     if dtype is None:
         return f"symgrad.{self.dtype._torch_name}Tensor"
+    if isinstance(dtype, str):
+        named = {f"{library}.{d._torch_name}Tensor": d for d in dtypes.ALL
+                 for library in ("torch", "symgrad")}.get(dtype)
+        if named is None:
+            raise ValueError(f"invalid type: '{dtype}'")
+        return self._cast(named)
     return self._cast(dtypes.as_dtype(dtype))
 
 
@@ -125,6 +132,56 @@ def long(self) -> Tensor:
     tensor([ 1, -1])
     """
     return self._cast(dtypes.int64)
+
+
+@torch_api("to_dtype", function=False, example=lambda x: x.half())
+def half(self) -> Tensor:
+    """Convert to float16 (rounding to nearest; beyond its range, inf).
+
+    >>> symgrad.tensor([1 / 3, 70000.0]).half()
+    tensor([0.3333,    inf], dtype=symgrad.float16)
+    """
+    return self._cast(dtypes.float16)
+
+
+@torch_api(NO_GRAPH, function=False)
+def int(self) -> Tensor:
+    """Convert to int32 (rounding toward zero).
+
+    >>> symgrad.tensor([1.7, -1.7]).int()
+    tensor([ 1, -1], dtype=symgrad.int32)
+    """
+    return self._cast(dtypes.int32)
+
+
+@torch_api(NO_GRAPH, function=False)
+def short(self) -> Tensor:
+    """Convert to int16 (rounding toward zero).
+
+    >>> symgrad.tensor([1.7, -1.7]).short()
+    tensor([ 1, -1], dtype=symgrad.int16)
+    """
+    return self._cast(dtypes.int16)
+
+
+@torch_api(NO_GRAPH, function=False)
+def char(self) -> Tensor:
+    """Convert to int8 (rounding toward zero).
+
+    >>> symgrad.tensor([1.7, -1.7]).char()
+    tensor([ 1, -1], dtype=symgrad.int8)
+    """
+    return self._cast(dtypes.int8)
+
+
+@torch_api(NO_GRAPH, function=False)
+def byte(self) -> Tensor:
+    """Convert to uint8 (rounding toward zero).
+
+    >>> symgrad.tensor([1.7, 250.0]).byte()
+    tensor([  1, 250], dtype=symgrad.uint8)
+    """
+    return self._cast(dtypes.uint8)
 
 
 @torch_api(NO_GRAPH, function=False)

@@ -92,12 +92,12 @@ def itemsize(self) -> int:
 
 @torch_api(NO_GRAPH)
 def is_signed(self) -> bool:
-    """Whether the dtype holds negative values (every dtype but bool).
+    """Whether the dtype holds negative values (every dtype but bool and uint8).
 
     >>> symgrad.ones(1).is_signed(), symgrad.is_signed(symgrad.tensor([True]))
     (True, False)
     """
-    return self._value.dtype.kind != "b"
+    return self.dtype.is_signed
 
 
 @torch_api(NO_GRAPH, function=False)
@@ -273,11 +273,8 @@ def can_cast(from_: dtypes.dtype, to: dtypes.dtype) -> bool:
     ...                                                                      symgrad.int64)
     (True, False)
     """
-    for name, value in (("from_", from_), ("to", to)):
-        if not isinstance(value, dtypes.dtype):
-            raise TypeError(f"can_cast(): argument '{name}' must be symgrad.dtype, not "
-                            f"{type(value).__name__}")
-    return dtypes.can_cast(from_, to)
+    return dtypes.can_cast(dtypes._dtype_arg("can_cast", from_, "from_"),
+                           dtypes._dtype_arg("can_cast", to, "to", 2))
 
 
 # ---------------------------------------------------------------- a real tensor's complex views

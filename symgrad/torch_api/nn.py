@@ -20,6 +20,7 @@ import numpy as np
 from symgrad import creation, ops, parser
 from symgrad.autograd.grad_mode import no_grad
 from symgrad.dispatch import apply_op
+from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _make
 from symgrad.torch_api.arguments import check_ints
 from symgrad.torch_api.conv import avg_pool2d, avg_pool3d
@@ -351,7 +352,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
         raise NotImplementedError("symgrad has no sparse tensors: embedding(sparse=True) would "
                                   "give weight a sparse gradient; use sparse=False")
     index = input._value
-    if index.dtype.kind not in "iu":
+    if not dtypes.is_index(input.dtype):
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
                            "following scalar types: Long, Int; but got "
                            f"symgrad.{input.dtype._torch_name}Tensor instead (while checking "
@@ -875,6 +876,8 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:  # noqa: A002
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
     if not input.is_floating_point():
         raise RuntimeError("pdist only supports floating-point dtypes")
+    if input.dtype is dtypes.float16:
+        raise dtypes.not_implemented("pdist", input.dtype)
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     rows, cols = np.triu_indices(input.shape[0], 1)

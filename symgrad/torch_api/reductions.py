@@ -95,6 +95,11 @@ def _source(x: Tensor, dtype: dtypes.dtype | None) -> Tensor:
     return x._cast(dtypes.as_dtype(dtype)) if dtype is not None else x
 
 
+def _as_asked(result: Tensor, dtype: dtypes.dtype | None) -> Tensor:
+    """A sum's or product's result in the dtype asked for (integers accumulate as int64)."""
+    return result if dtype is None else result._cast(dtypes.as_dtype(dtype))
+
+
 def _int_dim(name: str, dim: Any, ndim: int) -> int:
     if dim is _REQUIRED:
         raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
@@ -128,9 +133,9 @@ def sum(self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *,
     if dim is None and axis is None and keepdim is False and keepdims is None and dtype is None \
             and isinstance(self, Tensor):  # (the common case: all elements)
         return _sum_all(self)
-    return _reduce(self, ops.reduction.sum, "sum", axis if dim is None else dim,
-                   keepdim if keepdims is None else keepdims,
-                        self._cast(dtype) if dtype is not None else self)
+    return _as_asked(_reduce(self, ops.reduction.sum, "sum", axis if dim is None else dim,
+                             keepdim if keepdims is None else keepdims, _source(self, dtype)),
+                     dtype)
 
 
 def _reduce(self, op: ops.Op, name: str, dim: Any, keepdim: bool, source: Tensor) -> Tensor:
@@ -192,14 +197,14 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *,  # noq
     """
     if dim is None:
         _no_keepdim_alone("prod", keepdim, _PROD_SIGNATURES)
-        return apply_op(ops.reduction.prod, _source(input, dtype))
+        return _as_asked(apply_op(ops.reduction.prod, _source(input, dtype)), dtype)
     if isinstance(dim, bool) or not isinstance(dim, int | np.integer):
         raise TypeError("prod() received an invalid combination of arguments - got "
                         f"(dim={type(dim).__name__}, ), but expected one of:{_PROD_SIGNATURES}")
     ndim = input._value.ndim
     d = _dim(dim, ndim)
-    return apply_op(ops.reduction.prod, _source(input, dtype), dim=(d,) if ndim else (),
-                    keepdim=bool(keepdim))
+    return _as_asked(apply_op(ops.reduction.prod, _source(input, dtype), dim=(d,) if ndim else (),
+                              keepdim=bool(keepdim)), dtype)
 
 
 # ---------------------------------------------------------------- max, min, amax, amin
@@ -406,7 +411,8 @@ def _variance_params(name: str, input: Tensor, dim: Any, unbiased: bool | None, 
                         "ints dim, bool unbiased = True, bool keepdim = False)\n * (tuple of ints "
                         "dim = None, *, Number correction = None, bool keepdim = False)")
     if not input.is_floating_point():
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+        raise RuntimeError(f"{name if name.endswith('_mean') else 'std and var'} only support "
+                           "floating point and complex dtypes")
     if correction is None:
         correction = 0 if unbiased is False else 1
     value = input._value
@@ -623,7 +629,7 @@ def cumsum(input: Tensor, dim: int = _REQUIRED, *,  # noqa: A002
     tensor([1., 3., 6.])
     """
     d = _int_dim("cumsum", dim, input._value.ndim)
-    return apply_op(ops.reduction.cumsum, _source(input, dtype), dim=d)
+    return _as_asked(apply_op(ops.reduction.cumsum, _source(input, dtype), dim=d), dtype)
 
 
 @torch_api("cumprod", example=lambda x: x.cumprod(1))
@@ -637,7 +643,7 @@ def cumprod(input: Tensor, dim: int = _REQUIRED, *,  # noqa: A002
     tensor([1., 2., 6.])
     """
     d = _int_dim("cumprod", dim, input._value.ndim)
-    return apply_op(ops.reduction.cumprod, _source(input, dtype), dim=d)
+    return _as_asked(apply_op(ops.reduction.cumprod, _source(input, dtype), dim=d), dtype)
 
 
 @torch_api("cumsum", function=False, inplace=True, example=lambda x: x.cumsum_(1))

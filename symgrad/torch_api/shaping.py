@@ -64,9 +64,9 @@ def _index(index: Any, name: str, dtype_message: str, position: int = 2) -> np.n
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): argument 'index' (position {position}) must be Tensor, not "
                         f"{type(index).__name__}")
-    if index.dtype is not dtypes.int64:
+    if not dtypes.is_index(index.dtype):
         raise RuntimeError(dtype_message)
-    return index._value.copy()
+    return index._value.astype(np.int64)
 
 
 def _check_bounds(index: np.ndarray, dim: int, size: int) -> None:
@@ -634,10 +634,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     if not isinstance(indices, Tensor):
         raise TypeError("take_along_dim(): argument 'indices' (position 2) must be Tensor, not "
                         f"{type(indices).__name__}")
-    if indices.dtype is not dtypes.int64:
-        raise RuntimeError("symgrad.take_along_dim(): dtype of indices should be Long but got "
-                           f"{indices.dtype._torch_name}")
-    idx = indices._value.copy()
+    if not dtypes.is_index(indices.dtype):
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+    idx = indices._value.astype(np.int64)
     if dim is None:
         flat = idx.reshape(-1)
         _check_bounds(flat, 0, input._value.size)
@@ -724,8 +723,8 @@ def _masked_fill_args(input: Tensor, mask: Tensor, value: Any) -> tuple:  # noqa
     if not isinstance(value, int | float):
         raise TypeError(f"masked_fill(): argument 'value' must be Number or Tensor, not "
                         f"{type(value).__name__}")
-    dtypes.check_fill(value, input._value.dtype)
-    if input._value.dtype.kind in "bi":  # the value is cast to the tensor's dtype
+    value = dtypes.check_fill(value, input._value.dtype)
+    if input._value.dtype.kind in "biu":  # the value is cast to the tensor's dtype
         value = bool(value) if input._value.dtype.kind == "b" else int(value)
     return ops.shape.masked_fill, (input, mask), {"value": value}
 
@@ -795,7 +794,7 @@ def _scatter_args(input: Tensor, dim: int, index: Tensor, src: Any, value: Any, 
     _check_bounds(idx, d, shape[d] if shape else 1)
     key = _grid_key(idx, d) if shape else ()
     if not isinstance(src, Tensor):
-        dtypes.check_fill(src, input._value.dtype)
+        src = dtypes.check_fill(src, input._value.dtype)
     if reduce is not None:  # PyTorch records no gradient for these (a NotImplemented node)
         if isinstance(src, Tensor):
             warn_at_user("The reduce argument of symgrad.scatter with Tensor src is deprecated "
@@ -948,6 +947,8 @@ def trace(input: Tensor) -> Tensor:  # noqa: A002
     if input._value.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim "
                            f"{input._value.ndim}")
+    if input.dtype is dtypes.bool_:
+        raise dtypes.not_implemented("trace", input.dtype)
     return apply_op(ops.linalg.trace, input)
 
 

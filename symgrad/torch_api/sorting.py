@@ -20,6 +20,7 @@ import numpy as np
 
 from symgrad import creation, ops, parser
 from symgrad.dispatch import apply_op
+from symgrad.numeric import dtypes
 from symgrad.ops.reduction import _take_along_key
 from symgrad.tensor import Tensor, _dim, _make
 from symgrad.torch_api.arguments import check_ints
@@ -191,6 +192,8 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True,  # noqa: A0
     indices=tensor([1, 3]))
     """
     _check_tensor(input, "topk")
+    if input.dtype is dtypes.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     value = input._value
     d = _dim(dim, value.ndim)
     size = value.shape[d] if value.ndim else 1
@@ -285,6 +288,8 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     indices=tensor(3))
     """
     _check_tensor(input, "kthvalue")
+    if input.dtype is dtypes.bool_:
+        raise dtypes.not_implemented("kthvalue_cpu", input.dtype)
     value = input._value
     d = _dim(dim, value.ndim)
     size = value.shape[d] if value.ndim else 1
@@ -306,6 +311,8 @@ def _median_position(row: np.ndarray, ignore_nan: bool) -> int:
 
 def _median(name: str, input: Tensor, dim: Any, keepdim: bool, ignore_nan: bool) -> Any:  # noqa: A002
     _check_tensor(input, name)
+    if input.dtype is dtypes.bool_:
+        raise dtypes.not_implemented("median_cpu" if dim is None else "median_out", input.dtype)
     value = input._value
     if dim is None:
         op = _red.nanmedian if ignore_nan else _red.median
@@ -448,6 +455,8 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:  # noqa: A002
     tensor([  0.0000,   0.6931, 100.0000])
     """
     _check_tensor(input, "logcumsumexp")
+    if not input.is_floating_point():
+        raise dtypes.not_implemented("logcumsumexp_out_cpu", input.dtype)
     d = _dim(dim, input._value.ndim)
     return apply_op(_red.logcumsumexp, input, dim=d)
 
@@ -500,7 +509,7 @@ def searchsorted(sorted_sequence: Tensor, input: Tensor | float, *,  # noqa: A00
                            f"{list(values.shape)}")
     order = None if sorter is None else sorter._value
     out = _searchsorted(seq, values, bool(right), order)
-    return _make(np.asarray(out, dtype=np.int64))  # symgrad has no int32: int64 either way
+    return _make(np.asarray(out, dtype=np.int32 if out_int32 else np.int64))
 
 
 @torch_api(NO_GRAPH, method=False)
@@ -565,9 +574,8 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     """
     _check_tensor(input, "bincount")
     value = input._value
-    if value.dtype.kind not in "biu":
-        raise NotImplementedError(f"\"bincount_cpu\" not implemented for "
-                                  f"'{input.dtype._torch_name}'")
+    if value.dtype.kind not in "iu":
+        raise dtypes.not_implemented("bincount_cpu", input.dtype)
     if value.ndim != 1:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:

@@ -318,6 +318,7 @@ def __getitem__(self, key: Any) -> Tensor:
 
 @torch_api("setitem", function=False, inplace=True, example=lambda x: x.__setitem__(0, 1.0))
 def __setitem__(self, key: Any, value: Any) -> None:
+    byte_mask = isinstance(key, Tensor) and key.dtype is dtypes.uint8
     key = normalize_key(key)
     split = split_key(key, self._value.ndim)
     if _mode.enabled and self._requires_grad and self.grad_fn is None:
@@ -331,6 +332,9 @@ def __setitem__(self, key: Any, value: Any) -> None:
         __setitem__(self[split[0]], split[1], value)
         return
     target = _check_index(self, key)
+    if byte_mask and not isinstance(value, Tensor):  # (PyTorch's path for a mask and a number)
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           "unsigned char")
     if value.__class__ is int and not -2**63 <= value < 2**63:  # (read as a C long long)
         raise ValueError("Overflow when unpacking long long")
     if operand(value) is None:
@@ -338,7 +342,7 @@ def __setitem__(self, key: Any, value: Any) -> None:
                         f"symgrad.{self.dtype._torch_name}Tensor")
     value = operand(value)
     if not isinstance(value, Tensor):
-        dtypes.check_fill(value, self._value.dtype)
+        value = dtypes.check_fill(value, self._value.dtype)
     else:
         shape = value._value.shape
         extra = len(shape) - target.ndim

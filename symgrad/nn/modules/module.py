@@ -844,25 +844,22 @@ class Module:
         return self._apply_to_floats(lambda t: t.double())
 
     def half(self) -> Module:
-        """Refused, nothing changed: symgrad's floating dtypes are float32 and float64.
+        """Floating-point parameters and buffers to float16; returns self.
 
-        >>> symgrad.nn.Linear(2, 1).half()
-        Traceback (most recent call last):
-            ...
-        TypeError: symgrad supports the dtypes float32, float64, int64 and bool; use .float() ...
+        >>> symgrad.nn.Linear(2, 1).half().bias.dtype
+        symgrad.float16
         """
-        raise TypeError("symgrad supports the dtypes float32, float64, int64 and bool; use "
-                        ".float() or .double()")
+        return self._apply_to_floats(lambda t: t.half())
 
     def bfloat16(self) -> Module:
-        """Refused, nothing changed: symgrad has no bfloat16 dtype.
+        """Refused, nothing changed: symgrad has no bfloat16 dtype (numpy has none).
 
         >>> symgrad.nn.Linear(2, 1).bfloat16()
         Traceback (most recent call last):
             ...
-        TypeError: symgrad supports the dtypes float32, float64, int64 and bool; use .float() ...
+        TypeError: symgrad has no bfloat16 dtype; use .half(), .float() or .double()
         """
-        return self.half()
+        raise TypeError("symgrad has no bfloat16 dtype; use .half(), .float() or .double()")
 
     def type(self, dst_type: dtypes.dtype) -> Module:
         """Every parameter and buffer (floating or not) converted to ``dst_type``; returns

@@ -27,7 +27,8 @@ def _is_numpy(value: Any) -> bool:
 
 
 def _as_tensor(value: Any) -> Tensor:
-    """``as_tensor`` (sharing memory where symgrad can), else a copy (int32, float16 ...)."""
+    """``as_tensor`` (sharing memory where symgrad can), else a copy (uint16, uint32 widened
+    to int64)."""
     try:
         return as_tensor(value)
     except TypeError:
