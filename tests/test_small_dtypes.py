@@ -331,6 +331,43 @@ CASES.update({
 })
 
 
+# two tensors of different dtypes (a 0-d one counts only when of a higher kind)
+PAIRED = ("bitwise_and", "bitwise_xor", "block_diag", "cdist", "dist", "cross", "hypot", "inner",
+          "tensordot", "matmul", "logaddexp", "logaddexp2", "ldexp", "prelu", "atan2", "maximum",
+          "gcd", "lcm_", "remainder", "floor_divide", "eq", "where")
+DTYPE_PAIRS = (("int32", "int32"), ("int8", "uint8"), ("float16", "float32"),
+               ("int16", "float16"), ("uint8", "int64"), ("float16", "float16"),
+               ("int32", "float64"), ("bool", "int8"))
+
+
+def _paired(L, name, a, b, zero):
+    x = L.tensor([[3, 0, 5], [1, 2, 7]], dtype=getattr(L, a))
+    y = L.tensor(2, dtype=getattr(L, b)) if zero else L.tensor([[1, 2, 1], [2, 1, 3]],
+                                                               dtype=getattr(L, b))
+    if name == "cross":
+        return L.cross(x, y.expand(2, 3), dim=1)
+    if name == "where":
+        return L.where(x > 1, x, y)
+    if name == "cosine_similarity":
+        return L.nn.functional.cosine_similarity(x, y)
+    if name == "matmul":
+        return [_outcome_of(L, lambda: x @ y.t()), _outcome_of(L, lambda: x[0] @ y.t()),
+                _outcome_of(L, lambda: x @ y[0]), _outcome_of(L, lambda: x[None] @ y.t())]
+    if name.endswith("_"):
+        return getattr(x, name)(y)
+    return getattr(L, name)(x, y)
+
+
+def _outcome_of(L, run):
+    return outcome(L, lambda _: run())
+
+
+for _f in (*PAIRED, "cosine_similarity"):
+    for _a, _b in DTYPE_PAIRS:
+        for _zero in (False, True):
+            CASES[f"paired {_f} {_a} {_b}{' 0-d' if _zero else ''}"] = (
+                lambda L, f=_f, a=_a, b=_b, z=_zero: _paired(L, f, a, b, z))
+
 # gradients through float16
 CASES.update({
     "half grad": lambda L: (lambda x: L.autograd.grad((x * x).exp().sum(), x))(

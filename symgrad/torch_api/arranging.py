@@ -88,6 +88,8 @@ def repeat_interleave(input: Tensor, repeats: int | Tensor | None = None,  # noq
     d = _dim(dim, source._value.ndim) if dim is not None else 0
     size = source._value.shape[d] if source._value.ndim else 1
     if isinstance(repeats, Tensor):
+        if not dtypes.is_index(repeats.dtype):
+            raise dtypes.not_implemented("repeat_interleave_cpu", repeats.dtype)
         counts = repeats._value.reshape(-1)
         if repeats._value.ndim > 1:
             raise RuntimeError("repeats must be 0-dim or 1-dim tensor")

@@ -184,6 +184,8 @@ def cross_product(fn: str, input: Tensor, other: Tensor, dim: int | None) -> Ten
     parser.tensor_arg(fn, "other", other, 2)
     if input._value.ndim != other._value.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if input.dtype is dtypes.bool_:
+        raise dtypes.not_implemented("cross", input.dtype)
     if input.dtype is not other.dtype:
         raise RuntimeError(f"expected scalar type {input.dtype._torch_name} but found "
                            f"{other.dtype._torch_name}")
@@ -226,7 +228,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
         blocks.append(t.reshape(1, -1) if t.dim() < 2 else t)
     if not blocks:
         return creation.zeros(0, 0)
-    target = dtypes.promote([(b.dtype, 2) for b in blocks], [])
+    target = dtypes.promote([(t.dtype, t.dim()) for t in tensors], [])  # (0-d ones weakly)
     width = sum(b._value.shape[1] for b in blocks)
     rows, left = [], 0
     for b in blocks:
@@ -438,7 +440,11 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:  # noqa: A002
     parser.tensor_arg("dist", "input", input)
     parser.tensor_arg("dist", "other", other, 2)
     check_ints(p)
-    return (input - other).norm(p)
+    difference = input - other
+    if not difference.is_floating_point():
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                           f"Got {difference.dtype._torch_name} instead.")
+    return difference.norm(p)
 
 
 @torch_api(COMPOSITE, method=False, example=lambda x: cdist(x, x.exp()))
@@ -460,6 +466,15 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     if x1._value.shape[-1] != x2._value.shape[-1]:
         raise RuntimeError("X1 and X2 must have the same number of columns. X1: "
                            f"{x1._value.shape[-1]} X2: {x2._value.shape[-1]}")
+    for x, name in ((x1, "X1"), (x2, "X2")):
+        if not x.is_floating_point():
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
+                               f"{x.dtype._torch_name}")
+    if dtypes.float16 in (x1.dtype, x2.dtype):
+        raise dtypes.not_implemented("cdist", dtypes.float16)
+    if x1.dtype is not x2.dtype:
+        raise RuntimeError(f"expected scalar type {x1.dtype._torch_name} but found "
+                           f"{x2.dtype._torch_name}")
     if p < 0:
         raise RuntimeError(f"cdist only supports non-negative p values, got {p}")
     return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, -1)
@@ -662,7 +677,7 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """
     parser.tensor_arg("ldexp", "input", input)
     parser.tensor_arg("ldexp", "other", other, 2)
-    return input * creation.tensor(2.0).pow(other)
+    return input * (2.0 ** other)  # (a float16 other gives float16, an integer one float32)
 
 
 # ---------------------------------------------------------------- matrices and scatters

@@ -267,7 +267,10 @@ def _bitwise(name: str, input: Any, other: Any, inplace: bool = False) -> Any:  
         counter_of(input).value += 1
         return input
     if name in ("bitwise_and", "bitwise_or", "bitwise_xor") and isinstance(a, Tensor):
-        return _compare(a, b, fn)  # keeps how a mask was computed, for lowering
+        out = _compare(a, b, fn)  # keeps how a mask was computed, for lowering
+        if out._value.dtype != result.np_dtype:  # (numpy's promotion, not PyTorch's)
+            out._value = out._value.astype(result.np_dtype)
+        return out
     try:
         return _make(np.asarray(fn(av, bv), dtype=result.np_dtype))
     except ValueError:
@@ -493,6 +496,10 @@ def _integer_pair(name: str, fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
 
     def inplace(self: Tensor, other: Tensor) -> Tensor:
         _tensor(other, f"{name}_", "other", 2)
+        result = _result_dtype(self, other)
+        if not dtypes.can_cast(result, self.dtype):  # (PyTorch checks this before the kernel)
+            raise RuntimeError(f"result type {result._torch_name} can't be cast to the desired "
+                               f"output type {self.dtype._torch_name}")
         return _written_into(self, function(self, other))
 
     function.__name__ = function.__qualname__ = name
@@ -627,13 +634,13 @@ _binary("logaddexp", _ew.logaddexp, """``log(exp(input) + exp(other))`` without 
 
     >>> symgrad.logaddexp(symgrad.tensor([0.0, 100.0]), symgrad.tensor([0.0, 100.0]))
     tensor([  0.6931, 100.6931])
-    """)
+    """, "logaddexp_cpu")
 _binary("logaddexp2", _ew.logaddexp2, """``log2(2**input + 2**other)`` without overflow
     (``Logaddexp2Backward0``).
 
     >>> symgrad.logaddexp2(symgrad.tensor([0.0, 3.0]), symgrad.tensor([0.0, 3.0]))
     tensor([1., 4.])
-    """)
+    """, "logaddexp2_cpu")
 
 
 def _lerp(run: Callable[..., Tensor], fn: str, input: Tensor, end: Tensor,  # noqa: A002

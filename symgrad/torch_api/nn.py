@@ -23,6 +23,7 @@ from symgrad.dispatch import apply_op
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _make
 from symgrad.torch_api.arguments import check_ints
+from symgrad.torch_api.composites import broadcast_tensors
 from symgrad.torch_api.conv import avg_pool2d, avg_pool3d
 from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api
 from symgrad.torch_api.pointwise import _floating, _tensor
@@ -681,6 +682,12 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     """
     _tensor(x1, "cosine_similarity", "x1")
     _tensor(x2, "cosine_similarity", "x2", 2)
+    common = dtypes.promote([(x1.dtype, x1.ndim), (x2.dtype, x2.ndim)], [])
+    if not common.is_floating_point:
+        raise RuntimeError("expected common dtype to be floating point, yet common dtype is "
+                           f"{common._torch_name}")
+    # (an integer or bool one in the common dtype; each normalized in its own dtype)
+    x1, x2 = broadcast_tensors(*(x if x.is_floating_point() else x.to(common) for x in (x1, x2)))
     a = x1 / x1.norm(2, dim, keepdim=True).clamp_min(eps)
     b = x2 / x2.norm(2, dim, keepdim=True).clamp_min(eps)
     return (a * b).sum(dim)
@@ -847,19 +854,24 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
     _tensor(input, "prelu")
     running = parser.spelling_running(1)
     _tensor(weight, "prelu", "weight", 1 if running is not None and running[1] else 2)
+    # (PyTorch's order of checks: the dtypes, the slope count, weight's ndim, the kernel)
+    if weight.dtype is not input.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {input.dtype._torch_name} "
+                           f"and {weight.dtype._torch_name}")
+    count = weight.numel()
+    channels = input.shape[1] if input.ndim >= 2 else (input.shape[0] if input.ndim else 1)
+    if count not in (1, channels):
+        raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
+                           f"parameter numbers = {count} and channel size = {channels}.")
     if weight.ndim > 1:
         raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
                            f"ndim = {weight.ndim}")
-    count = weight.numel()
+    if not input.is_floating_point():
+        raise dtypes.not_implemented("prelu_cpu", input.dtype)
     if count == 1:
         weight = weight.reshape(())  # one slope: the output keeps the input's shape
-    else:
-        channels = input.shape[1] if input.ndim >= 2 else (input.shape[0] if input.ndim else 1)
-        if count != channels:
-            raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
-                               f"parameter numbers = {count} and channel size = {channels}.")
-        if input.ndim >= 2:
-            weight = weight.reshape(-1, *([1] * (input.ndim - 2)))
+    elif input.ndim >= 2:
+        weight = weight.reshape(-1, *([1] * (input.ndim - 2)))
     return input.where(input > 0, weight * input)
 
 

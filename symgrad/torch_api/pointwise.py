@@ -15,6 +15,7 @@ import numpy as np
 from symgrad import ops, parser
 from symgrad.autograd.graph import named_node
 from symgrad.dispatch import apply_inplace, apply_op, output_shape_error
+from symgrad.numeric import dtypes
 from symgrad.numeric.dtypes import float64 as _float64
 from symgrad.tensor import Tensor, _make
 from symgrad.torch_api.arguments import check_ints, checked_number
@@ -214,11 +215,24 @@ def atan2_(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     return apply_inplace(_ew.atan2, input, _tensor(other, "atan2_", "other", 1))
 
 
-def _binary(name: str, op: ops.Op, doc: str) -> None:
-    """Install ``name(input, other)`` for a binary op that takes two tensors."""
+def _float_kernel(kernel: str, *tensors: Tensor) -> None:
+    """PyTorch's refusal of a floating-point kernel for the tensors' common dtype (int16 with
+    float16 is float16, and runs; int8 with uint8 is int16, refused)."""
+    common = dtypes.promote([(x.dtype, x._value.ndim) for x in tensors], [])
+    if not common.is_floating_point:
+        raise dtypes.not_implemented(kernel, common)
+
+
+def _binary(name: str, op: ops.Op, doc: str, float_kernel: str | None = None) -> None:
+    """Install ``name(input, other)`` for a binary op that takes two tensors (``float_kernel``:
+    PyTorch's kernel name, compiled for floating-point dtypes only)."""
 
     def function(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
-        return apply_op(op, _tensor(input, name), _tensor(other, name, "other", 2))
+        _tensor(input, name)
+        _tensor(other, name, "other", 2)
+        if float_kernel is not None:
+            _float_kernel(float_kernel, input, other)
+        return apply_op(op, input, other)
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
@@ -668,10 +682,7 @@ def xlogy_(input: Tensor, other: Any) -> Tensor:  # noqa: A002
 def _hypot_operands(input: Any, other: Any, fn: str) -> tuple[Tensor, Tensor]:  # noqa: A002
     _tensor(input, fn)
     _tensor(other, fn, "other", 2)
-    for x in (input, other):
-        if x._value.dtype.kind != "f":
-            raise NotImplementedError(f"\"hypot_cpu\" not implemented for "
-                                      f"'{x.dtype._torch_name}'")
+    _float_kernel("hypot_cpu", input, other)
     return input, other
 
 

@@ -50,11 +50,17 @@ def matmul(self, other: Tensor) -> Tensor:
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
                            f"{a.ndim}D and {b.ndim}D")
-    if a.dtype != b.dtype:
+    if a.dtype != b.dtype:  # (PyTorch's wording is the kernel's each shape reaches)
         da, db = self.dtype, other.dtype
         if a.ndim == 1 and b.ndim == 1:
             raise RuntimeError("dot : expected both vectors to have same dtype, but found "
                                f"{da._torch_name} and {db._torch_name}")
+        if b.ndim == 1:
+            raise RuntimeError("addmv input tensors must have the same dtype, but got "
+                               f"{db._torch_name}, {da._torch_name}, and {db._torch_name}")
+        if b.ndim > 2:
+            raise RuntimeError(f"expected scalar type {da._torch_name} but found "
+                               f"{db._torch_name}")
         raise RuntimeError("expected m1 and m2 to have the same dtype, but got: "
                            f"{da._cpp_name} != {db._cpp_name}")
     return apply_op(ops.linalg.matmul, self, other)
@@ -160,6 +166,8 @@ def inner(self, other: Tensor) -> Tensor:
     if a[-1] != b[-1]:
         raise RuntimeError("inner() the last dimension must match on both input tensors but "
                            f"got shapes {list(a)} and {list(b)}")
+    if self.dtype is not other.dtype:
+        raise RuntimeError("both inputs should have same dtype")
     return tensordot(self, other, ([self.dim() - 1], [other.dim() - 1]))
 
 
@@ -213,6 +221,8 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
     if out is not None:
         raise TypeError("symgrad's tensordot does not take out=")
     ca, cb = _contracted(dims, a.dim(), b.dim())
+    if a.dtype is not b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
     sa, sb = a._value.shape, b._value.shape
     for i, j in zip(ca, cb, strict=True):
         if sa[i] != sb[j]:
