@@ -817,6 +817,7 @@ def randint(*args: Any, generator: Generator | None = None, dtype: dtypes.dtype 
     rng = stream(generator, "randint", (args, {"generator": generator}))
     low, high, size = _randint_bounds(args, "randint")
     target = dtypes.as_dtype(dtype) if dtype is not None else dtypes.int64
+    dtypes.check_random_bounds(low, high, target)
     values = rng.integers(low, high, size=_checked_size("randint", size, varargs=False))
     return _finish(values.astype(target.np_dtype), requires_grad, name, device)
 

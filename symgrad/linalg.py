@@ -115,9 +115,8 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,  #
         if x.ndim < 2:
             raise RuntimeError(f"{fn}: The input tensor {name} must have at least 2 dimensions.")
     common = dtypes.promote([(A.dtype, A.ndim), (B.dtype, B.ndim)], [])
-    if not common.is_floating_point:
-        raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for "
-                                  f"'{common._torch_name}'")
+    if not common.is_floating_point or common is dtypes.float16:
+        raise dtypes.not_implemented("triangular_solve_cpu", common)
     A, B = A.to(common), B.to(common)
     rows, cols = A.shape[-2:]
     if rows != cols:

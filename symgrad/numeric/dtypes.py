@@ -175,6 +175,27 @@ def not_implemented(kernel: str, d: dtype) -> NotImplementedError:
     return NotImplementedError(f"\"{kernel}\" not implemented for '{d._torch_name}'")
 
 
+def check_random_bounds(low: int, high: int, d: dtype) -> None:
+    """PyTorch's refusal of random integers in ``[low, high)`` that dtype ``d`` cannot hold.
+
+    >>> check_random_bounds(0, 300, uint8)
+    Traceback (most recent call last):
+    RuntimeError: to - 1 is out of bounds for unsigned char
+    """
+    if d._category == 0:
+        smallest, largest = 0, 1
+    elif d._category == 1:
+        info = np.iinfo(d.np_dtype)
+        smallest, largest = int(info.min), int(info.max)
+    else:
+        largest = float(np.finfo(d.np_dtype).max)
+        smallest = -largest
+    if not smallest <= low <= largest:
+        raise RuntimeError(f"from is out of bounds for {d._cpp_name}")
+    if not smallest <= high - 1 <= largest:
+        raise RuntimeError(f"to - 1 is out of bounds for {d._cpp_name}")
+
+
 def is_index(d: dtype) -> bool:
     """Whether PyTorch takes a tensor of dtype ``d`` as positions where it takes int32 as well
     as int64 (gather, index_select, scatter, index_add, embedding, advanced indexing)."""

@@ -45,19 +45,25 @@ def check_ints(*values: Any) -> None:
             dtypes.check_int(value)
 
 
-def checked_number(value: Any, *tensors: Tensor) -> Any:
+def checked_number(value: Any, *tensors: Tensor, half_checked: bool = True) -> Any:
     """``value``, a Python number beside ``tensors`` (a clamp bound, a where operand), refused
-    as PyTorch refuses it when it converts it, checked, to the result's dtype (only a huge,
-    infinite or nan one can fail: see dtypes.check_fill).
+    as PyTorch refuses it when it converts it, checked, to the result's dtype (see
+    dtypes.check_fill: a huge, infinite or nan one, 300 for int8 ...), and wrapped into an
+    unsigned one (uint8: -1 is 255). PyTorch's ``where`` converts a float into float16
+    unchecked (``half_checked=False``: 1e5 becomes inf).
 
     >>> checked_number(2 ** 63, symgrad.tensor([1, 2]))
     Traceback (most recent call last):
     RuntimeError: value cannot be converted to type int64_t without overflow
     """
-    if not -dtypes.FLOAT32_MAX <= value <= dtypes.FLOAT32_MAX or value.__class__ is int and not (
-            dtypes.INT64_MIN <= value < dtypes.INT64_END):
+    small = any(x._value.dtype.itemsize < 4 or x._value.dtype.kind in "iu"
+                and x._value.dtype.itemsize < 8 for x in tensors)
+    if small or not -dtypes.FLOAT32_MAX <= value <= dtypes.FLOAT32_MAX or (
+            value.__class__ is int and not dtypes.INT64_MIN <= value < dtypes.INT64_END):
         result = dtypes.promote([(x.dtype, x.ndim) for x in tensors], [value])
-        dtypes.check_fill(value, result.np_dtype)
+        if result is dtypes.float16 and not half_checked:
+            return value
+        return dtypes.check_fill(value, result.np_dtype)
     return value
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from symgrad import ops, parser
 from symgrad.autograd.graph import warn_at_user
 from symgrad.dispatch import (
@@ -23,7 +25,7 @@ from symgrad.dispatch import (
     unary_method,
 )
 from symgrad.numeric import dtypes
-from symgrad.tensor import Tensor
+from symgrad.tensor import Tensor, _make
 from symgrad.torch_api.arguments import (
     check_alpha,
     check_ints,
@@ -455,6 +457,11 @@ def copy_(self, src: Tensor) -> Tensor:
     >>> symgrad.zeros(3, dtype=symgrad.long).copy_(symgrad.tensor([1.7, -2.5, 3.2]))
     tensor([ 1, -2,  3])
     """
+    if isinstance(src, bool | int | float):  # (PyTorch reads a number as a 0-d tensor)
+        if src.__class__ is int:  # (beyond int64 refused; wrapped into a small dtype)
+            dtypes.check_int(src)
+            src = np.array(dtypes.int_operand(src, self._value), np.int64)
+        src = _make(np.asarray(src).astype(self._value.dtype))
     if not isinstance(src, Tensor):
         raise TypeError("copy_(): argument 'other' (position 1) must be Tensor, not "
                         f"{type(src).__name__}")
@@ -604,8 +611,8 @@ def where(condition: Tensor, input: Any = _CONDITION_ONLY,  # noqa: A002
     input, other = operand(input, call=call), operand(other, call=call)
     tensors = [x for x in (input, other) if isinstance(x, Tensor)]
     if len(tensors) < 2:
-        input, other = (x if isinstance(x, Tensor) else checked_number(x, *tensors)
-                        for x in (input, other))
+        input, other = (x if isinstance(x, Tensor) else checked_number(
+            x, *tensors, half_checked=False) for x in (input, other))
     return apply_op(_ew.where, condition, input, other)
 
 

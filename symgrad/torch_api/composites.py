@@ -793,6 +793,10 @@ def adjoint(input: Tensor) -> Tensor:  # noqa: A002
 def _mvlgamma_order(input: Any, p: Any, fn: str) -> int:  # noqa: A002
     parser.tensor_arg(fn, "input", input)
     check_ints(p)
+    if isinstance(p, bool | float):
+        running = parser.spelling_running(1)
+        method = running is not None and running[1]
+        raise parser.wrong_type(fn, "p", "int", p, 1 if method else 2)
     if input.dtype is dtypes.bool_:
         raise RuntimeError("The input tensor may not be a boolean tensor.")
     if p < 1:
@@ -827,6 +831,9 @@ def ldexp_(self: Tensor, other: Tensor) -> Tensor:
     >>> symgrad.ones(2).ldexp_(symgrad.tensor([1, 2]))
     tensor([2., 4.])
     """
+    if not self.is_floating_point():
+        raise RuntimeError(f"ldexp can't be cast to the desired output type "
+                           f"{self.dtype._torch_name}")
     return self.copy_(ldexp(self, other))
 
 

@@ -252,14 +252,14 @@ def _bitwise(name: str, input: Any, other: Any, inplace: bool = False) -> Any:  
         return NotImplemented
     a, b = _converted(a, b), _converted(b, a)
     result = _result_dtype(a, b)
+    if inplace and not dtypes.can_cast(result, input.dtype):  # (PyTorch checks this first)
+        raise RuntimeError(f"result type {result._torch_name} can't be cast to the desired "
+                           f"output type {input.dtype._torch_name}")
     if result.is_floating_point or ("shift" in name and result is dtypes.bool_):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{result._torch_name}'")
     av = np.asarray(_value(a), dtype=result.np_dtype)
     bv = np.asarray(_value(b), dtype=result.np_dtype)
     if inplace:
-        if not dtypes.can_cast(result, input.dtype):
-            raise RuntimeError(f"result type {result._torch_name} can't be cast to the desired "
-                               f"output type {input.dtype._torch_name}")
         try:
             input._value[...] = fn(av, bv)
         except ValueError:

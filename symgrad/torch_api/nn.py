@@ -298,6 +298,15 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int] | int,  # noqa: A0
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
                                f"got {name} of shape {_size(value.shape)} and normalized_shape "
                                f"= {_size(shape)}")
+    params = [v for v in (weight, bias) if v is not None]
+    if any(v.dtype is not input.dtype for v in params):
+        # (PyTorch's mixed precision: float32 parameters of a float16 input, the result in
+        # the input's dtype)
+        if input.dtype is not dtypes.float16 or any(v.dtype is not dtypes.float32
+                                                     for v in params):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of "
+                               "Float")
+        return layer_norm(input.float(), normalized_shape, weight, bias, eps).half()
     return apply_op(_nn.layer_norm, input, weight, bias,
                     axes=tuple(range(input.ndim - k, input.ndim)), eps=eps, affine_shape=shape)
 

@@ -15,6 +15,7 @@ import numpy as np
 from symgrad import ops, parser
 from symgrad.autograd.graph import node_class, warn_at_user
 from symgrad.dispatch import _broadcast_error, apply_op, binary_method
+from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor
 from symgrad.torch_api.declaration import COMPOSITE, torch_api
 from symgrad.torch_api.reductions import result_type
@@ -284,8 +285,14 @@ class LinAlgError(RuntimeError):
 LinAlgError.__module__ = "symgrad.linalg"  # (where users find it)
 
 
-def _square_matrices(fn: str, A: Tensor) -> None:  # noqa: N803 - PyTorch's name
-    """PyTorch's checks of a linear algebra function's matrix argument, in its order."""
+# the kernels PyTorch has no float16 version of; the other functions refuse low precision
+_HALF_KERNELS = {"linalg.det": "lu_cpu", "linalg.solve": "lu_cpu", "linalg.cholesky":
+                 "cholesky_cpu"}
+
+
+def _square_matrices(fn: str, A: Tensor, label: str | None = None) -> None:  # noqa: N803
+    """PyTorch's checks of a linear algebra function's matrix argument, in its order
+    (``label``: the name its low-precision refusal gives, when not ``fn``)."""
     parser.tensor_arg(fn.replace(".", "_"), "A", A)  # (the parser names linalg_inv)
     if A.ndim < 2:
         raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
@@ -296,6 +303,10 @@ def _square_matrices(fn: str, A: Tensor) -> None:  # noqa: N803 - PyTorch's name
     if rows != cols:
         raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are {rows} "
                            f"by {cols} matrices")
+    if A.dtype is dtypes.float16:
+        if fn in _HALF_KERNELS:
+            raise dtypes.not_implemented(_HALF_KERNELS[fn], A.dtype)
+        raise RuntimeError(f"{label or fn}: Low precision dtypes not supported. Got Half")
 
 
 def _batch_prefix(a: np.ndarray, index: tuple[int, ...]) -> str:
@@ -410,8 +421,8 @@ _LinalgSlogdet = result_type("linalg_slogdet", ("sign", "logabsdet"), """What
     :func:`symgrad.linalg.slogdet` returns (``torch.return_types.linalg_slogdet``).""", __name__)
 
 
-def _slogdet(A: Tensor, fn: str) -> tuple[Tensor, Tensor]:  # noqa: N803
-    _square_matrices(fn, A)
+def _slogdet(A: Tensor, fn: str, label: str | None = None) -> tuple[Tensor, Tensor]:  # noqa: N803
+    _square_matrices(fn, A, label)
     return apply_op(ops.linalg.slogdet_sign, A), apply_op(ops.linalg.slogdet, A)
 
 
@@ -439,7 +450,7 @@ def logdet(self) -> Tensor:
     """
     from symgrad.torch_api.arithmetic import where  # (arithmetic imports this module)
 
-    sign, logabsdet = _slogdet(self, "linalg.slogdet")
+    sign, logabsdet = _slogdet(self, "linalg.slogdet", "logdet")
     return where(sign == -1, math.nan, logabsdet)
 
 

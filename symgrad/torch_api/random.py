@@ -143,13 +143,15 @@ def random_(self, from_: int = 0, /, to: int | None = None, *,
     from_, to = parser.int64(from_), None if to is None else parser.int64(to)
     if to is None and from_ != 0:
         from_, to = 0, from_
-    if to is None:
+    if to is None:  # (each dtype's exact integers from 0)
         kind = self._value.dtype
         to = 2 ** np.finfo(kind).nmant + 1 if kind.kind == "f" else (
-            2 if kind.kind == "b" else 2 ** 63 - 1)
+            2 if kind.kind == "b" else 2 ** 63 - 1 if kind.itemsize == 8
+            else int(np.iinfo(kind).max) + 1)
     if from_ >= to:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} "
                            f">= to={to}")
+    dtypes.check_random_bounds(from_, to, self.dtype)
     return _fill(self, _ew.random_fill, rng.integers(from_, to, self._value.shape))
 
 
