@@ -5,8 +5,9 @@ Most are PyTorch's other spellings of symgrad functions (``expit`` is ``sigmoid`
 ``lgamma``, ``psi`` ``digamma``, ``multigammaln`` ``mvlgamma`` ...). Of their own: ``entr``
 (``-x log x``), ``ndtr`` (the standard normal CDF, recorded as PyTorch records it: through
 ``erf``), ``log_ndtr`` and ``ndtri`` (its log and its inverse, accurate far into the tails) and
-``xlog1py`` (``x log1p(y)``). PyTorch's Bessel functions, ``erfcx``, ``zeta``, ``gammainc``
-and the orthogonal polynomials are not there.
+``xlog1py`` (``x log1p(y)``), ``gammainc`` and ``gammaincc`` (the regularized incomplete
+gamma functions). PyTorch's Bessel functions, ``erfcx``, ``zeta`` and the orthogonal
+polynomials are not there.
 
 >>> x = symgrad.tensor([0.975], dtype=symgrad.float64, requires_grad=True)
 >>> z = symgrad.special.ndtri(x)
@@ -31,6 +32,8 @@ from symgrad.torch_api.composites import mvlgamma as multigammaln
 from symgrad.torch_api.pointwise import (
     _xlogy_named,
     _xlogy_operands,
+    igamma,
+    igammac,
     logit,
     polygamma,
     xlogy,
@@ -47,7 +50,8 @@ _round = lazy.function("round")
 
 __all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln",
            "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr",
-           "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py", "xlogy"]
+           "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py", "xlogy",
+           "gammainc", "gammaincc"]
 
 _ew = ops.elementwise
 
@@ -103,6 +107,30 @@ def ndtri(input: Tensor) -> Tensor:  # noqa: A002
     tensor([ 0.0000, -1.9600])
     """
     return apply_op(_ew.ndtri, parser.tensor_arg("special_ndtri", "input", input))
+
+
+def gammainc(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """The regularized lower incomplete gamma function ``P(a, x)``: :func:`symgrad.igamma`
+    (``IgammaBackward0``; no gradient in ``input``, as PyTorch).
+
+    >>> symgrad.special.gammainc(symgrad.tensor([2.5]), symgrad.tensor([2.5]))
+    tensor([0.5841])
+    """
+    parser.tensor_arg("special_gammainc", "input", input)
+    parser.tensor_arg("special_gammainc", "other", other, 2)
+    return igamma(input, other)
+
+
+def gammaincc(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``:
+    :func:`symgrad.igammac` (``IgammacBackward0``).
+
+    >>> symgrad.special.gammaincc(symgrad.tensor([2.5]), symgrad.tensor([2.5]))
+    tensor([0.4159])
+    """
+    parser.tensor_arg("special_gammaincc", "input", input)
+    parser.tensor_arg("special_gammaincc", "other", other, 2)
+    return igammac(input, other)
 
 
 def xlog1py(input: Any, other: Any) -> Tensor:  # noqa: A002

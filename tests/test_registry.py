@@ -300,8 +300,7 @@ METHOD_OPS = {
                   "is_contiguous", "requires_grad", "requires_grad_", "is_leaf", "grad",
                   "grad_fn", "retains_grad", "retain_grad", "register_hook", "volatile",
                   "register_post_accumulate_grad_hook", "cuda", "is_complex", "is_sparse",
-                  "to_sparse", "item", "tolist", "numpy", "detach_", "data", "cpu", "int",
-                  "half", "data_ptr")
+                  "to_sparse", "item", "tolist", "numpy", "detach_", "data", "cpu", "data_ptr")
 }
 CALLS = {}  # how to call each differentiable method on a 2x3 float64 tensor
 INPLACE_CALLS = {}

@@ -14,6 +14,7 @@ import numpy as np
 
 from symgrad import ops
 from symgrad.dispatch import apply_op
+from symgrad.numeric import numpy_namespace as numeric_xp
 from symgrad.tensor import Tensor, _make
 
 
@@ -100,6 +101,25 @@ entr, log_ndtr, ndtri = _unary(_ew.entr), _unary(_ew.log_ndtr), _unary(_ew.ndtri
 
 def polygamma(n: int, a: Tensor) -> Tensor:
     return apply_op(_ew.polygamma, _t(a), n=n)
+
+
+def igamma(a: Any, x: Any) -> Tensor:
+    return apply_op(_ew.igamma, _t(a), _t(x))
+
+
+def igammac(a: Any, x: Any) -> Tensor:
+    return apply_op(_ew.igammac, _t(a), _t(x))
+
+
+def standard_gamma_grad(a: Tensor, sample: Tensor) -> Tensor:
+    """A gamma draw's implicit derivative in its shape, as a constant: PyTorch's has no
+    derivative of its own either."""
+    return _make(numeric_xp.standard_gamma_grad(_t(a)._value, _t(sample)._value))
+
+
+def igamma_grad_x(a: Any, x: Tensor) -> Tensor:
+    """The standard gamma density ``x^(a-1) e^-x / Γ(a)``, recorded (igamma's x-derivative)."""
+    return ((_t(a) - 1) * log(x) - x - lgamma(_t(a))).exp()
 
 
 def hypot(a: Any, b: Any) -> Tensor:

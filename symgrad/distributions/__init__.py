@@ -1,10 +1,11 @@
 """``symgrad.distributions``: PyTorch's ``torch.distributions`` for ``Normal``, ``Uniform``,
-``Bernoulli``, ``Categorical``, ``Exponential``, ``Laplace``, ``MultivariateNormal`` and
-``Independent``, with ``kl_divergence`` where PyTorch gives it in closed form and PyTorch's
-argument validation. ``log_prob``, ``entropy``, ``cdf`` and ``rsample`` are recorded from
-symgrad's ops (their results end in the nodes PyTorch's do), so the reparameterization trick's
-gradients can be checked against sympy like any graph. Samples come from symgrad's random
-stream, not PyTorch's.
+``Bernoulli``, ``Categorical``, ``Exponential``, ``Laplace``, ``Cauchy``, ``Gamma``, ``Chi2``,
+``Poisson``, ``Geometric``, ``MultivariateNormal`` and ``Independent``, with ``kl_divergence``
+where PyTorch gives it in closed form and PyTorch's argument validation. ``log_prob``,
+``entropy``, ``cdf`` and ``rsample`` are recorded from symgrad's ops (their results end in the
+nodes PyTorch's do), so the reparameterization trick's gradients can be checked against sympy
+like any graph (not through a gamma draw, whose gradient is implicit). Samples come from
+symgrad's random stream, not PyTorch's.
 
 >>> mu = symgrad.tensor(0.5, requires_grad=True)
 >>> d = symgrad.distributions.Normal(mu, 1.0)
@@ -17,13 +18,17 @@ from symgrad.distributions import constraints
 from symgrad.distributions import distribution as utils
 from symgrad.distributions.bernoulli import Bernoulli
 from symgrad.distributions.categorical import Categorical
+from symgrad.distributions.cauchy import Cauchy
+from symgrad.distributions.discrete import Geometric, Poisson
 from symgrad.distributions.distribution import Distribution, ExponentialFamily
 from symgrad.distributions.exponential import Exponential, Laplace
+from symgrad.distributions.gamma import Chi2, Gamma
 from symgrad.distributions.kl import kl_divergence, register_kl
 from symgrad.distributions.multivariate import Independent, MultivariateNormal
 from symgrad.distributions.normal import Normal
 from symgrad.distributions.uniform import Uniform
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "Exponential", "ExponentialFamily",
-           "Independent", "Laplace", "MultivariateNormal", "Normal", "Uniform", "constraints",
-           "kl_divergence", "register_kl", "utils"]
+__all__ = ["Bernoulli", "Categorical", "Cauchy", "Chi2", "Distribution", "Exponential",
+           "ExponentialFamily", "Gamma", "Geometric", "Independent", "Laplace",
+           "MultivariateNormal", "Normal", "Poisson", "Uniform", "constraints", "kl_divergence",
+           "register_kl", "utils"]

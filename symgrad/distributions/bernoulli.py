@@ -1,4 +1,5 @@
-"""The Bernoulli distribution, PyTorch's ``Bernoulli``."""
+"""The Bernoulli distribution, PyTorch's ``Bernoulli``, and the base of the distributions of one
+probability of success."""
 
 from __future__ import annotations
 
@@ -19,17 +20,9 @@ from symgrad.distributions.distribution import (
 from symgrad.tensor import Size, Tensor
 
 
-class Bernoulli(ExponentialFamily):
-    """1 with probability ``probs`` (or ``sigmoid(logits)``: give one of the two), else 0.
-
-    >>> d = symgrad.distributions.Bernoulli(probs=symgrad.tensor([0.25]))
-    >>> d.log_prob(symgrad.tensor([1.0])), d.logits
-    (tensor([-1.3863]), tensor([-1.0986]))
-    """
-
-    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
-    support = constraints.boolean
-    has_enumerate_support = True
+class BinaryProbability(Distribution):
+    """The distributions of one probability of success: ``probs`` or the log-odds ``logits``,
+    give one of the two (``Bernoulli``, ``Geometric``)."""
 
     def __init__(self, probs: Tensor | float | None = None,
                  logits: Tensor | float | None = None,
@@ -52,13 +45,40 @@ class Bernoulli(ExponentialFamily):
 
     @lazy_property
     def probs(self) -> Tensor:
-        """The probability of 1, from ``logits``."""
+        """The probability of success, from ``logits``."""
         return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self) -> Size:
         """The shape of the parameter given."""
         return self._param.size()
+
+    def expand(self, batch_shape: Sequence[int]) -> BinaryProbability:
+        """The same distribution with its parameter expanded to ``batch_shape``.
+
+        >>> symgrad.distributions.Bernoulli(0.5).expand((3,)).batch_shape
+        symgrad.Size([3])
+        """
+        new = type(self).__new__(type(self))
+        for name in ("probs", "logits"):
+            if name in self.__dict__:
+                new.__dict__[name] = new._param = self.__dict__[name].expand(batch_shape)
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+
+class Bernoulli(BinaryProbability, ExponentialFamily):
+    """1 with probability ``probs`` (or ``sigmoid(logits)``: give one of the two), else 0.
+
+    >>> d = symgrad.distributions.Bernoulli(probs=symgrad.tensor([0.25]))
+    >>> d.log_prob(symgrad.tensor([1.0])), d.logits
+    (tensor([-1.3863]), tensor([-1.0986]))
+    """
+
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.boolean
+    has_enumerate_support = True
 
     @property
     def mean(self) -> Tensor:
@@ -76,20 +96,6 @@ class Bernoulli(ExponentialFamily):
     def variance(self) -> Tensor:
         """``probs (1 - probs)``."""
         return self.probs * (1 - self.probs)
-
-    def expand(self, batch_shape: Sequence[int]) -> Bernoulli:
-        """The same distribution with its parameter expanded to ``batch_shape``.
-
-        >>> symgrad.distributions.Bernoulli(0.5).expand((3,)).batch_shape
-        symgrad.Size([3])
-        """
-        new = Bernoulli.__new__(Bernoulli)
-        for name in ("probs", "logits"):
-            if name in self.__dict__:
-                new.__dict__[name] = new._param = self.__dict__[name].expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
 
     def sample(self, sample_shape: Sequence[int] = Size()) -> Tensor:
         """0s and 1s in ``probs``' dtype, not recorded.

@@ -8,7 +8,8 @@ from typing import Any
 
 __all__ = ["Constraint", "boolean", "dependent", "dependent_property", "greater_than",
            "greater_than_eq", "independent", "integer_interval", "interval", "is_dependent",
-           "less_than", "lower_cholesky", "nonnegative", "positive", "positive_definite", "real",
+           "less_than", "lower_cholesky", "nonnegative", "nonnegative_integer", "positive",
+           "positive_definite", "positive_integer", "real",
            "real_vector", "simplex", "square", "symmetric", "unit_interval"]
 
 
@@ -95,6 +96,16 @@ class _IntegerInterval(_Interval):
 
     def check(self, value: Any) -> Any:
         return (value % 1 == 0) & super().check(value)
+
+
+class _IntegerGreaterThan(_Bound):
+    is_discrete = True
+
+    def __init__(self, lower_bound: Any) -> None:
+        super().__init__(lower_bound=lower_bound)
+
+    def check(self, value: Any) -> Any:
+        return (value % 1 == 0) & (value >= self.lower_bound)
 
 
 class _Simplex(Constraint):
@@ -209,6 +220,8 @@ real_vector = _IndependentConstraint(real, 1)
 boolean = _Boolean()
 positive = _GreaterThan(0.0)
 nonnegative = _GreaterThanEq(0.0)
+nonnegative_integer = _IntegerGreaterThan(0)
+positive_integer = _IntegerGreaterThan(1)
 square = _Square()
 symmetric = _Symmetric()
 positive_definite = _PositiveDefinite()

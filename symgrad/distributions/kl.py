@@ -7,10 +7,14 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import symgrad
 from symgrad.creation import full_like
 from symgrad.distributions.bernoulli import Bernoulli
 from symgrad.distributions.categorical import Categorical
+from symgrad.distributions.cauchy import Cauchy
+from symgrad.distributions.discrete import Geometric, Poisson
 from symgrad.distributions.distribution import Distribution, ExponentialFamily
+from symgrad.distributions.gamma import Gamma
 from symgrad.distributions.normal import Normal
 from symgrad.distributions.uniform import Uniform
 from symgrad.nn.functional import softplus
@@ -103,6 +107,33 @@ def _uniform_normal(p: Uniform, q: Normal) -> Tensor:
     t2 = width.pow(2) / 12
     t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
     return t1 + 0.5 * (t2 + t3) / q.scale.pow(2)
+
+
+@register_kl(Gamma, Gamma)
+def _gamma_gamma(p: Gamma, q: Gamma) -> Tensor:
+    # E_p[log p - log q] with E_p[log x] = digamma(a) - log(rate) and E_p[x] = a / rate
+    t1 = q.concentration * (p.rate / q.rate).log()
+    t2 = symgrad.lgamma(q.concentration) - symgrad.lgamma(p.concentration)
+    t3 = (p.concentration - q.concentration) * symgrad.digamma(p.concentration)
+    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
+    return t1 + t2 + t3 + t4
+
+
+@register_kl(Poisson, Poisson)
+def _poisson_poisson(p: Poisson, q: Poisson) -> Tensor:
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(Geometric, Geometric)
+def _geometric_geometric(p: Geometric, q: Geometric) -> Tensor:
+    # E_p[log q] = E_p[k] log(1 - q) + log(q), E_p[k] = 1 / p - 1
+    return -p.entropy() - (-q.probs).log1p() / p.probs - q.logits
+
+
+@register_kl(Cauchy, Cauchy)
+def _cauchy_cauchy(p: Cauchy, q: Cauchy) -> Tensor:
+    return ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log() \
+        - (4 * p.scale * q.scale).log()
 
 
 @register_kl(ExponentialFamily, ExponentialFamily)

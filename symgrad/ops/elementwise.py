@@ -1268,6 +1268,53 @@ mvlgamma = register(Op(
              Sample(((),), {"p": 1}, low=0.5, high=3.0)),
 ))
 
+def _no_shape_grad(name):
+    """PyTorch has no derivative of the incomplete gamma functions in their shape ``a``."""
+    def vjp(xp, g, ans, *args, **params):
+        raise NotImplementedError(f"the derivative for '{name}: input' is not implemented.")
+
+    return vjp
+
+
+# P(a, x) and Q(a, x) = 1 - P(a, x), the regularized incomplete gamma functions: in x their
+# derivatives are ±x^(a-1) e^-x / Γ(a); in a PyTorch has none. The registry samples a as a number
+igamma = register(Op(
+    "igamma", "IgammaBackward0",
+    forward=lambda xp, a, b: xp.igamma(a, b),
+    vjp=(_no_shape_grad("igamma"), lambda xp, g, ans, a, b: g * xp.igamma_grad_x(a, b)),
+    saved=(0, 1),
+    float_only=True,
+    samples=(Sample((None, (3,)), low=0.5, high=2.5), Sample((None, (2, 3)), low=1.5, high=3.0)),
+))
+igammac = register(Op(
+    "igammac", "IgammacBackward0",
+    forward=lambda xp, a, b: xp.igammac(a, b),
+    vjp=(_no_shape_grad("igammac"), lambda xp, g, ans, a, b: -g * xp.igamma_grad_x(a, b)),
+    saved=(0, 1),
+    float_only=True,
+    samples=(Sample((None, (3,)), low=0.5, high=2.5), Sample((None, (2, 3)), low=1.5, high=3.0)),
+))
+
+
+def _implicit_only(xp, a, draw):
+    raise NotImplementedError("a gamma draw's gradient in its shape is implicit (through the "
+                              "draw's quantile), which sympy cannot express: symgrad does not "
+                              "lower StandardGammaBackward0")
+
+
+# A standard gamma draw x of shape a (the values drawn, a param): its gradient in a holds the
+# draw's quantile P(a, x) fixed (implicit reparameterization), as PyTorch's _standard_gamma.
+# Not registered: the forward is a random draw, and the rule has no formula to prove
+standard_gamma = Op(
+    "standard_gamma", "StandardGammaBackward0",
+    forward=lambda xp, a, draw: xp.astype(xp.broadcast_to(draw, a.shape), None),
+    lower=_implicit_only,
+    vjp=(lambda xp, g, ans, a, draw: g * xp.standard_gamma_grad(a, ans),),
+    saved=(0,),
+    saves_output=True,
+    float_only=True,
+)
+
 # d erfinv(y) / dy = sqrt(pi) / 2 * exp(erfinv(y)^2), from the output
 erfinv = register(Op(
     "erfinv", "ErfinvBackward0",

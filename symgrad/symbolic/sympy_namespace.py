@@ -191,6 +191,27 @@ log_ndtr = _unary(lambda x: sympy.log(sympy.erfc(-x / sympy.sqrt(2)) / 2))
 ndtri = _unary(lambda x: sympy.sqrt(2) * sympy.erfinv(2 * x - 1))
 
 
+def igamma(a: Any, x: Any) -> Expressions:
+    """The regularized lower incomplete gamma function ``γ(a, x) / Γ(a)`` elementwise."""
+    return _elementwise2(lambda s, t: sympy.lowergamma(s, t) / sympy.gamma(s), a, x)
+
+
+def igammac(a: Any, x: Any) -> Expressions:
+    """The regularized upper incomplete gamma function ``Γ(a, x) / Γ(a)`` elementwise."""
+    return _elementwise2(lambda s, t: sympy.uppergamma(s, t) / sympy.gamma(s), a, x)
+
+
+def igamma_grad_x(a: Any, x: Any) -> Expressions:
+    """``x^(a-1) e^-x / Γ(a)`` elementwise (igamma's derivative in x)."""
+    return _elementwise2(lambda s, t: t ** (s - 1) * sympy.exp(-t) / sympy.gamma(s), a, x)
+
+
+def standard_gamma_grad(a: Any, sample: Any) -> Any:
+    """A gamma draw's derivative in its shape has no formula (see ops.standard_gamma)."""
+    raise NotImplementedError("a gamma draw's gradient in its shape is implicit, which sympy "
+                              "cannot express")
+
+
 def polygamma(n: int, a: Any) -> Any:
     """``polygamma(n, a)`` elementwise, exact."""
     return _unary(lambda x: sympy.polygamma(n, x))(a)

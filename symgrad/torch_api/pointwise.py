@@ -703,6 +703,51 @@ def hypot_(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     return apply_inplace(_ew.hypot, *_hypot_operands(input, other, "hypot_"))
 
 
+def _incomplete_gamma(op: ops.Op, fn: str, input: Tensor, other: Tensor,  # noqa: A002
+                      inplace: bool = False) -> Tensor:
+    _tensor(input, fn)
+    _tensor(other, fn, "other", 2)
+    _float_kernel(f"{op.name}_cpu", input, other)
+    return (apply_inplace if inplace else apply_op)(op, input, other)
+
+
+@torch_api(records="igamma", example=lambda x: (x.abs() + 0.5).igamma(x.abs() + 0.1))
+def igamma(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """The regularized lower incomplete gamma function ``P(input, other) = γ(a, x) / Γ(a)``
+    (``IgammaBackward0``; ``special.gammainc``). Its gradient in ``other`` is ``x^(a-1) e^-x /
+    Γ(a)``; PyTorch has none in ``input`` (NotImplementedError).
+
+    >>> symgrad.igamma(symgrad.tensor([0.5, 2.5]), symgrad.tensor([0.1, 2.5]))
+    tensor([0.3453, 0.5841])
+    """
+    return _incomplete_gamma(_ew.igamma, "igamma", input, other)
+
+
+@torch_api(records="igamma", function=False, inplace=True,
+           example=lambda x: x.igamma_(x.detach().abs() + 0.1))
+def igamma_(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """In-place :func:`igamma`."""
+    return _incomplete_gamma(_ew.igamma, "igamma_", input, other, inplace=True)
+
+
+@torch_api(records="igammac", example=lambda x: (x.abs() + 0.5).igammac(x.abs() + 0.1))
+def igammac(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """The regularized upper incomplete gamma function ``Q(input, other) = 1 - P`` computed
+    directly where it is small (``IgammacBackward0``; ``special.gammaincc``).
+
+    >>> symgrad.igammac(symgrad.tensor([0.5, 2.5]), symgrad.tensor([0.1, 2.5]))
+    tensor([0.6547, 0.4159])
+    """
+    return _incomplete_gamma(_ew.igammac, "igammac", input, other)
+
+
+@torch_api(records="igammac", function=False, inplace=True,
+           example=lambda x: x.igammac_(x.detach().abs() + 0.1))
+def igammac_(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """In-place :func:`igammac`."""
+    return _incomplete_gamma(_ew.igammac, "igammac_", input, other, inplace=True)
+
+
 @torch_api(records=COMPOSITE, example=lambda x: x.float_power(2))
 def float_power(input: Any, exponent: Any) -> Tensor:  # noqa: A002
     """``input ** exponent`` computed in float64 (``ToCopyBackward0`` then ``PowBackward0``).
