@@ -289,6 +289,37 @@ CASES = {
                                                      _d(L).Geometric(P["p"].flip(0))),
     "kl Cauchy": lambda L, P: _d(L).kl_divergence(_d(L).Cauchy(P["loc"], P["scale"]),
                                                   _d(L).Cauchy(0.0, P["p"])),
+    "Dirichlet.log_prob": lambda L, P: _d(L).Dirichlet(P["w"]).log_prob(
+        L.tensor([[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]], dtype=L.float64)),
+    "Dirichlet.entropy": lambda L, P: _d(L).Dirichlet(P["w"]).entropy(),
+    "Dirichlet moments": lambda L, P: L.stack([_d(L).Dirichlet(P["w"]).mean,
+                                               _d(L).Dirichlet(P["w"]).variance]),
+    "Dirichlet mode": lambda L, P: _d(L).Dirichlet(P["w"]).mode,
+    "Dirichlet shapes": lambda L, P: [str(_d(L).Dirichlet(P["w"]).batch_shape),
+                                      str(_d(L).Dirichlet(P["w"]).event_shape),
+                                      str(_d(L).Dirichlet(P["w"]).expand((4, 2)).batch_shape),
+                                      repr(_d(L).Dirichlet(P["w"]))],
+    "Dirichlet of a number": lambda L, P: _d(L).Dirichlet(L.tensor(1.0)),
+    "Dirichlet off the simplex": lambda L, P: _d(L).Dirichlet(P["w"]).log_prob(
+        L.tensor([[0.2, 0.3, 0.6], [0.1, 0.1, 0.8]], dtype=L.float64)),
+    "Dirichlet.rsample sums": lambda L, P: list(_d(L).Dirichlet(P["w"]).rsample(
+        (3,)).sum(-1).shape),
+    "Beta.log_prob": lambda L, P: _d(L).Beta(P["scale"], P["p"] * 3).log_prob(
+        L.tensor([0.25, 0.5, 0.9], dtype=L.float64)),
+    "Beta.entropy": lambda L, P: _d(L).Beta(P["scale"], P["p"] * 3).entropy(),
+    "Beta moments": lambda L, P: L.stack([_d(L).Beta(P["scale"], P["p"] * 3).mean,
+                                          _d(L).Beta(P["scale"], P["p"] * 3).mode,
+                                          _d(L).Beta(P["scale"], P["p"] * 3).variance,
+                                          _d(L).Beta(P["scale"], P["p"] * 3).concentration0]),
+    "Beta of numbers": lambda L, P: [repr(_d(L).Beta(2.0, 3.0)),
+                                     _d(L).Beta(2.0, 3.0).log_prob(L.tensor(0.25)),
+                                     _d(L).Beta(2.0, 3.0).concentration1],
+    "Beta outside": lambda L, P: _d(L).Beta(2.0, 3.0).log_prob(L.tensor(1.5)),
+    "Beta negative": lambda L, P: _d(L).Beta(L.tensor([-1.0]), 1.0),
+    "kl Dirichlet": lambda L, P: _d(L).kl_divergence(_d(L).Dirichlet(P["w"]),
+                                                     _d(L).Dirichlet(P["w"].flip(-1))),
+    "kl Beta": lambda L, P: _d(L).kl_divergence(_d(L).Beta(P["scale"], P["p"]),
+                                                _d(L).Beta(P["p"] * 2, 1.5)),
     "kl Gamma Poisson": lambda L, P: _d(L).kl_divergence(_d(L).Gamma(1.0, 1.0),
                                                          _d(L).Poisson(1.0)),
     "constraints": lambda L, P: [repr(c) for c in (
@@ -336,8 +367,9 @@ def record_all(L) -> dict:
 
 RECORDED = json.loads(DATA.read_text()) if DATA.exists() else {}
 # gradients through digamma's derivative (trigamma: symgrad's series agree with PyTorch's to
-# about 1e-9 relative)
-LOOSER = {"Gamma.entropy": 1e-9, "Chi2.entropy": 1e-9, "kl Gamma": 1e-9}
+# about 1e-9 relative, so a difference of such terms to about 1e-9 absolute)
+LOOSER = {"Gamma.entropy": 1e-9, "Chi2.entropy": 1e-9, "kl Gamma": 1e-9,
+          "Dirichlet.entropy": 1e-9, "Beta.entropy": 1e-9, "kl Dirichlet": 1e-9, "kl Beta": 1e-9}
 
 
 def test_every_case_is_recorded():
@@ -356,7 +388,8 @@ def test_as_pytorch(name):
         assert len(got) == len(expected)
         for mine, theirs in zip(got[2:3], expected[2:3], strict=True):
             for g, e in zip(mine, theirs, strict=True):
-                np.testing.assert_allclose(g, e, rtol=LOOSER.get(name, 1e-11), atol=1e-13)
+                np.testing.assert_allclose(g, e, rtol=LOOSER.get(name, 1e-11),
+                                           atol=1e-8 if name in LOOSER else 1e-13)
     else:
         assert got == expected
 
@@ -467,3 +500,23 @@ def test_gamma_log_prob_gradients_agree_with_sympy_and_a_draw_is_not_lowered():
     symbolic.check(loss, inputs=[a, rate])  # (raises GradientMismatch)
     with pytest.raises(NotImplementedError, match="implicit"):
         symbolic.check(d.rsample().sum(), inputs=[a])
+
+
+def test_beta_rsample_gradients_are_those_of_the_mean():
+    # E[x] = a / (a + b): d/da = b / (a + b)², d/db = -a / (a + b)², from normalized gamma draws
+    t.manual_seed(5)
+    a = t.tensor([2.0, 0.7], dtype=t.float64, requires_grad=True)
+    b = t.tensor([1.5, 3.0], dtype=t.float64, requires_grad=True)
+    t.distributions.Beta(a, b).rsample((40000,)).mean(0).sum().backward()
+    total = (a + b).detach()
+    np.testing.assert_allclose(a.grad.numpy(), (b.detach() / total ** 2).numpy(), rtol=0.05)
+    np.testing.assert_allclose(b.grad.numpy(), (-a.detach() / total ** 2).numpy(), rtol=0.05)
+
+
+def test_beta_and_dirichlet_gradients_agree_with_sympy():
+    w = t.tensor([[1.0, 2.0, 0.5], [0.2, 0.3, 3.0]], dtype=t.float64, requires_grad=True)
+    d = t.distributions.Dirichlet(w)
+    value = t.tensor([[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]], dtype=t.float64)
+    loss = d.log_prob(value).sum() + d.entropy().sum() + t.distributions.kl_divergence(
+        d, t.distributions.Dirichlet(w.detach().flip(-1))).sum()
+    symbolic.check(loss, inputs=[w])  # (raises GradientMismatch)

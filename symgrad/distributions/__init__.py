@@ -1,6 +1,7 @@
 """``symgrad.distributions``: PyTorch's ``torch.distributions`` for ``Normal``, ``Uniform``,
 ``Bernoulli``, ``Categorical``, ``Exponential``, ``Laplace``, ``Cauchy``, ``Gamma``, ``Chi2``,
-``Poisson``, ``Geometric``, ``MultivariateNormal`` and ``Independent``, with ``kl_divergence``
+``Beta``, ``Dirichlet``, ``Poisson``, ``Geometric``, ``MultivariateNormal`` and
+``Independent``, with ``kl_divergence``
 where PyTorch gives it in closed form and PyTorch's argument validation. ``log_prob``,
 ``entropy``, ``cdf`` and ``rsample`` are recorded from symgrad's ops (their results end in the
 nodes PyTorch's do), so the reparameterization trick's gradients can be checked against sympy
@@ -19,6 +20,7 @@ from symgrad.distributions import distribution as utils
 from symgrad.distributions.bernoulli import Bernoulli
 from symgrad.distributions.categorical import Categorical
 from symgrad.distributions.cauchy import Cauchy
+from symgrad.distributions.dirichlet import Beta, Dirichlet
 from symgrad.distributions.discrete import Geometric, Poisson
 from symgrad.distributions.distribution import Distribution, ExponentialFamily
 from symgrad.distributions.exponential import Exponential, Laplace
@@ -28,7 +30,8 @@ from symgrad.distributions.multivariate import Independent, MultivariateNormal
 from symgrad.distributions.normal import Normal
 from symgrad.distributions.uniform import Uniform
 
-__all__ = ["Bernoulli", "Categorical", "Cauchy", "Chi2", "Distribution", "Exponential",
+__all__ = ["Bernoulli", "Beta", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
+           "Exponential",
            "ExponentialFamily", "Gamma", "Geometric", "Independent", "Laplace",
            "MultivariateNormal", "Normal", "Poisson", "Uniform", "constraints", "kl_divergence",
            "register_kl", "utils"]

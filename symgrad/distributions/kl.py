@@ -12,6 +12,7 @@ from symgrad.creation import full_like
 from symgrad.distributions.bernoulli import Bernoulli
 from symgrad.distributions.categorical import Categorical
 from symgrad.distributions.cauchy import Cauchy
+from symgrad.distributions.dirichlet import Beta, Dirichlet
 from symgrad.distributions.discrete import Geometric, Poisson
 from symgrad.distributions.distribution import Distribution, ExponentialFamily
 from symgrad.distributions.gamma import Gamma
@@ -134,6 +135,22 @@ def _geometric_geometric(p: Geometric, q: Geometric) -> Tensor:
 def _cauchy_cauchy(p: Cauchy, q: Cauchy) -> Tensor:
     return ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log() \
         - (4 * p.scale * q.scale).log()
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _dirichlet_dirichlet(p: Dirichlet, q: Dirichlet) -> Tensor:
+    # E_p[log p - log q], with E_p[log x_i] = digamma(p_i) - digamma(Σ p)
+    total_p, total_q = p.concentration.sum(-1), q.concentration.sum(-1)
+    t1 = symgrad.lgamma(total_p) - symgrad.lgamma(total_q)
+    t2 = (symgrad.lgamma(p.concentration) - symgrad.lgamma(q.concentration)).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = symgrad.digamma(p.concentration) - symgrad.digamma(total_p).unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
+
+
+@register_kl(Beta, Beta)
+def _beta_beta(p: Beta, q: Beta) -> Tensor:
+    return _dirichlet_dirichlet(p._dirichlet, q._dirichlet)
 
 
 @register_kl(ExponentialFamily, ExponentialFamily)
