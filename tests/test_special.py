@@ -92,6 +92,12 @@ CASES = {
     "igamma broadcast": lambda L, d: L.igamma(L.tensor([[1.5], [4.0]], dtype=d),
                                               L.tensor([0.5, 3.0, 8.0], dtype=d,
                                                        requires_grad=True)),
+    "frexp": lambda L, d: L.frexp(L.tensor([8.0, -0.3, 0.0, INF, NAN, 1.7], dtype=d,
+                                          requires_grad=True)).mantissa,
+    "nextafter": lambda L, d: L.nextafter(L.tensor([1.0, 0.0, -2.0], dtype=d,
+                                                   requires_grad=True),
+                                          L.tensor([2.0, -1.0, -2.0], dtype=d,
+                                                   requires_grad=True)),
     "igammac_": lambda L, d: L.tensor([1.5, 4.0], dtype=d).igammac_(
         L.tensor([0.5, 3.0], dtype=d, requires_grad=True) * 1),
 }
@@ -127,6 +133,13 @@ OTHERS = {
     "igamma shape gradient": lambda L: L.igamma(L.tensor([1.5], requires_grad=True),
                                                 L.tensor([0.7])).sum().backward(),
     "igamma_ of int64": lambda L: L.tensor([1, 2]).igamma_(L.tensor([1.5, 2.5])),
+    "frexp exponents": lambda L: L.frexp(L.tensor([8.0, -0.3, 0.0, INF, NAN, 1e-40])).exponent,
+    "frexp half": lambda L: L.frexp(L.tensor([3.0, 1e-6], dtype=L.float16)).mantissa,
+    "frexp of int64": lambda L: L.frexp(L.tensor([3])),
+    "nextafter of int64": lambda L: L.nextafter(L.tensor([1]), L.tensor([2])),
+    "nextafter mixed": lambda L: L.nextafter(L.tensor([1.0]), L.tensor([2.0],
+                                                                        dtype=L.float64)),
+    "nextafter_": lambda L: L.tensor([1.0, 2.0]).nextafter_(L.tensor([2.0, 0.0])),
 }
 
 

@@ -103,6 +103,19 @@ def polygamma(n: int, a: Tensor) -> Tensor:
     return apply_op(_ew.polygamma, _t(a), n=n)
 
 
+def frexp_mantissa(a: Tensor) -> Tensor:
+    return apply_op(_ew.frexp_mantissa, _t(a))
+
+
+def frexp_exponent(a: Tensor) -> Tensor:
+    """frexp's exponent, a constant (it is piecewise constant)."""
+    return _make(numeric_xp.frexp_exponent(_t(a)._value))
+
+
+def nextafter(a: Any, b: Any) -> Tensor:
+    return apply_op(_ew.nextafter, _t(a), _t(b))
+
+
 def igamma(a: Any, x: Any) -> Tensor:
     return apply_op(_ew.igamma, _t(a), _t(x))
 

@@ -831,6 +831,19 @@ def polygamma(n: int, a: np.ndarray) -> np.ndarray:
     return np.asarray(out, dtype=a.dtype)
 
 
+nextafter = np.nextafter
+
+
+def frexp_mantissa(a: np.ndarray) -> np.ndarray:
+    """``numpy.frexp``'s mantissa, in [0.5, 1) in magnitude (0, inf and nan as they are)."""
+    return np.frexp(a)[0]
+
+
+def frexp_exponent(a: np.ndarray) -> np.ndarray:
+    """``numpy.frexp``'s exponent, as int32 (PyTorch's dtype)."""
+    return np.frexp(a)[1].astype(np.int32)
+
+
 def _log1pmx(t: np.ndarray) -> np.ndarray:
     """``log(1 + t) - t`` without cancellation for small t (its series below |t| = 0.5)."""
     small = np.abs(t) < 0.5

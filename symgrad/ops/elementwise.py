@@ -1296,6 +1296,33 @@ igammac = register(Op(
 ))
 
 
+# frexp's mantissa a / 2^e, e = floor(log2 |a|) + 1 (0 at 0, inf and nan, as frexp): piecewise
+# a scaling of a, so its derivative is 1 / 2^e (1 where e is 0), as PyTorch's FrexpBackward0
+frexp_mantissa = register(Op(
+    "frexp_mantissa", "FrexpBackward0",
+    convention="at a power of two (where the exponent steps), 1 / 2^e of the upper side, as "
+               "PyTorch; at 0, inf and nan 1",
+    forward=lambda xp, a: xp.frexp_mantissa(a),
+    lower=lambda xp, a: a * xp.exp2(-(xp.floor(xp.log2(xp.abs(a))) + 1)),
+    vjp=(lambda xp, g, ans, a: g / xp.exp2(xp.frexp_exponent(a)),),
+    saved=(0,),
+    samples=_unary_samples(low=0.3, high=3.0, kinks=(-2.0, -1.0, -0.5, 0.5, 1.0, 2.0)),
+))
+
+# nextafter(a, b): the float after a towards b (b itself where a == b); PyTorch passes the
+# gradient to a, but not where a == b, and gives b none
+nextafter = register(Op(
+    "nextafter", "NextafterBackward0",
+    convention="0 for a where a == b (the result is b there), as PyTorch",
+    forward=lambda xp, a, b: xp.nextafter(a, b),
+    lower=lambda xp, a, b: a + 0 * b,  # (a, in the broadcast shape)
+    vjp=(lambda xp, g, ans, a, b: xp.where(a == b, 0.0, g),
+         lambda xp, g, ans, a, b: xp.zeros_like(g)),
+    saved=(0, 1),
+    samples=TENSOR_BINARY,
+))
+
+
 def _implicit_only(xp, a, draw):
     raise NotImplementedError("a gamma draw's gradient in its shape is implicit (through the "
                               "draw's quantile), which sympy cannot express: symgrad does not "

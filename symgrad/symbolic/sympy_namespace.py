@@ -191,6 +191,8 @@ log_ndtr = _unary(lambda x: sympy.log(sympy.erfc(-x / sympy.sqrt(2)) / 2))
 ndtri = _unary(lambda x: sympy.sqrt(2) * sympy.erfinv(2 * x - 1))
 
 
+
+
 def igamma(a: Any, x: Any) -> Expressions:
     """The regularized lower incomplete gamma function ``γ(a, x) / Γ(a)`` elementwise."""
     return _elementwise2(lambda s, t: sympy.lowergamma(s, t) / sympy.gamma(s), a, x)
@@ -742,3 +744,20 @@ def windows_backward(g: Any, shape: Sequence[int], kernel: Sequence[int],
     out = np.asarray(zeros_like(np.empty(tuple(shape))))
     return asarray(_numeric.add_windows(out, np.asarray(asarray(g)), tuple(kernel),
                                        tuple(stride), tuple(dilation)))
+
+
+def frexp_exponent(a: Any) -> Expressions:
+    """frexp's exponent ``floor(log2 |a|) + 1`` elementwise (a step function: its derivative
+    is 0)."""
+    return floor(log2(abs(a))) + 1
+
+
+def frexp_mantissa(a: Any) -> Expressions:
+    """frexp's mantissa ``a / 2^e`` elementwise."""
+    return a * exp2(-frexp_exponent(a))
+
+
+def nextafter(a: Any, b: Any) -> Expressions:
+    """``a`` itself, in the broadcast shape: the next float differs from it by a rounding step,
+    which formulas do not see."""
+    return asarray(a) + 0 * asarray(b)

@@ -16,12 +16,14 @@ from symgrad import ops, parser
 from symgrad.autograd.graph import named_node
 from symgrad.dispatch import apply_inplace, apply_op, output_shape_error
 from symgrad.numeric import dtypes
+from symgrad.numeric import numpy_namespace as _xp
 from symgrad.numeric.dtypes import float64 as _float64
 from symgrad.tensor import Tensor, _make
 from symgrad.torch_api.arguments import check_ints, checked_number
 from symgrad.torch_api.arguments import operand as _operand
 from symgrad.torch_api.arguments import scalar as _scalar
 from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api  # noqa: F401
+from symgrad.torch_api.reductions import result_type
 
 _ew = ops.elementwise
 
@@ -701,6 +703,60 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 def hypot_(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """In-place :func:`hypot`."""
     return apply_inplace(_ew.hypot, *_hypot_operands(input, other, "hypot_"))
+
+
+@torch_api(records="nextafter", example=lambda x: x.nextafter(x + 1))
+def nextafter(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """The next floating-point value after ``input`` towards ``other`` (``NextafterBackward0``:
+    the gradient passes to ``input``, ``other`` gets 0, as PyTorch's).
+
+    >>> symgrad.nextafter(symgrad.tensor([1.0], dtype=symgrad.float64),
+    ...                   symgrad.tensor([2.0], dtype=symgrad.float64)).item() - 1
+    2.220446049250313e-16
+    """
+    _tensor(input, "nextafter")
+    _tensor(other, "nextafter", "other", 2)
+    _float_kernel("nextafter_cpu", input, other)
+    return apply_op(_ew.nextafter, input, other)
+
+
+@torch_api(records="nextafter", function=False, inplace=True,
+           example=lambda x: x.nextafter_(x.detach() + 1))
+def nextafter_(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """In-place :func:`nextafter`.
+
+    >>> symgrad.tensor([1.0, 2.0]).nextafter_(symgrad.tensor([1.0, 0.0])).tolist()
+    [1.0, 1.9999998807907104]
+    """
+    _tensor(other, "nextafter_", "other", 2)
+    _float_kernel("nextafter_cpu", input, other)
+    return apply_inplace(_ew.nextafter, input, other)
+
+
+_Frexp = result_type("frexp", ("mantissa", "exponent"), """What :func:`frexp` returns: the
+    tuple ``(mantissa, exponent)`` with names (PyTorch's ``torch.return_types.frexp``).
+
+    >>> symgrad.frexp(symgrad.tensor([8.0])).exponent
+    tensor([4], dtype=symgrad.int32)
+    """, __name__)
+
+
+@torch_api(records="frexp_mantissa", example=lambda x: x.frexp().mantissa)
+def frexp(input: Tensor) -> Any:  # noqa: A002
+    """``input = mantissa * 2**exponent``, the mantissa in [0.5, 1) in magnitude (0, inf and nan
+    kept, exponent 0) and the exponent int32: the named tuple ``(mantissa, exponent)``; the
+    mantissa's gradient is ``g / 2**exponent`` (``FrexpBackward0``).
+
+    >>> symgrad.frexp(symgrad.tensor([8.0, -0.3]))
+    symgrad.return_types.frexp(
+    mantissa=tensor([ 0.5000, -0.6000]),
+    exponent=tensor([ 4, -1], dtype=symgrad.int32))
+    """
+    _tensor(input, "frexp")
+    if not input.is_floating_point():
+        raise RuntimeError("symgrad.frexp() only supports floating-point dtypes")
+    return _Frexp(apply_op(_ew.frexp_mantissa, input),
+                  _make(_xp.frexp_exponent(input._value)))
 
 
 def _incomplete_gamma(op: ops.Op, fn: str, input: Tensor, other: Tensor,  # noqa: A002
