@@ -320,6 +320,35 @@ CASES = {
                                                      _d(L).Dirichlet(P["w"].flip(-1))),
     "kl Beta": lambda L, P: _d(L).kl_divergence(_d(L).Beta(P["scale"], P["p"]),
                                                 _d(L).Beta(P["p"] * 2, 1.5)),
+    "StudentT.log_prob": lambda L, P: _d(L).StudentT(P["scale"] * 2, P["loc"], P["p"]).log_prob(
+        L.tensor([1.0, 2.0, 3.0], dtype=L.float64)),
+    "StudentT.entropy": lambda L, P: _d(L).StudentT(P["scale"] * 2, P["loc"], P["p"]).entropy(),
+    "StudentT moments": lambda L, P: L.stack([
+        _d(L).StudentT(L.tensor([3.0, 0.8, 1.5]), L.tensor([0.5, 0.0, 1.0])).mean,
+        _d(L).StudentT(L.tensor([3.0, 0.8, 1.5]), 0.0, L.tensor([2.0, 1.0, 0.5])).variance,
+        _d(L).StudentT(L.tensor([3.0, 0.8, 1.5]), L.tensor([0.5, 0.0, 1.0])).mode]),
+    "StudentT.rsample's df gradient shape": lambda L, P: list(L.autograd.grad(
+        _d(L).StudentT(P["scale"]).rsample((2,)).sum(), P["scale"])[0].shape),
+    "StudentT repr": lambda L, P: [repr(_d(L).StudentT(3.0)),
+                                   str(_d(L).StudentT(3.0).batch_shape)],
+    "Binomial.log_prob": lambda L, P: _d(L).Binomial(L.tensor([10.0, 4.0, 6.0],
+                                                              dtype=L.float64), P["p"]).log_prob(
+        L.tensor([3.0, 4.0, 0.0], dtype=L.float64)),
+    "Binomial of logits": lambda L, P: _d(L).Binomial(5, logits=P["loc"]).log_prob(
+        L.tensor([3.0, 4.0, 0.0], dtype=L.float64)),
+    "Binomial.entropy": lambda L, P: _d(L).Binomial(3, P["p"]).entropy(),
+    "Binomial moments": lambda L, P: L.stack([_d(L).Binomial(7, P["p"]).mean,
+                                              _d(L).Binomial(7, P["p"]).mode,
+                                              _d(L).Binomial(7, P["p"]).variance]),
+    "Binomial support": lambda L, P: [repr(_d(L).Binomial(3, P["p"]).support),
+                                      _d(L).Binomial(2, P["p"]).enumerate_support()],
+    "Binomial inhomogeneous": lambda L, P: _d(L).Binomial(L.tensor([2.0, 3.0]),
+                                                          L.tensor([0.5, 0.5])).entropy(),
+    "Binomial outside": lambda L, P: _d(L).Binomial(2, L.tensor([0.3])).log_prob(
+        L.tensor([3.0])),
+    "Binomial repr": lambda L, P: [repr(_d(L).Binomial(3, P["p"])),
+                                   str(_d(L).Binomial(5, 0.5).batch_shape)],
+    "Binomial sample": lambda L, P: _d(L).Binomial(4, L.tensor([0.0, 1.0])).sample((2,)),
     "kl Gamma Poisson": lambda L, P: _d(L).kl_divergence(_d(L).Gamma(1.0, 1.0),
                                                          _d(L).Poisson(1.0)),
     "constraints": lambda L, P: [repr(c) for c in (
@@ -368,7 +397,7 @@ def record_all(L) -> dict:
 RECORDED = json.loads(DATA.read_text()) if DATA.exists() else {}
 # gradients through digamma's derivative (trigamma: symgrad's series agree with PyTorch's to
 # about 1e-9 relative, so a difference of such terms to about 1e-9 absolute)
-LOOSER = {"Gamma.entropy": 1e-9, "Chi2.entropy": 1e-9, "kl Gamma": 1e-9,
+LOOSER = {"Gamma.entropy": 1e-9, "Chi2.entropy": 1e-9, "kl Gamma": 1e-9, "StudentT.entropy": 1e-9,
           "Dirichlet.entropy": 1e-9, "Beta.entropy": 1e-9, "kl Dirichlet": 1e-9, "kl Beta": 1e-9}
 
 
@@ -520,3 +549,19 @@ def test_beta_and_dirichlet_gradients_agree_with_sympy():
     loss = d.log_prob(value).sum() + d.entropy().sum() + t.distributions.kl_divergence(
         d, t.distributions.Dirichlet(w.detach().flip(-1))).sum()
     symbolic.check(loss, inputs=[w])  # (raises GradientMismatch)
+
+
+def test_binomial_and_student_t_samples_and_gradients():
+    t.manual_seed(6)
+    d = t.distributions
+    counts = d.Binomial(8, t.tensor(0.25)).sample((20000,))
+    assert counts.min() >= 0 and counts.max() <= 8 and abs(counts.mean().item() - 2.0) < 0.05
+    draws = d.StudentT(t.tensor(5.0), 1.0, 2.0).sample((40000,))
+    assert abs(draws.median().item() - 1.0) < 0.05 and abs(draws.var().item() - 20 / 3) < 0.5
+    df = t.tensor([3.0, 7.5], dtype=t.float64, requires_grad=True)
+    loc = t.tensor([0.5, -1.0], dtype=t.float64, requires_grad=True)
+    student = d.StudentT(df, loc, 2.0)
+    loss = student.log_prob(t.tensor([1.0, 2.0], dtype=t.float64)).sum() + \
+        student.entropy().sum() + d.Binomial(5, logits=loc).log_prob(
+            t.tensor([1.0, 4.0], dtype=t.float64)).sum()
+    symbolic.check(loss, inputs=[df, loc])  # (raises GradientMismatch)

@@ -1,6 +1,7 @@
 """``symgrad.distributions``: PyTorch's ``torch.distributions`` for ``Normal``, ``Uniform``,
 ``Bernoulli``, ``Categorical``, ``Exponential``, ``Laplace``, ``Cauchy``, ``Gamma``, ``Chi2``,
-``Beta``, ``Dirichlet``, ``Poisson``, ``Geometric``, ``MultivariateNormal`` and
+``StudentT``, ``Beta``, ``Dirichlet``, ``Poisson``, ``Geometric``, ``Binomial``,
+``MultivariateNormal`` and
 ``Independent``, with ``kl_divergence``
 where PyTorch gives it in closed form and PyTorch's argument validation. ``log_prob``,
 ``entropy``, ``cdf`` and ``rsample`` are recorded from symgrad's ops (their results end in the
@@ -21,17 +22,16 @@ from symgrad.distributions.bernoulli import Bernoulli
 from symgrad.distributions.categorical import Categorical
 from symgrad.distributions.cauchy import Cauchy
 from symgrad.distributions.dirichlet import Beta, Dirichlet
-from symgrad.distributions.discrete import Geometric, Poisson
+from symgrad.distributions.discrete import Binomial, Geometric, Poisson
 from symgrad.distributions.distribution import Distribution, ExponentialFamily
 from symgrad.distributions.exponential import Exponential, Laplace
-from symgrad.distributions.gamma import Chi2, Gamma
+from symgrad.distributions.gamma import Chi2, Gamma, StudentT
 from symgrad.distributions.kl import kl_divergence, register_kl
 from symgrad.distributions.multivariate import Independent, MultivariateNormal
 from symgrad.distributions.normal import Normal
 from symgrad.distributions.uniform import Uniform
 
-__all__ = ["Bernoulli", "Beta", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
-           "Exponential",
-           "ExponentialFamily", "Gamma", "Geometric", "Independent", "Laplace",
-           "MultivariateNormal", "Normal", "Poisson", "Uniform", "constraints", "kl_divergence",
-           "register_kl", "utils"]
+__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
+           "Distribution", "Exponential", "ExponentialFamily", "Gamma", "Geometric",
+           "Independent", "Laplace", "MultivariateNormal", "Normal", "Poisson", "StudentT",
+           "Uniform", "constraints", "kl_divergence", "register_kl", "utils"]

@@ -1,4 +1,4 @@
-"""Counting distributions, PyTorch's ``Poisson`` and ``Geometric``."""
+"""Counting distributions, PyTorch's ``Poisson``, ``Geometric`` and ``Binomial``."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 import symgrad
+from symgrad import creation
 from symgrad.distributions import constraints
 from symgrad.distributions.bernoulli import BinaryProbability
 from symgrad.distributions.distribution import Distribution, ExponentialFamily, broadcast_all
@@ -145,3 +146,111 @@ class Geometric(BinaryProbability):
 
         return binary_cross_entropy_with_logits(self.logits, self.probs,
                                                 reduction="none") / self.probs
+
+
+class Binomial(BinaryProbability):
+    """The number of successes in ``total_count`` trials that succeed with probability
+    ``probs`` (or ``sigmoid(logits)``).
+
+    >>> symgrad.distributions.Binomial(10, symgrad.tensor([0.3])).log_prob(symgrad.tensor([3.0]))
+    tensor([-1.3173])
+    """
+
+    arg_constraints = {"total_count": constraints.nonnegative_integer,
+                       "probs": constraints.unit_interval, "logits": constraints.real}
+    has_enumerate_support = True
+
+    def __init__(self, total_count: Tensor | int = 1, probs: Tensor | float | None = None,
+                 logits: Tensor | float | None = None,
+                 validate_args: bool | None = None) -> None:
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        name, given = ("probs", probs) if probs is not None else ("logits", logits)
+        count, param = broadcast_all(total_count, given)
+        self.__dict__[name] = self._param = param
+        self.total_count = count.type_as(param)
+        Distribution.__init__(self, param.size(), validate_args=validate_args)
+
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
+    def support(self) -> constraints.Constraint:
+        """The integers from 0 to ``total_count``."""
+        return constraints.integer_interval(0, self.total_count)
+
+    def expand(self, batch_shape: Sequence[int]) -> Binomial:
+        """The same distribution with its parameters expanded to ``batch_shape``.
+
+        >>> symgrad.distributions.Binomial(5, 0.5).expand((2,)).batch_shape
+        symgrad.Size([2])
+        """
+        new = super().expand(batch_shape)
+        new.total_count = self.total_count.expand(batch_shape)
+        return new
+
+    @property
+    def mean(self) -> Tensor:
+        """``total_count probs``."""
+        return self.total_count * self.probs
+
+    @property
+    def mode(self) -> Tensor:
+        """``floor((total_count + 1) probs)``, at most ``total_count``."""
+        return ((self.total_count + 1) * self.probs).floor().clamp(max=self.total_count)
+
+    @property
+    def variance(self) -> Tensor:
+        """``total_count probs (1 - probs)``."""
+        return self.total_count * self.probs * (1 - self.probs)
+
+    def sample(self, sample_shape: Sequence[int] = Size()) -> Tensor:
+        """Counts in ``probs``' dtype, not recorded.
+
+        >>> symgrad.distributions.Binomial(4, symgrad.tensor([0.0, 1.0])).sample()
+        tensor([0., 4.])
+        """
+        shape = tuple(self._extended_shape(sample_shape))
+        with symgrad.no_grad():
+            count = np.broadcast_to(self.total_count._value, shape).astype(np.int64)
+            p = np.broadcast_to(self.probs._value, shape)
+            draws = creation.stream(None, "binomial").binomial(count, p)
+            return symgrad.tensor(draws, dtype=self.probs.dtype)
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        """``log C(n, k) + k logits - n log1p(exp(logits))``, the last term written without
+        overflow: ``n max(logits, 0) + n log1p(exp(-|logits|))``."""
+        if self._validate_args:
+            self._validate_sample(value)
+        n, logits = self.total_count, self.logits
+        log_choose = symgrad.lgamma(n + 1) - symgrad.lgamma(value + 1) - \
+            symgrad.lgamma(n - value + 1)
+        # (max(logits, 0) as a mean of two clamps: at 0 its gradient is 1/2, as PyTorch's)
+        positive = (logits.clamp(min=0) + logits - logits.clamp(max=0)) / 2
+        normalize = n * positive + n * symgrad.log1p(symgrad.exp(-logits.abs()))
+        return value * logits + log_choose - normalize
+
+    def entropy(self) -> Tensor:
+        """``-Σ p log p`` over the support (one ``total_count`` for the whole batch).
+
+        >>> symgrad.distributions.Binomial(2, 0.5).entropy()
+        tensor(1.0397)
+        """
+        if not self.total_count.min() == int(self.total_count.max()):
+            raise NotImplementedError("Inhomogeneous total count not supported by `entropy`.")
+        log_prob = self.log_prob(self.enumerate_support(False))
+        return -(symgrad.exp(log_prob) * log_prob).sum(0)
+
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        """0 to ``total_count`` along a new first dim (expanded over the batch with
+        ``expand``); one ``total_count`` for the whole batch.
+
+        >>> symgrad.distributions.Binomial(2, symgrad.tensor([0.5, 0.1])).enumerate_support()
+        tensor([[0., 0.],
+                [1., 1.],
+                [2., 2.]])
+        """
+        count = int(self.total_count.max())
+        if not self.total_count.min() == count:
+            raise NotImplementedError("Inhomogeneous total count not supported by "
+                                      "`enumerate_support`.")
+        values = symgrad.arange(1 + count, dtype=self._param.dtype)
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        return values.expand((-1, *self._batch_shape)) if expand else values

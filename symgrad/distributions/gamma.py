@@ -1,7 +1,9 @@
-"""The gamma distribution and its chi-squared case, PyTorch's ``Gamma`` and ``Chi2``."""
+"""The gamma distribution, its chi-squared case and Student's t (a normal over a chi-squared
+root), PyTorch's ``Gamma``, ``Chi2`` and ``StudentT``."""
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 
@@ -136,3 +138,93 @@ class Chi2(Gamma):
     def df(self) -> Tensor:
         """``2 concentration``."""
         return self.concentration * 2
+
+
+class StudentT(Distribution):
+    """Student's t distribution of ``df`` degrees of freedom, location ``loc`` and scale
+    ``scale``; ``rsample`` is ``loc + scale x / sqrt(z / df)``, x standard normal and z a
+    ``Chi2(df)`` draw (differentiable in ``df`` through the gamma draw).
+
+    >>> symgrad.distributions.StudentT(3.0).log_prob(symgrad.tensor(1.0))
+    tensor(-1.6671)
+    """
+
+    arg_constraints = {"df": constraints.positive, "loc": constraints.real,
+                       "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, df: Tensor | float, loc: Tensor | float = 0.0,
+                 scale: Tensor | float = 1.0, validate_args: bool | None = None) -> None:
+        self.df, self.loc, self.scale = broadcast_all(df, loc, scale)
+        self._chi2 = Chi2(self.df)
+        super().__init__(self.df.size(), validate_args=validate_args)
+
+    @property
+    def mean(self) -> Tensor:
+        """``loc``; nan where ``df <= 1``."""
+        mean = self.loc.clone()
+        mean[self.df <= 1] = math.nan
+        return mean
+
+    @property
+    def mode(self) -> Tensor:
+        """``loc``."""
+        return self.loc
+
+    @property
+    def variance(self) -> Tensor:
+        """``scale² df / (df - 2)`` where ``df > 2``; inf for ``1 < df <= 2``, nan below."""
+        variance = self.df.clone()
+        above = self.df > 2
+        variance[above] = self.scale[above].pow(2) * self.df[above] / (self.df[above] - 2)
+        variance[(self.df <= 2) & (self.df > 1)] = math.inf
+        variance[self.df <= 1] = math.nan
+        return variance
+
+    def expand(self, batch_shape: Sequence[int]) -> StudentT:
+        """The same distribution with its parameters expanded to ``batch_shape``.
+
+        >>> symgrad.distributions.StudentT(3.0).expand((2,)).batch_shape
+        symgrad.Size([2])
+        """
+        new = StudentT.__new__(StudentT)
+        new.df, new.loc, new.scale = (v.expand(batch_shape) for v in (self.df, self.loc,
+                                                                        self.scale))
+        new._chi2 = self._chi2.expand(batch_shape)
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    def rsample(self, sample_shape: Sequence[int] = Size()) -> Tensor:
+        """``loc + scale x / sqrt(z / df)``: differentiable in all three parameters.
+
+        >>> symgrad.distributions.StudentT(symgrad.ones(2) * 3).rsample((4,)).shape
+        symgrad.Size([4, 2])
+        """
+        shape = tuple(self._extended_shape(sample_shape))
+        x = symgrad.randn(*shape, dtype=self.df.dtype)
+        z = self._chi2.rsample(sample_shape)
+        return self.loc + self.scale * (x * symgrad.rsqrt(z / self.df))
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        """``-(df + 1)/2 log1p(y² / df) - log(scale √(df π) Γ(df/2) / Γ((df+1)/2))``,
+        ``y = (value - loc) / scale``."""
+        if self._validate_args:
+            self._validate_sample(value)
+        y = (value - self.loc) / self.scale
+        normalizer = self.scale.log() + 0.5 * self.df.log() + 0.5 * math.log(math.pi) \
+            + symgrad.lgamma(0.5 * self.df) - symgrad.lgamma(0.5 * (self.df + 1.0))
+        return -0.5 * (self.df + 1.0) * symgrad.log1p(y ** 2.0 / self.df) - normalizer
+
+    def entropy(self) -> Tensor:
+        """``log(scale) + (df+1)/2 (ψ((df+1)/2) - ψ(df/2)) + log(√df B(df/2, 1/2))``.
+
+        >>> symgrad.distributions.StudentT(3.0).entropy()
+        tensor(1.7733)
+        """
+        log_beta = symgrad.lgamma(0.5 * self.df) + math.lgamma(0.5) - \
+            symgrad.lgamma(0.5 * (self.df + 1))
+        return self.scale.log() + 0.5 * (self.df + 1) * (
+            symgrad.digamma(0.5 * (self.df + 1)) - symgrad.digamma(0.5 * self.df)) + \
+            0.5 * self.df.log() + log_beta
