@@ -59,13 +59,9 @@ class BinaryProbability(Distribution):
         >>> symgrad.distributions.Bernoulli(0.5).expand((3,)).batch_shape
         symgrad.Size([3])
         """
-        new = type(self).__new__(type(self))
-        for name in ("probs", "logits"):
-            if name in self.__dict__:
-                new.__dict__[name] = new._param = self.__dict__[name].expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        given = {name: self.__dict__[name].expand(batch_shape) for name in ("probs", "logits")
+                 if name in self.__dict__}
+        return self._expanded(batch_shape, _param=next(iter(given.values())), **given)
 
 
 class Bernoulli(BinaryProbability, ExponentialFamily):

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import symgrad
 from symgrad.distributions import constraints
-from symgrad.distributions.distribution import Distribution, ExponentialFamily, broadcast_all
+from symgrad.distributions.distribution import ExponentialFamily, broadcast_all
 from symgrad.distributions.gamma import standard_gamma
 from symgrad.tensor import Size, Tensor
 
@@ -40,12 +40,8 @@ class Dirichlet(ExponentialFamily):
         >>> symgrad.distributions.Dirichlet(symgrad.ones(3)).expand((2,)).batch_shape
         symgrad.Size([2])
         """
-        new = Dirichlet.__new__(Dirichlet)
-        new.concentration = self.concentration.expand(tuple(batch_shape)
-                                                      + tuple(self._event_shape))
-        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(batch_shape, concentration=self.concentration.expand(
+            tuple(batch_shape) + tuple(self._event_shape)))
 
     def rsample(self, sample_shape: Sequence[int] = Size()) -> Tensor:
         """Gamma draws of the concentrations, over their sum: differentiable in
@@ -129,11 +125,7 @@ class Beta(ExponentialFamily):
         >>> symgrad.distributions.Beta(1.0, 1.0).expand((2,)).batch_shape
         symgrad.Size([2])
         """
-        new = Beta.__new__(Beta)
-        new._dirichlet = self._dirichlet.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(batch_shape, _dirichlet=self._dirichlet.expand(batch_shape))
 
     @property
     def concentration1(self) -> Tensor:

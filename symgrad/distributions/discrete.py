@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Sequence
 
 import numpy as np
@@ -11,11 +10,16 @@ import symgrad
 from symgrad import creation
 from symgrad.distributions import constraints
 from symgrad.distributions.bernoulli import BinaryProbability
-from symgrad.distributions.distribution import Distribution, ExponentialFamily, broadcast_all
+from symgrad.distributions.distribution import (
+    Distribution,
+    ExponentialFamily,
+    Rate,
+    broadcast_all,
+)
 from symgrad.tensor import Size, Tensor
 
 
-class Poisson(ExponentialFamily):
+class Poisson(Rate, ExponentialFamily):
     """The number of events at ``rate`` events per interval.
 
     >>> symgrad.distributions.Poisson(symgrad.tensor([4.0])).log_prob(symgrad.tensor([2.0]))
@@ -24,11 +28,6 @@ class Poisson(ExponentialFamily):
 
     arg_constraints = {"rate": constraints.nonnegative}
     support = constraints.nonnegative_integer
-
-    def __init__(self, rate: Tensor | float, validate_args: bool | None = None) -> None:
-        (self.rate,) = broadcast_all(rate)
-        shape = Size() if isinstance(rate, numbers.Number) else self.rate.size()
-        super().__init__(shape, validate_args=validate_args)
 
     @property
     def mean(self) -> Tensor:
@@ -44,18 +43,6 @@ class Poisson(ExponentialFamily):
     def variance(self) -> Tensor:
         """``rate``."""
         return self.rate
-
-    def expand(self, batch_shape: Sequence[int]) -> Poisson:
-        """The same distribution with ``rate`` expanded to ``batch_shape``.
-
-        >>> symgrad.distributions.Poisson(1.0).expand((2,)).batch_shape
-        symgrad.Size([2])
-        """
-        new = Poisson.__new__(Poisson)
-        new.rate = self.rate.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
 
     def sample(self, sample_shape: Sequence[int] = Size()) -> Tensor:
         """Counts in ``rate``'s dtype, not recorded.

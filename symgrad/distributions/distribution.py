@@ -206,6 +206,16 @@ class Distribution:
         """``exp(entropy)``."""
         return self.entropy().exp()
 
+    def _expanded(self, batch_shape: Sequence[int], **parameters: Any) -> Any:
+        """A new distribution of this class over ``batch_shape`` holding ``parameters`` (each
+        expanded by the caller), unvalidated but validating as self does (``expand``'s common
+        part, PyTorch's ``_get_checked_instance``)."""
+        new = type(self).__new__(type(self))
+        new.__dict__.update(parameters)
+        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _extended_shape(self, sample_shape: Sequence[int] = Size()) -> Size:
         return Size(tuple(sample_shape) + tuple(self._batch_shape) + tuple(self._event_shape))
 
@@ -246,6 +256,28 @@ class ExponentialFamily(Distribution):
     """
 
 
+class Rate(Distribution):
+    """The distributions of one parameter ``rate`` (a number or a tensor): ``Exponential``,
+    ``Poisson``.
+
+    >>> symgrad.distributions.Poisson(symgrad.ones(2)).batch_shape
+    symgrad.Size([2])
+    """
+
+    def __init__(self, rate: Tensor | float, validate_args: bool | None = None) -> None:
+        (self.rate,) = broadcast_all(rate)
+        shape = Size() if isinstance(rate, numbers.Number) else self.rate.size()
+        super().__init__(shape, validate_args=validate_args)
+
+    def expand(self, batch_shape: Sequence[int]) -> Rate:
+        """The same distribution with ``rate`` expanded to ``batch_shape``.
+
+        >>> symgrad.distributions.Exponential(1.0).expand((2,)).batch_shape
+        symgrad.Size([2])
+        """
+        return self._expanded(batch_shape, rate=self.rate.expand(batch_shape))
+
+
 class LocationScale(Distribution):
     """The distributions of a location ``loc`` and a scale ``scale`` (numbers or tensors,
     broadcast): ``Normal``, ``Laplace``. Their mean and mode are ``loc``.
@@ -276,8 +308,5 @@ class LocationScale(Distribution):
         >>> symgrad.distributions.Normal(0.0, 1.0).expand((2,)).batch_shape
         symgrad.Size([2])
         """
-        new = type(self).__new__(type(self))
-        new.loc, new.scale = self.loc.expand(batch_shape), self.scale.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(batch_shape, loc=self.loc.expand(batch_shape),
+                              scale=self.scale.expand(batch_shape))

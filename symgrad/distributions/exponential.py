@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Sequence
 
 import numpy as np
@@ -10,15 +9,14 @@ import numpy as np
 import symgrad
 from symgrad.distributions import constraints
 from symgrad.distributions.distribution import (
-    Distribution,
     ExponentialFamily,
     LocationScale,
-    broadcast_all,
+    Rate,
 )
 from symgrad.tensor import Size, Tensor
 
 
-class Exponential(ExponentialFamily):
+class Exponential(Rate, ExponentialFamily):
     """The exponential distribution of rate ``rate``; ``rsample`` is ``e / rate``, e a
     standard exponential draw.
 
@@ -29,11 +27,6 @@ class Exponential(ExponentialFamily):
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
-
-    def __init__(self, rate: Tensor | float, validate_args: bool | None = None) -> None:
-        (self.rate,) = broadcast_all(rate)
-        shape = Size() if isinstance(rate, numbers.Number) else self.rate.size()
-        super().__init__(shape, validate_args=validate_args)
 
     @property
     def mean(self) -> Tensor:
@@ -54,18 +47,6 @@ class Exponential(ExponentialFamily):
     def variance(self) -> Tensor:
         """``rate⁻²``."""
         return self.rate.pow(-2)
-
-    def expand(self, batch_shape: Sequence[int]) -> Exponential:
-        """The same distribution with ``rate`` expanded to ``batch_shape``.
-
-        >>> symgrad.distributions.Exponential(1.0).expand((2,)).batch_shape
-        symgrad.Size([2])
-        """
-        new = Exponential.__new__(Exponential)
-        new.rate = self.rate.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
 
     def rsample(self, sample_shape: Sequence[int] = Size()) -> Tensor:
         """``e / rate``: differentiable in ``rate``.

@@ -74,12 +74,8 @@ class Gamma(ExponentialFamily):
         >>> symgrad.distributions.Gamma(1.0, 1.0).expand((2,)).batch_shape
         symgrad.Size([2])
         """
-        new = type(self).__new__(type(self))
-        new.concentration = self.concentration.expand(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(batch_shape, concentration=self.concentration.expand(batch_shape),
+                              rate=self.rate.expand(batch_shape))
 
     def rsample(self, sample_shape: Sequence[int] = Size()) -> Tensor:
         """A standard gamma draw of shape ``concentration`` over ``rate`` (at least the dtype's
@@ -188,13 +184,10 @@ class StudentT(Distribution):
         >>> symgrad.distributions.StudentT(3.0).expand((2,)).batch_shape
         symgrad.Size([2])
         """
-        new = StudentT.__new__(StudentT)
-        new.df, new.loc, new.scale = (v.expand(batch_shape) for v in (self.df, self.loc,
-                                                                        self.scale))
-        new._chi2 = self._chi2.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(batch_shape, df=self.df.expand(batch_shape),
+                              loc=self.loc.expand(batch_shape),
+                              scale=self.scale.expand(batch_shape),
+                              _chi2=self._chi2.expand(batch_shape))
 
     def rsample(self, sample_shape: Sequence[int] = Size()) -> Tensor:
         """``loc + scale x / sqrt(z / df)``: differentiable in all three parameters.
