@@ -349,6 +349,38 @@ CASES = {
     "Binomial repr": lambda L, P: [repr(_d(L).Binomial(3, P["p"])),
                                    str(_d(L).Binomial(5, 0.5).batch_shape)],
     "Binomial sample": lambda L, P: _d(L).Binomial(4, L.tensor([0.0, 1.0])).sample((2,)),
+    "OneHotCategorical.log_prob": lambda L, P: _d(L).OneHotCategorical(P["w"]).log_prob(
+        L.tensor([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]], dtype=L.float64)),
+    "OneHotCategorical of logits": lambda L, P: _d(L).OneHotCategorical(
+        logits=P["w"]).log_prob(L.tensor([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], dtype=L.float64)),
+    "OneHotCategorical.entropy": lambda L, P: _d(L).OneHotCategorical(P["w"]).entropy(),
+    "OneHotCategorical moments": lambda L, P: L.stack([_d(L).OneHotCategorical(P["w"]).mean,
+                                                       _d(L).OneHotCategorical(P["w"]).mode,
+                                                       _d(L).OneHotCategorical(P["w"]).variance]),
+    "OneHotCategorical support": lambda L, P: [
+        _d(L).OneHotCategorical(P["w"]).enumerate_support(),
+        repr(_d(L).OneHotCategorical(P["w"]).support),
+        str(_d(L).OneHotCategorical(P["w"]).event_shape),
+        str(_d(L).OneHotCategorical(P["w"]).expand((4, 2)).batch_shape)],
+    "OneHotCategorical not one-hot": lambda L, P: _d(L).OneHotCategorical(P["w"]).log_prob(
+        L.tensor([[1.0, 1.0, 0.0], [1.0, 0.0, 0.0]], dtype=L.float64)),
+    "OneHotCategorical sample": lambda L, P: _d(L).OneHotCategorical(
+        L.tensor([[0.0, 1.0], [1.0, 0.0]])).sample((2,)),
+    "Multinomial.log_prob": lambda L, P: _d(L).Multinomial(4, P["w"]).log_prob(
+        L.tensor([[1.0, 1.0, 2.0], [0.0, 4.0, 0.0]], dtype=L.float64)),
+    "Multinomial.entropy": lambda L, P: _d(L).Multinomial(3, P["w"]).entropy(),
+    "Multinomial moments": lambda L, P: L.stack([_d(L).Multinomial(5, P["w"]).mean,
+                                                 _d(L).Multinomial(5, P["w"]).variance]),
+    "Multinomial of a zero probability": lambda L, P: _d(L).Multinomial(
+        2, L.tensor([0.0, 1.0])).log_prob(L.tensor([0.0, 2.0])),
+    "Multinomial too many": lambda L, P: _d(L).Multinomial(2, L.tensor([0.5, 0.5])).log_prob(
+        L.tensor([2.0, 1.0])),
+    "Multinomial tensor count": lambda L, P: _d(L).Multinomial(L.tensor(3),
+                                                                L.tensor([0.5, 0.5])),
+    "Multinomial repr": lambda L, P: [repr(_d(L).Multinomial(3, P["w"])),
+                                      repr(_d(L).Multinomial(3, P["w"]).support),
+                                      str(_d(L).Multinomial(3, P["w"]).event_shape)],
+    "Multinomial sample": lambda L, P: _d(L).Multinomial(5, L.tensor([0.0, 1.0])).sample((2,)),
     "kl Gamma Poisson": lambda L, P: _d(L).kl_divergence(_d(L).Gamma(1.0, 1.0),
                                                          _d(L).Poisson(1.0)),
     "constraints": lambda L, P: [repr(c) for c in (
@@ -357,7 +389,8 @@ CASES = {
         _d(L).constraints.integer_interval(0, 4), _d(L).constraints.interval(-1.0, 2.0),
         _d(L).constraints.nonnegative, _d(L).constraints.positive_definite,
         _d(L).constraints.lower_cholesky, _d(L).constraints.nonnegative_integer,
-        _d(L).constraints.positive_integer)],
+        _d(L).constraints.positive_integer, _d(L).constraints.one_hot,
+        _d(L).constraints.multinomial(3))],
 }
 
 
@@ -397,8 +430,9 @@ def record_all(L) -> dict:
 RECORDED = json.loads(DATA.read_text()) if DATA.exists() else {}
 # gradients through digamma's derivative (trigamma: symgrad's series agree with PyTorch's to
 # about 1e-9 relative, so a difference of such terms to about 1e-9 absolute)
-LOOSER = {"Gamma.entropy": 1e-9, "Chi2.entropy": 1e-9, "kl Gamma": 1e-9, "StudentT.entropy": 1e-9,
-          "Dirichlet.entropy": 1e-9, "Beta.entropy": 1e-9, "kl Dirichlet": 1e-9, "kl Beta": 1e-9}
+LOOSER = {name: 1e-9 for name in ("Gamma.entropy", "Chi2.entropy", "kl Gamma",
+                                    "StudentT.entropy", "Dirichlet.entropy", "Beta.entropy",
+                                    "kl Dirichlet", "kl Beta")}
 
 
 def test_every_case_is_recorded():

@@ -1,7 +1,7 @@
 """``symgrad.distributions``: PyTorch's ``torch.distributions`` for ``Normal``, ``Uniform``,
 ``Bernoulli``, ``Categorical``, ``Exponential``, ``Laplace``, ``Cauchy``, ``Gamma``, ``Chi2``,
 ``StudentT``, ``Beta``, ``Dirichlet``, ``Poisson``, ``Geometric``, ``Binomial``,
-``MultivariateNormal`` and
+``OneHotCategorical``, ``Multinomial``, ``MultivariateNormal`` and
 ``Independent``, with ``kl_divergence``
 where PyTorch gives it in closed form and PyTorch's argument validation. ``log_prob``,
 ``entropy``, ``cdf`` and ``rsample`` are recorded from symgrad's ops (their results end in the
@@ -19,7 +19,7 @@ tensor(0.5000)
 from symgrad.distributions import constraints
 from symgrad.distributions import distribution as utils
 from symgrad.distributions.bernoulli import Bernoulli
-from symgrad.distributions.categorical import Categorical
+from symgrad.distributions.categorical import Categorical, Multinomial, OneHotCategorical
 from symgrad.distributions.cauchy import Cauchy
 from symgrad.distributions.dirichlet import Beta, Dirichlet
 from symgrad.distributions.discrete import Binomial, Geometric, Poisson
@@ -33,5 +33,6 @@ from symgrad.distributions.uniform import Uniform
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
            "Distribution", "Exponential", "ExponentialFamily", "Gamma", "Geometric",
-           "Independent", "Laplace", "MultivariateNormal", "Normal", "Poisson", "StudentT",
-           "Uniform", "constraints", "kl_divergence", "register_kl", "utils"]
+           "Independent", "Laplace", "Multinomial", "MultivariateNormal", "Normal",
+           "OneHotCategorical", "Poisson", "StudentT", "Uniform", "constraints", "kl_divergence",
+           "register_kl", "utils"]

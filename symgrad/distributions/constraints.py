@@ -8,7 +8,8 @@ from typing import Any
 
 __all__ = ["Constraint", "boolean", "dependent", "dependent_property", "greater_than",
            "greater_than_eq", "independent", "integer_interval", "interval", "is_dependent",
-           "less_than", "lower_cholesky", "nonnegative", "nonnegative_integer", "positive",
+           "less_than", "lower_cholesky", "multinomial", "nonnegative", "nonnegative_integer",
+           "one_hot", "positive",
            "positive_definite", "positive_integer", "real",
            "real_vector", "simplex", "square", "symmetric", "unit_interval"]
 
@@ -106,6 +107,27 @@ class _IntegerGreaterThan(_Bound):
 
     def check(self, value: Any) -> Any:
         return (value % 1 == 0) & (value >= self.lower_bound)
+
+
+class _OneHot(Constraint):
+    is_discrete = True
+    event_dim = 1
+
+    def check(self, value: Any) -> Any:
+        return ((value == 0) | (value == 1)).all(-1) & (value.sum(-1) == 1)
+
+
+class _Multinomial(Constraint):
+    """Non-negative counts summing to at most ``upper_bound`` along the last dim."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound: Any) -> None:
+        self.upper_bound = upper_bound
+
+    def check(self, value: Any) -> Any:
+        return (value >= 0).all(-1) & (value.sum(-1) <= self.upper_bound)
 
 
 class _Simplex(Constraint):
@@ -221,6 +243,8 @@ boolean = _Boolean()
 positive = _GreaterThan(0.0)
 nonnegative = _GreaterThanEq(0.0)
 nonnegative_integer = _IntegerGreaterThan(0)
+one_hot = _OneHot()
+multinomial = _Multinomial
 positive_integer = _IntegerGreaterThan(1)
 square = _Square()
 symmetric = _Symmetric()
