@@ -381,6 +381,16 @@ CASES = {
                                       repr(_d(L).Multinomial(3, P["w"]).support),
                                       str(_d(L).Multinomial(3, P["w"]).event_shape)],
     "Multinomial sample": lambda L, P: _d(L).Multinomial(5, L.tensor([0.0, 1.0])).sample((2,)),
+    "kl Binomial": lambda L, P: _d(L).kl_divergence(
+        _d(L).Binomial(L.tensor([5.0, 6.0, 5.0], dtype=L.float64), P["p"]),
+        _d(L).Binomial(L.tensor([5.0, 5.0, 5.0], dtype=L.float64), P["p"].flip(0))),
+    "kl Binomial more trials": lambda L, P: _d(L).kl_divergence(
+        _d(L).Binomial(3, L.tensor([0.3])), _d(L).Binomial(5, L.tensor([0.3]))),
+    "kl OneHotCategorical": lambda L, P: _d(L).kl_divergence(
+        _d(L).OneHotCategorical(P["w"]), _d(L).OneHotCategorical(P["w"].flip(-1))),
+    "OneHotCategoricalStraightThrough gradient": lambda L, P: L.autograd.grad(
+        (_d(L).OneHotCategoricalStraightThrough(P["w"]).rsample((3,))
+         * L.tensor([1.0, 2.0, 3.0], dtype=L.float64)).sum(), P["w"])[0],
     "kl Gamma Poisson": lambda L, P: _d(L).kl_divergence(_d(L).Gamma(1.0, 1.0),
                                                          _d(L).Poisson(1.0)),
     "constraints": lambda L, P: [repr(c) for c in (

@@ -19,7 +19,12 @@ tensor(0.5000)
 from symgrad.distributions import constraints
 from symgrad.distributions import distribution as utils
 from symgrad.distributions.bernoulli import Bernoulli
-from symgrad.distributions.categorical import Categorical, Multinomial, OneHotCategorical
+from symgrad.distributions.categorical import (
+    Categorical,
+    Multinomial,
+    OneHotCategorical,
+    OneHotCategoricalStraightThrough,
+)
 from symgrad.distributions.cauchy import Cauchy
 from symgrad.distributions.dirichlet import Beta, Dirichlet
 from symgrad.distributions.discrete import Binomial, Geometric, Poisson
@@ -34,5 +39,5 @@ from symgrad.distributions.uniform import Uniform
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
            "Distribution", "Exponential", "ExponentialFamily", "Gamma", "Geometric",
            "Independent", "Laplace", "Multinomial", "MultivariateNormal", "Normal",
-           "OneHotCategorical", "Poisson", "StudentT", "Uniform", "constraints", "kl_divergence",
-           "register_kl", "utils"]
+           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson", "StudentT",
+           "Uniform", "constraints", "kl_divergence", "register_kl", "utils"]

@@ -231,6 +231,23 @@ class OneHotCategorical(Distribution):
         return values.expand((n, *self._batch_shape, n)) if expand else values
 
 
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """:class:`OneHotCategorical` with PyTorch's straight-through ``rsample``: the one-hot draw
+    in value, the probabilities' gradient (``sample + probs - probs.detach()``).
+
+    >>> p = symgrad.tensor([0.3, 0.7], requires_grad=True)
+    >>> symgrad.distributions.OneHotCategoricalStraightThrough(p).rsample().grad_fn
+    <AddBackward0 object at 0x...>
+    """
+
+    has_rsample = True
+
+    def rsample(self, sample_shape: Sequence[int] = Size()) -> Tensor:
+        """A one-hot draw whose gradient is the probabilities'."""
+        probs = self._categorical.probs
+        return self.sample(sample_shape) + (probs - probs.detach())
+
+
 class Multinomial(Distribution):
     """The counts of each category in ``total_count`` categorical draws of ``probs`` (or
     ``softmax(logits)``).

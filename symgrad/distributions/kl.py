@@ -10,10 +10,10 @@ from typing import Any
 import symgrad
 from symgrad.creation import full_like
 from symgrad.distributions.bernoulli import Bernoulli
-from symgrad.distributions.categorical import Categorical
+from symgrad.distributions.categorical import Categorical, OneHotCategorical
 from symgrad.distributions.cauchy import Cauchy
 from symgrad.distributions.dirichlet import Beta, Dirichlet
-from symgrad.distributions.discrete import Geometric, Poisson
+from symgrad.distributions.discrete import Binomial, Geometric, Poisson
 from symgrad.distributions.distribution import Distribution, ExponentialFamily
 from symgrad.distributions.gamma import Gamma
 from symgrad.distributions.normal import Normal
@@ -87,6 +87,23 @@ def _categorical_categorical(p: Categorical, q: Categorical) -> Tensor:
     t[(q.probs == 0).expand_as(t)] = math.inf
     t[(p.probs == 0).expand_as(t)] = 0
     return t.sum(-1)
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def _one_hot_one_hot(p: OneHotCategorical, q: OneHotCategorical) -> Tensor:
+    return _categorical_categorical(p._categorical, q._categorical)
+
+
+@register_kl(Binomial, Binomial)
+def _binomial_binomial(p: Binomial, q: Binomial) -> Tensor:
+    # n E_p[one trial's log ratio]; infinite where q has fewer trials than p
+    if bool((p.total_count < q.total_count).any()):
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is "
+                                  "not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p()
+                          - (-q.probs).log1p())
+    kl[p.total_count > q.total_count] = math.inf
+    return kl
 
 
 @register_kl(Uniform, Uniform)
