@@ -391,6 +391,86 @@ CASES = {
     "OneHotCategoricalStraightThrough gradient": lambda L, P: L.autograd.grad(
         (_d(L).OneHotCategoricalStraightThrough(P["w"]).rsample((3,))
          * L.tensor([1.0, 2.0, 3.0], dtype=L.float64)).sum(), P["w"])[0],
+    "LogNormal.log_prob": lambda L, P: _d(L).LogNormal(P["loc"], P["scale"]).log_prob(
+        L.tensor([0.5, 1.0, 3.0], dtype=L.float64)),
+    "LogNormal.cdf": lambda L, P: _d(L).LogNormal(P["loc"], P["scale"]).cdf(
+        L.tensor([0.5, 1.0, 3.0], dtype=L.float64)),
+    "LogNormal.icdf": lambda L, P: _d(L).LogNormal(P["loc"], P["scale"]).icdf(
+        L.tensor([0.1, 0.5, 0.9], dtype=L.float64)),
+    "LogNormal.entropy": lambda L, P: _d(L).LogNormal(P["loc"], P["scale"]).entropy(),
+    "LogNormal moments": lambda L, P: L.stack([_d(L).LogNormal(P["loc"], P["scale"]).mean,
+                                               _d(L).LogNormal(P["loc"], P["scale"]).mode,
+                                               _d(L).LogNormal(P["loc"], P["scale"]).variance]),
+    "LogNormal.rsample's node": lambda L, P: _d(L).LogNormal(P["loc"], P["scale"]).rsample(
+        (2,)).grad_fn.name(),
+    "LogNormal reprs": lambda L, P: [repr(_d(L).LogNormal(0.0, 1.0)),
+                                     repr(_d(L).LogNormal(0.0, 1.0).base_dist),
+                                     repr(_d(L).LogNormal(0.0, 1.0).transforms),
+                                     repr(_d(L).LogNormal(0.0, 1.0).support),
+                                     str(_d(L).LogNormal(P["loc"], 1.0).expand(
+                                         (2, 3)).batch_shape)],
+    "LogNormal outside": lambda L, P: _d(L).LogNormal(0.0, 1.0).log_prob(L.tensor(-1.0)),
+    "HalfNormal.log_prob": lambda L, P: _d(L).HalfNormal(P["scale"]).log_prob(
+        L.tensor([0.5, 0.0, 3.0], dtype=L.float64)),
+    "HalfNormal.cdf": lambda L, P: _d(L).HalfNormal(P["scale"]).cdf(
+        L.tensor([0.5, 1.0, 3.0], dtype=L.float64)),
+    "HalfNormal.icdf": lambda L, P: _d(L).HalfNormal(P["scale"]).icdf(
+        L.tensor([0.1, 0.5, 0.9], dtype=L.float64)),
+    "HalfNormal.entropy": lambda L, P: _d(L).HalfNormal(P["scale"]).entropy(),
+    "HalfNormal moments": lambda L, P: L.stack([_d(L).HalfNormal(P["scale"]).mean,
+                                                _d(L).HalfNormal(P["scale"]).mode,
+                                                _d(L).HalfNormal(P["scale"]).variance]),
+    "HalfNormal repr": lambda L, P: [repr(_d(L).HalfNormal(2.0)),
+                                     repr(_d(L).HalfNormal(2.0).support)],
+    "Gumbel.log_prob": lambda L, P: _d(L).Gumbel(P["loc"], P["scale"]).log_prob(
+        L.tensor([0.5, 1.0, 3.0], dtype=L.float64)),
+    "Gumbel.cdf": lambda L, P: _d(L).Gumbel(P["loc"], P["scale"]).cdf(
+        L.tensor([0.5, 1.0, 3.0], dtype=L.float64)),
+    "Gumbel.icdf": lambda L, P: _d(L).Gumbel(P["loc"], P["scale"]).icdf(
+        L.tensor([0.1, 0.5, 0.9], dtype=L.float64)),
+    "Gumbel.entropy": lambda L, P: _d(L).Gumbel(P["loc"], P["scale"]).entropy(),
+    "Gumbel moments": lambda L, P: L.stack([_d(L).Gumbel(P["loc"], P["scale"]).mean,
+                                            _d(L).Gumbel(P["loc"], P["scale"]).mode,
+                                            _d(L).Gumbel(P["loc"], P["scale"]).variance]),
+    "Gumbel repr": lambda L, P: [repr(_d(L).Gumbel(1.0, 2.0)),
+                                 str(_d(L).Gumbel(1.0, 2.0).expand((3,)).batch_shape)],
+    "TransformedDistribution": lambda L, P: _d(L).TransformedDistribution(
+        _d(L).Normal(P["loc"], P["scale"]),
+        [_d(L).transforms.ExpTransform(), _d(L).transforms.AffineTransform(1.0, 2.0)]).log_prob(
+        L.tensor([1.5, 2.0, 9.0], dtype=L.float64)),
+    "TransformedDistribution sigmoid cdf": lambda L, P: _d(L).TransformedDistribution(
+        _d(L).Normal(P["loc"], P["scale"]), _d(L).transforms.SigmoidTransform()).cdf(
+        L.tensor([0.25, 0.5, 0.75], dtype=L.float64)),
+    "TransformedDistribution decreasing": lambda L, P: _d(L).TransformedDistribution(
+        _d(L).Normal(P["loc"], P["scale"]), _d(L).transforms.AffineTransform(0.0, -2.0)).cdf(
+        L.tensor([0.25, 0.5, 0.75], dtype=L.float64)),
+    "TransformedDistribution tanh": lambda L, P: _d(L).TransformedDistribution(
+        _d(L).Normal(P["loc"], P["scale"]), _d(L).transforms.TanhTransform()).log_prob(
+        L.tensor([-0.5, 0.1, 0.9], dtype=L.float64)),
+    "TransformedDistribution power": lambda L, P: _d(L).TransformedDistribution(
+        _d(L).LogNormal(P["loc"], P["scale"]), _d(L).transforms.PowerTransform(2.0)).log_prob(
+        L.tensor([0.5, 1.0, 3.0], dtype=L.float64)),
+    "TransformedDistribution bad transforms": lambda L, P: _d(L).TransformedDistribution(
+        _d(L).Normal(0.0, 1.0), 3),
+    "transforms": lambda L, P: [repr(t) for t in (
+        _d(L).transforms.ExpTransform(), _d(L).transforms.ExpTransform().inv,
+        _d(L).transforms.SigmoidTransform().codomain, _d(L).transforms.TanhTransform().codomain,
+        _d(L).transforms.ComposeTransform([_d(L).transforms.ExpTransform(),
+                                           _d(L).transforms.AbsTransform()]),
+        _d(L).transforms.ExpTransform().inv.inv, _d(L).transforms.ExpTransform().sign,
+        _d(L).transforms.ExpTransform() == _d(L).transforms.ExpTransform(),
+        _d(L).transforms.AffineTransform(0.0, -1.0).sign)],
+    "transform jacobians": lambda L, P: L.stack([
+        _d(L).transforms.SigmoidTransform().log_abs_det_jacobian(
+            P["loc"], P["loc"].sigmoid()),
+        _d(L).transforms.TanhTransform().log_abs_det_jacobian(P["loc"], P["loc"].tanh()),
+        _d(L).transforms.AffineTransform(1.0, P["scale"]).log_abs_det_jacobian(
+            P["loc"], P["loc"]),
+        _d(L).transforms.PowerTransform(3.0).log_abs_det_jacobian(P["scale"],
+                                                                  P["scale"] ** 3)]),
+    "Uniform expand": lambda L, P: [str(_d(L).Uniform(0.0, 1.0).expand((2, 3)).batch_shape),
+                                    _d(L).Uniform(P["loc"], 3.0).expand((2, 3)).log_prob(
+                                        L.tensor(2.5, dtype=L.float64))],
     "kl Gamma Poisson": lambda L, P: _d(L).kl_divergence(_d(L).Gamma(1.0, 1.0),
                                                          _d(L).Poisson(1.0)),
     "constraints": lambda L, P: [repr(c) for c in (
@@ -609,3 +689,21 @@ def test_binomial_and_student_t_samples_and_gradients():
         student.entropy().sum() + d.Binomial(5, logits=loc).log_prob(
             t.tensor([1.0, 4.0], dtype=t.float64)).sum()
     symbolic.check(loss, inputs=[df, loc])  # (raises GradientMismatch)
+
+
+def test_transformed_distributions_samples_and_gradients():
+    t.manual_seed(7)
+    d = t.distributions
+    log_normal = d.LogNormal(t.tensor(0.5), t.tensor(0.25)).sample((20000,))
+    assert abs(log_normal.log().mean().item() - 0.5) < 0.01
+    gumbel = d.Gumbel(1.0, 2.0).sample((20000,))
+    assert abs(gumbel.mean().item() - (1.0 + 2.0 * 0.5772156649)) < 0.06
+    half = d.HalfNormal(2.0).sample((20000,))
+    assert half.min() >= 0 and abs(half.mean().item() - 2.0 * (2 / np.pi) ** 0.5) < 0.03
+    loc = t.tensor([0.5, -1.0], dtype=t.float64, requires_grad=True)
+    scale = t.tensor([1.5, 0.5], dtype=t.float64, requires_grad=True)
+    value = t.tensor([0.7, 2.0], dtype=t.float64)
+    loss = d.LogNormal(loc, scale).log_prob(value).sum() + d.Gumbel(loc, scale).log_prob(
+        value).sum() + d.HalfNormal(scale).log_prob(value).sum() + d.TransformedDistribution(
+        d.Normal(loc, scale), d.transforms.SigmoidTransform()).log_prob(value / 4).sum()
+    symbolic.check(loss, inputs=[loc, scale])  # (raises GradientMismatch)

@@ -16,7 +16,7 @@ symgrad's random stream, not PyTorch's.
 tensor(0.5000)
 """
 
-from symgrad.distributions import constraints
+from symgrad.distributions import constraints, transforms
 from symgrad.distributions import distribution as utils
 from symgrad.distributions.bernoulli import Bernoulli
 from symgrad.distributions.categorical import (
@@ -34,10 +34,17 @@ from symgrad.distributions.gamma import Chi2, Gamma, StudentT
 from symgrad.distributions.kl import kl_divergence, register_kl
 from symgrad.distributions.multivariate import Independent, MultivariateNormal
 from symgrad.distributions.normal import Normal
+from symgrad.distributions.transformed import (
+    Gumbel,
+    HalfNormal,
+    LogNormal,
+    TransformedDistribution,
+)
 from symgrad.distributions.uniform import Uniform
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
-           "Distribution", "Exponential", "ExponentialFamily", "Gamma", "Geometric",
-           "Independent", "Laplace", "Multinomial", "MultivariateNormal", "Normal",
-           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson", "StudentT",
-           "Uniform", "constraints", "kl_divergence", "register_kl", "utils"]
+           "Distribution", "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel",
+           "HalfNormal", "Independent", "Laplace", "LogNormal", "Multinomial",
+           "MultivariateNormal", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "Poisson", "StudentT", "TransformedDistribution",
+           "Uniform", "constraints", "kl_divergence", "register_kl", "transforms", "utils"]

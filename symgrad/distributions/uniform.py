@@ -58,6 +58,15 @@ class Uniform(Distribution):
         """``(high - low)² / 12``."""
         return (self.high - self.low).pow(2) / 12
 
+    def expand(self, batch_shape: Sequence[int]) -> Uniform:
+        """The same distribution with ``low`` and ``high`` expanded to ``batch_shape``.
+
+        >>> symgrad.distributions.Uniform(0.0, 1.0).expand((2,)).batch_shape
+        symgrad.Size([2])
+        """
+        return self._expanded(batch_shape, low=self.low.expand(batch_shape),
+                              high=self.high.expand(batch_shape))
+
     def rsample(self, sample_shape: Sequence[int] = Size()) -> Tensor:
         """``low + u (high - low)``, u uniform in [0, 1): differentiable in both bounds.
 
