@@ -140,7 +140,29 @@ class Categorical(Distribution):
         return values.expand((-1, *self._batch_shape)) if expand else values
 
 
-class OneHotCategorical(Distribution):
+class CategoricalCounts(Distribution):
+    """The distributions over one-hot vectors or counts of a :class:`Categorical` they hold
+    (``OneHotCategorical``, ``Multinomial``): its probabilities, shared."""
+
+    _categorical: Categorical
+
+    @property
+    def probs(self) -> Tensor:
+        """The categories' probabilities."""
+        return self._categorical.probs
+
+    @property
+    def logits(self) -> Tensor:
+        """The categories' normalized log-probabilities."""
+        return self._categorical.logits
+
+    @property
+    def param_shape(self) -> Size:
+        """The shape of the parameter given."""
+        return self._categorical.param_shape
+
+
+class OneHotCategorical(CategoricalCounts):
     """:class:`Categorical` with each category a one-hot vector (the event dim).
 
     >>> d = symgrad.distributions.OneHotCategorical(symgrad.tensor([0.2, 0.3, 0.5]))
@@ -165,21 +187,6 @@ class OneHotCategorical(Distribution):
         symgrad.Size([2])
         """
         return self._expanded(batch_shape, _categorical=self._categorical.expand(batch_shape))
-
-    @property
-    def probs(self) -> Tensor:
-        """The categories' probabilities."""
-        return self._categorical.probs
-
-    @property
-    def logits(self) -> Tensor:
-        """The categories' normalized log-probabilities."""
-        return self._categorical.logits
-
-    @property
-    def param_shape(self) -> Size:
-        """The shape of the parameter given."""
-        return self._categorical.param_shape
 
     @property
     def mean(self) -> Tensor:
@@ -248,7 +255,7 @@ class OneHotCategoricalStraightThrough(OneHotCategorical):
         return self.sample(sample_shape) + (probs - probs.detach())
 
 
-class Multinomial(Distribution):
+class Multinomial(CategoricalCounts):
     """The counts of each category in ``total_count`` categorical draws of ``probs`` (or
     ``softmax(logits)``).
 
@@ -282,21 +289,6 @@ class Multinomial(Distribution):
     def support(self) -> constraints.Constraint:
         """Non-negative counts summing to at most ``total_count``."""
         return constraints.multinomial(self.total_count)
-
-    @property
-    def probs(self) -> Tensor:
-        """The categories' probabilities."""
-        return self._categorical.probs
-
-    @property
-    def logits(self) -> Tensor:
-        """The categories' normalized log-probabilities."""
-        return self._categorical.logits
-
-    @property
-    def param_shape(self) -> Size:
-        """The shape of the parameter given."""
-        return self._categorical.param_shape
 
     @property
     def mean(self) -> Tensor:
