@@ -20,6 +20,7 @@ from symgrad.dispatch import apply_op
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim
 from symgrad.torch_api import products
+from symgrad.torch_api.arguments import result_dtype
 from symgrad.torch_api.composites import _matrix_power, cross_product
 from symgrad.torch_api.products import LinAlgError, solve
 from symgrad.torch_api.reductions import vector_norm
@@ -114,7 +115,7 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,  #
     for name, x in (("A", A), ("B", B)):
         if x.ndim < 2:
             raise RuntimeError(f"{fn}: The input tensor {name} must have at least 2 dimensions.")
-    common = dtypes.promote([(A.dtype, A.ndim), (B.dtype, B.ndim)], [])
+    common = result_dtype(A, B)
     if not common.is_floating_point or common is dtypes.float16:
         raise dtypes.not_implemented("triangular_solve_cpu", common)
     A, B = A.to(common), B.to(common)

@@ -38,6 +38,7 @@ from symgrad.nn.losses import (  # noqa: F401 - the losses
 )
 from symgrad.numeric.dtypes import bool_ as _bool
 from symgrad.numeric.dtypes import dtype as _dtype
+from symgrad.numeric.dtypes import not_implemented as _not_implemented
 from symgrad.tensor import Tensor as _Tensor
 from symgrad.tensor import _dim
 from symgrad.torch_api.arguments import check_ints as _check_ints
@@ -240,8 +241,7 @@ def softshrink(input: _Tensor, lambd: float = 0.5) -> _Tensor:  # noqa: A002
         raise RuntimeError(f"lambda must be in range [0, {largest:g}] for input dtype "
                            f"{input.dtype._torch_name}, but found {lambd:g}")
     if not input.is_floating_point():
-        raise NotImplementedError(f'"softshrink_check" not implemented for '
-                                  f"'{input.dtype._torch_name}'")
+        raise _not_implemented("softshrink_check", input.dtype)
     return _apply_op(_ops.elementwise.softshrink, input, lambd=float(lambd))
 
 
@@ -255,7 +255,7 @@ def glu(input: _Tensor, dim: int = -1) -> _Tensor:  # noqa: A002
     if input.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     if not input.is_floating_point():
-        raise NotImplementedError(f"\"glu_cpu\" not implemented for '{input.dtype._torch_name}'")
+        raise _not_implemented("glu_cpu", input.dtype)
     d = _dim(dim, input.ndim)
     size = input.shape[d]
     if size % 2:

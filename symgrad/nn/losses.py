@@ -92,8 +92,7 @@ def _warn_size(input: Tensor, target: Tensor) -> None:  # noqa: A002
 def _check_float(kernel: str, *tensors: Tensor) -> None:
     """PyTorch's error for a loss kernel run on integers (the promoted dtype of its inputs)."""
     if not any(t.is_floating_point() for t in tensors):
-        name = tensors[0].dtype._torch_name
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+        raise dtypes.not_implemented(kernel, tensors[0].dtype)
 
 
 def _check_no_grad(fn: str, name: str, weight: Tensor | None) -> None:

@@ -56,6 +56,7 @@ bool_ = dtype("bool", np.bool_, "Bool", "bool", 0)
 
 _FROZEN = True
 ALL = (float32, float64, float16, int64, int32, int16, int8, uint8, bool_)
+NARROW = (float16, int32, int16, int8, uint8)  # (what many Python numbers do not fit)
 _BY_NUMPY = {d.np_dtype: d for d in ALL}
 # numpy types without a symgrad dtype that convert without loss of meaning
 _WIDENED = {

@@ -45,6 +45,17 @@ def check_ints(*values: Any) -> None:
             dtypes.check_int(value)
 
 
+def result_dtype(*operands: Any) -> dtypes.dtype:
+    """PyTorch's result dtype of tensors and Python numbers (a 0-d tensor or a number counts
+    only when of a higher kind).
+
+    >>> result_dtype(symgrad.ones(2, dtype=symgrad.int8), symgrad.tensor(3), 2)
+    symgrad.int8
+    """
+    tensors = [(x.dtype, x._value.ndim) for x in operands if isinstance(x, Tensor)]
+    return dtypes.promote(tensors, [x for x in operands if not isinstance(x, Tensor)])
+
+
 def checked_number(value: Any, *tensors: Tensor, half_checked: bool = True) -> Any:
     """``value``, a Python number beside ``tensors`` (a clamp bound, a where operand), refused
     as PyTorch refuses it when it converts it, checked, to the result's dtype (see
@@ -56,11 +67,10 @@ def checked_number(value: Any, *tensors: Tensor, half_checked: bool = True) -> A
     Traceback (most recent call last):
     RuntimeError: value cannot be converted to type int64_t without overflow
     """
-    small = any(x._value.dtype.itemsize < 4 or x._value.dtype.kind in "iu"
-                and x._value.dtype.itemsize < 8 for x in tensors)
-    if small or not -dtypes.FLOAT32_MAX <= value <= dtypes.FLOAT32_MAX or (
+    narrow = any(x.dtype in dtypes.NARROW for x in tensors)
+    if narrow or not -dtypes.FLOAT32_MAX <= value <= dtypes.FLOAT32_MAX or (
             value.__class__ is int and not dtypes.INT64_MIN <= value < dtypes.INT64_END):
-        result = dtypes.promote([(x.dtype, x.ndim) for x in tensors], [value])
+        result = result_dtype(*tensors, value)
         if result is dtypes.float16 and not half_checked:
             return value
         return dtypes.check_fill(value, result.np_dtype)

@@ -59,7 +59,7 @@ def _relu_bool() -> Exception:
 
 
 def _abs_bool() -> Exception:
-    return NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
+    return dtypes.not_implemented("abs_cpu", dtypes.bool_)
 
 
 def _refusing_bool(self: Tensor, refuse_bool: Callable[[], Exception]) -> Tensor:
@@ -178,7 +178,7 @@ def _check_bool_pow(base: Any, exponent: Any) -> None:
     kinds = {v._value.dtype.kind if isinstance(v, Tensor) else
              ("b" if isinstance(v, bool) else "") for v in (base, exponent)}
     if kinds == {"b"}:
-        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+        raise dtypes.not_implemented("pow", dtypes.bool_)
 
 
 @torch_api("neg", aliases=("negative",))

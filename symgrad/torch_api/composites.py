@@ -27,7 +27,7 @@ from symgrad.autograd.graph import named_node, warn_at_user
 from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim, _make
-from symgrad.torch_api.arguments import check_ints
+from symgrad.torch_api.arguments import check_ints, result_dtype
 from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api
 from symgrad.torch_api.reductions import result_type
 from symgrad.torch_api.shaping import cat, flat_positions, pad, stack
@@ -228,7 +228,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
         blocks.append(t.reshape(1, -1) if t.dim() < 2 else t)
     if not blocks:
         return creation.zeros(0, 0)
-    target = dtypes.promote([(t.dtype, t.dim()) for t in tensors], [])  # (0-d ones weakly)
+    target = result_dtype(*tensors)  # (0-d ones weakly)
     width = sum(b._value.shape[1] for b in blocks)
     rows, left = [], 0
     for b in blocks:
@@ -898,8 +898,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
     """
     parser.tensor_arg("hardshrink", "input", input)
     if not input.is_floating_point():
-        raise NotImplementedError(f'"hardshrink_cpu" not implemented for '
-                                  f"'{input.dtype._torch_name}'")
+        raise dtypes.not_implemented("hardshrink_cpu", input.dtype)
     check_ints(lambd)
     return apply_op(ops.elementwise.hardshrink, input, lambd=float(lambd))
 

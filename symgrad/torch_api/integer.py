@@ -23,6 +23,7 @@ from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op, output_s
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _make, counter_of
 from symgrad.torch_api.arguments import operand as _operand
+from symgrad.torch_api.arguments import result_dtype
 from symgrad.torch_api.arguments import scalar as _scalar
 from symgrad.torch_api.comparison import _compare
 from symgrad.torch_api.declaration import NO_GRAPH, torch_api
@@ -47,20 +48,15 @@ def _converted(x: Any, other: Any) -> Any:
     return x
 
 
-def _result_dtype(*operands: Any) -> dtypes.dtype:
-    tensors = [(x.dtype, x._value.ndim) for x in operands if isinstance(x, Tensor)]
-    return dtypes.promote(tensors, [x for x in operands if not isinstance(x, Tensor)])
-
-
 def _value(x: Any) -> Any:
     return x._value if isinstance(x, Tensor) else x
 
 
 def _check_integer_division(kernel: str, a: Any, b: Any) -> None:
     """PyTorch's errors for an integer division: bool operands, a zero divisor."""
-    result = _result_dtype(a, b)
+    result = result_dtype(a, b)
     if result is dtypes.bool_:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+        raise dtypes.not_implemented(kernel, dtypes.bool_)
     if not result.is_floating_point and np.any(np.asarray(_value(b)) == 0):
         raise RuntimeError("ZeroDivisionError")
 
@@ -86,7 +82,7 @@ def _div(fn: str, input: Any, other: Any, rounding_mode: str | None,  # noqa: A0
     kernel = "div_floor_cpu" if rounding_mode == "floor" else "div_trunc_cpu"
     _check_integer_division(kernel, a, b)
     if not isinstance(a, Tensor):
-        a = _make(np.asarray(a, dtype=_result_dtype(a, b).np_dtype))
+        a = _make(np.asarray(a, dtype=result_dtype(a, b).np_dtype))
     return _run(inplace)(_ew.div_rounded, a, b, rounding_mode=rounding_mode)
 
 
@@ -120,7 +116,7 @@ def _floor_divide(fn: str, input: Any, other: Any, inplace: bool = False) -> Ten
     a, b = _operands(fn, input, other)
     _check_integer_division("div_floor_cpu", a, b)
     if not isinstance(a, Tensor):  # a Python number // a tensor
-        a = _make(np.asarray(a, dtype=_result_dtype(a, b).np_dtype))
+        a = _make(np.asarray(a, dtype=result_dtype(a, b).np_dtype))
     return _run(inplace)(_ew.floor_divide, a, b)
 
 
@@ -251,12 +247,12 @@ def _bitwise(name: str, input: Any, other: Any, inplace: bool = False) -> Any:  
     if a is None or b is None:
         return NotImplemented
     a, b = _converted(a, b), _converted(b, a)
-    result = _result_dtype(a, b)
+    result = result_dtype(a, b)
     if inplace and not dtypes.can_cast(result, input.dtype):  # (PyTorch checks this first)
         raise RuntimeError(f"result type {result._torch_name} can't be cast to the desired "
                            f"output type {input.dtype._torch_name}")
     if result.is_floating_point or ("shift" in name and result is dtypes.bool_):
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{result._torch_name}'")
+        raise dtypes.not_implemented(kernel, result)
     av = np.asarray(_value(a), dtype=result.np_dtype)
     bv = np.asarray(_value(b), dtype=result.np_dtype)
     if inplace:
@@ -356,8 +352,7 @@ _install_bitwise("bitwise_right_shift", "rshift", """Elementwise arithmetic ``in
 def _bitwise_not(fn: str, input: Tensor) -> np.ndarray:  # noqa: A002
     _tensor(input, fn)
     if input._value.dtype.kind not in "biu":
-        raise NotImplementedError(
-            f"\"bitwise_not_cpu\" not implemented for '{input.dtype._torch_name}'")
+        raise dtypes.not_implemented("bitwise_not_cpu", input.dtype)
     return np.invert(input._value)
 
 
@@ -485,9 +480,9 @@ def _integer_pair(name: str, fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
     def function(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
         _tensor(input, name)
         _tensor(other, name, "other", 2)
-        result = _result_dtype(input, other)
+        result = result_dtype(input, other)
         if result.np_dtype.kind not in "iu":
-            raise NotImplementedError(f"\"{kernel}\" not implemented for '{result._torch_name}'")
+            raise dtypes.not_implemented(kernel, result)
         a, b = input._value.astype(result.np_dtype), other._value.astype(result.np_dtype)
         try:
             return _make(np.asarray(fn(a, b), dtype=result.np_dtype))
@@ -496,7 +491,7 @@ def _integer_pair(name: str, fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
 
     def inplace(self: Tensor, other: Tensor) -> Tensor:
         _tensor(other, f"{name}_", "other", 2)
-        result = _result_dtype(self, other)
+        result = result_dtype(self, other)
         if not dtypes.can_cast(result, self.dtype):  # (PyTorch checks this before the kernel)
             raise RuntimeError(f"result type {result._torch_name} can't be cast to the desired "
                                f"output type {self.dtype._torch_name}")
@@ -634,13 +629,13 @@ _binary("logaddexp", _ew.logaddexp, """``log(exp(input) + exp(other))`` without 
 
     >>> symgrad.logaddexp(symgrad.tensor([0.0, 100.0]), symgrad.tensor([0.0, 100.0]))
     tensor([  0.6931, 100.6931])
-    """, "logaddexp_cpu")
+    """, floating=True)
 _binary("logaddexp2", _ew.logaddexp2, """``log2(2**input + 2**other)`` without overflow
     (``Logaddexp2Backward0``).
 
     >>> symgrad.logaddexp2(symgrad.tensor([0.0, 3.0]), symgrad.tensor([0.0, 3.0]))
     tensor([1., 4.])
-    """, "logaddexp2_cpu")
+    """, floating=True)
 
 
 def _lerp(run: Callable[..., Tensor], fn: str, input: Tensor, end: Tensor,  # noqa: A002
@@ -651,8 +646,7 @@ def _lerp(run: Callable[..., Tensor], fn: str, input: Tensor, end: Tensor,  # no
         raise RuntimeError(f"expected dtype {input.dtype._cpp_name} for `end` but got dtype "
                            f"{end.dtype._cpp_name}")
     if not input.is_floating_point():
-        raise NotImplementedError(f"\"lerp_kernel_scalar\" not implemented for "
-                                  f"'{input.dtype._torch_name}'")
+        raise dtypes.not_implemented("lerp_kernel_scalar", input.dtype)
     if isinstance(weight, Tensor):
         if weight.dtype is not input.dtype:
             raise RuntimeError(f"expected dtype {input.dtype._cpp_name} for `weight` but got "

@@ -22,7 +22,7 @@ from symgrad.autograd.grad_mode import no_grad
 from symgrad.dispatch import apply_op
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _make
-from symgrad.torch_api.arguments import check_ints
+from symgrad.torch_api.arguments import check_ints, result_dtype
 from symgrad.torch_api.composites import broadcast_tensors
 from symgrad.torch_api.conv import avg_pool2d, avg_pool3d
 from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api
@@ -691,7 +691,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     """
     _tensor(x1, "cosine_similarity", "x1")
     _tensor(x2, "cosine_similarity", "x2", 2)
-    common = dtypes.promote([(x1.dtype, x1.ndim), (x2.dtype, x2.ndim)], [])
+    common = result_dtype(x1, x2)
     if not common.is_floating_point:
         raise RuntimeError("expected common dtype to be floating point, yet common dtype is "
                            f"{common._torch_name}")

@@ -19,7 +19,7 @@ from symgrad.numeric import dtypes
 from symgrad.numeric import numpy_namespace as _xp
 from symgrad.numeric.dtypes import float64 as _float64
 from symgrad.tensor import Tensor, _make
-from symgrad.torch_api.arguments import check_ints, checked_number
+from symgrad.torch_api.arguments import check_ints, checked_number, result_dtype
 from symgrad.torch_api.arguments import operand as _operand
 from symgrad.torch_api.arguments import scalar as _scalar
 from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api  # noqa: F401
@@ -33,10 +33,13 @@ def _tensor(value: Any, fn: str, arg: str = "input", position: int = 1) -> Tenso
     return parser.tensor_arg(fn, arg, value, position)
 
 
-def _floating(x: Tensor, kernel: str) -> None:
-    """Refuse integer and bool tensors, as PyTorch's floating-only CPU kernels do."""
-    if x._value.dtype.kind != "f":
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{x.dtype._torch_name}'")
+def _floating(x: Tensor, kernel: str, *others: Tensor) -> None:
+    """Refuse an integer or bool dtype, as PyTorch's floating-only CPU ``kernel`` does: ``x``'s,
+    or with ``others`` their common one (int16 with float16 is float16, and runs; int8 with uint8
+    is int16, refused)."""
+    common = result_dtype(x, *others) if others else x.dtype
+    if not common.is_floating_point:
+        raise dtypes.not_implemented(kernel, common)
 
 
 # ---------------------------------------------------------------- unary functions
@@ -55,7 +58,7 @@ def _pointwise(name: str, op: ops.Op, doc: str, aliases: tuple[str, ...] = (),
         if float_kernel is not None:
             _floating(x, float_kernel)
         elif bool_kernel is not None and x._value.dtype.kind == "b":
-            raise NotImplementedError(f"\"{bool_kernel}\" not implemented for 'Bool'")
+            raise dtypes.not_implemented(bool_kernel, dtypes.bool_)
         return x
 
     def function(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
@@ -173,7 +176,7 @@ def _round(run: Any, input: Tensor, decimals: int | None, fn: str) -> Tensor:  #
     _tensor(input, fn)
     if decimals is None:
         if input._value.dtype.kind == "b":
-            raise NotImplementedError("\"round_vml_cpu\" not implemented for 'Bool'")
+            raise dtypes.not_implemented("round_vml_cpu", dtypes.bool_)
         return run(_ew.round, input)
     _floating(input, "round_cpu")
     return run(_ew.round_decimals, input, decimals=int(decimals))
@@ -217,23 +220,15 @@ def atan2_(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     return apply_inplace(_ew.atan2, input, _tensor(other, "atan2_", "other", 1))
 
 
-def _float_kernel(kernel: str, *tensors: Tensor) -> None:
-    """PyTorch's refusal of a floating-point kernel for the tensors' common dtype (int16 with
-    float16 is float16, and runs; int8 with uint8 is int16, refused)."""
-    common = dtypes.promote([(x.dtype, x._value.ndim) for x in tensors], [])
-    if not common.is_floating_point:
-        raise dtypes.not_implemented(kernel, common)
-
-
-def _binary(name: str, op: ops.Op, doc: str, float_kernel: str | None = None) -> None:
-    """Install ``name(input, other)`` for a binary op that takes two tensors (``float_kernel``:
-    PyTorch's kernel name, compiled for floating-point dtypes only)."""
+def _binary(name: str, op: ops.Op, doc: str, floating: bool = False) -> None:
+    """Install ``name(input, other)`` for a binary op that takes two tensors (``floating``:
+    PyTorch's kernel is compiled for floating-point dtypes only, see :func:`_float_binary`)."""
 
     def function(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+        if floating:
+            return _float_binary(op, name, input, other)
         _tensor(input, name)
         _tensor(other, name, "other", 2)
-        if float_kernel is not None:
-            _float_kernel(float_kernel, input, other)
         return apply_op(op, input, other)
 
     function.__name__ = function.__qualname__ = name
@@ -681,11 +676,14 @@ def xlogy_(input: Tensor, other: Any) -> Tensor:  # noqa: A002
                         input, other)
 
 
-def _hypot_operands(input: Any, other: Any, fn: str) -> tuple[Tensor, Tensor]:  # noqa: A002
+def _float_binary(op: ops.Op, fn: str, input: Any, other: Any,  # noqa: A002
+                  inplace: bool = False) -> Tensor:
+    """``op`` of two tensors (``input`` in place with ``inplace``), refused as PyTorch's
+    ``<op>_cpu`` kernel refuses a common dtype that is not floating point."""
     _tensor(input, fn)
     _tensor(other, fn, "other", 2)
-    _float_kernel("hypot_cpu", input, other)
-    return input, other
+    _floating(input, f"{op.name}_cpu", other)
+    return (apply_inplace if inplace else apply_op)(op, input, other)
 
 
 @torch_api(records="hypot", example=lambda x: x.hypot(x + 3))
@@ -696,13 +694,13 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     >>> symgrad.hypot(symgrad.tensor([3.0, 5.0]), symgrad.tensor([4.0, 12.0]))
     tensor([ 5., 13.])
     """
-    return apply_op(_ew.hypot, *_hypot_operands(input, other, "hypot"))
+    return _float_binary(_ew.hypot, "hypot", input, other)
 
 
 @torch_api(records="hypot", function=False, inplace=True, example=lambda x: x.hypot_(x + 3))
 def hypot_(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """In-place :func:`hypot`."""
-    return apply_inplace(_ew.hypot, *_hypot_operands(input, other, "hypot_"))
+    return _float_binary(_ew.hypot, "hypot_", input, other, inplace=True)
 
 
 @torch_api(records="nextafter", example=lambda x: x.nextafter(x + 1))
@@ -714,10 +712,7 @@ def nextafter(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     ...                   symgrad.tensor([2.0], dtype=symgrad.float64)).item() - 1
     2.220446049250313e-16
     """
-    _tensor(input, "nextafter")
-    _tensor(other, "nextafter", "other", 2)
-    _float_kernel("nextafter_cpu", input, other)
-    return apply_op(_ew.nextafter, input, other)
+    return _float_binary(_ew.nextafter, "nextafter", input, other)
 
 
 @torch_api(records="nextafter", function=False, inplace=True,
@@ -728,9 +723,7 @@ def nextafter_(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     >>> symgrad.tensor([1.0, 2.0]).nextafter_(symgrad.tensor([1.0, 0.0])).tolist()
     [1.0, 1.9999998807907104]
     """
-    _tensor(other, "nextafter_", "other", 2)
-    _float_kernel("nextafter_cpu", input, other)
-    return apply_inplace(_ew.nextafter, input, other)
+    return _float_binary(_ew.nextafter, "nextafter_", input, other, inplace=True)
 
 
 _Frexp = result_type("frexp", ("mantissa", "exponent"), """What :func:`frexp` returns: the
@@ -759,14 +752,6 @@ def frexp(input: Tensor) -> Any:  # noqa: A002
                   _make(_xp.frexp_exponent(input._value)))
 
 
-def _incomplete_gamma(op: ops.Op, fn: str, input: Tensor, other: Tensor,  # noqa: A002
-                      inplace: bool = False) -> Tensor:
-    _tensor(input, fn)
-    _tensor(other, fn, "other", 2)
-    _float_kernel(f"{op.name}_cpu", input, other)
-    return (apply_inplace if inplace else apply_op)(op, input, other)
-
-
 @torch_api(records="igamma", example=lambda x: (x.abs() + 0.5).igamma(x.abs() + 0.1))
 def igamma(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """The regularized lower incomplete gamma function ``P(input, other) = γ(a, x) / Γ(a)``
@@ -776,14 +761,14 @@ def igamma(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     >>> symgrad.igamma(symgrad.tensor([0.5, 2.5]), symgrad.tensor([0.1, 2.5]))
     tensor([0.3453, 0.5841])
     """
-    return _incomplete_gamma(_ew.igamma, "igamma", input, other)
+    return _float_binary(_ew.igamma, "igamma", input, other)
 
 
 @torch_api(records="igamma", function=False, inplace=True,
            example=lambda x: x.igamma_(x.detach().abs() + 0.1))
 def igamma_(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """In-place :func:`igamma`."""
-    return _incomplete_gamma(_ew.igamma, "igamma_", input, other, inplace=True)
+    return _float_binary(_ew.igamma, "igamma_", input, other, inplace=True)
 
 
 @torch_api(records="igammac", example=lambda x: (x.abs() + 0.5).igammac(x.abs() + 0.1))
@@ -794,14 +779,14 @@ def igammac(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     >>> symgrad.igammac(symgrad.tensor([0.5, 2.5]), symgrad.tensor([0.1, 2.5]))
     tensor([0.6547, 0.4159])
     """
-    return _incomplete_gamma(_ew.igammac, "igammac", input, other)
+    return _float_binary(_ew.igammac, "igammac", input, other)
 
 
 @torch_api(records="igammac", function=False, inplace=True,
            example=lambda x: x.igammac_(x.detach().abs() + 0.1))
 def igammac_(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """In-place :func:`igammac`."""
-    return _incomplete_gamma(_ew.igammac, "igammac_", input, other, inplace=True)
+    return _float_binary(_ew.igammac, "igammac_", input, other, inplace=True)
 
 
 @torch_api(records=COMPOSITE, example=lambda x: x.float_power(2))

@@ -19,14 +19,11 @@ from symgrad import creation, ops, parser
 from symgrad.dispatch import apply_inplace, apply_op
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _make
+from symgrad.torch_api.arguments import result_dtype
 from symgrad.torch_api.declaration import NO_GRAPH, torch_api
+from symgrad.torch_api.pointwise import _floating
 
 _ew = ops.elementwise
-
-
-def _floating(x: Tensor, kernel: str) -> None:
-    if x._value.dtype.kind != "f":
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{x.dtype._torch_name}'")
 
 
 def _fill(x: Tensor, op: ops.Op, values: np.ndarray) -> Tensor:
@@ -213,7 +210,7 @@ def geometric_(self, p: float, *, generator: creation.Generator | None = None) -
     rng = creation.stream(generator, "geometric_")
     p = parser.number_arg("geometric_", "p", p, 1, "float")
     if self._value.dtype.kind == "b":
-        raise NotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
+        raise dtypes.not_implemented("geometric_cpu", dtypes.bool_)
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
     return _fill(self, _ew.geometric_fill, rng.geometric(p, self._value.shape))
@@ -300,7 +297,7 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
         raise RuntimeError(f"normal expects std >= 0.0, but found std {np.min(s)}")
     if tensors:
         shape = np.broadcast_shapes(*(t._value.shape for t in tensors))
-        target = dtypes.promote([(t.dtype, t._value.ndim) for t in tensors], [])
+        target = result_dtype(*tensors)
     else:
         if size is None:
             raise TypeError("normal() received an invalid combination of arguments - got "

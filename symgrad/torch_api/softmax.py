@@ -30,8 +30,7 @@ def _prepare(input: Tensor, name: str, dim: object, dtype: dtypes.dtype | None) 
         input = input.to(dtype)
     if not input.is_floating_point():
         kernel = "lastdim_kernel_impl" if d == ndim - 1 or ndim == 0 else "kernel_impl"
-        raise NotImplementedError(f'"{name}_{kernel}" not implemented for '
-                                  f"'{input.dtype._torch_name}'")
+        raise dtypes.not_implemented(f"{name}_{kernel}", input.dtype)
     return input, ((d,) if ndim else ())
 
 

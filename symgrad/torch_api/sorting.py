@@ -544,8 +544,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     _check_tensor(input, "histc")
     value = input._value
     if value.dtype.kind != "f":
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for "
-                                  f"'{input.dtype._torch_name}'")
+        raise dtypes.not_implemented("histogram_cpu", input.dtype)
     if bins <= 0:
         raise RuntimeError("symgrad.histogram(): bins must be > 0, but got "
                            f"{bins} for dimension 0")
