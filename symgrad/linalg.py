@@ -2,10 +2,15 @@
 ``inv``, ``det``, ``slogdet``, ``cholesky``, ``solve``, ``solve_triangular``, ``cross``,
 ``matrix_power``, ``multi_dot``, ``vecdot``, ``matmul``, ``diagonal`` and ``vander``.
 
+The decompositions ``svd``/``svdvals``, ``eigh``/``eigvalsh`` and ``qr``, and ``pinv``,
+``lstsq``, ``matrix_exp``, ``matrix_rank`` and ``cond`` are there too, with PyTorch's gradients
+(their forwards have no sympy form, except ``pinv``'s and ``lstsq``'s for full-rank matrices:
+``symbolic.check`` refuses graphs with the others). The signs of singular vectors and
+eigenvectors are LAPACK's choice and may differ from PyTorch's by a sign per vector.
+
 Vector norms record ``LinalgVectorNormBackward0``; the matrix norms 1, -1, inf and -inf are
-composites (sums of ``|A|``, then ``amax``/``amin``), as in PyTorch. Norms that need a singular
-value decomposition (2, -2, 'nuc') are not supported, nor are the other decompositions
-(``qr``, ``eigh``, ``svd`` ...), ``lstsq``, ``pinv``, ``matrix_exp`` and the ``_ex`` variants.
+composites (sums of ``|A|``, then ``amax``/``amin``), and 2, -2 and 'nuc' reduce the singular
+values, as in PyTorch. The ``_ex`` variants are not there.
 """
 
 from __future__ import annotations
@@ -19,15 +24,16 @@ from symgrad import creation, ops, parser
 from symgrad.dispatch import apply_op
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim
-from symgrad.torch_api import products
+from symgrad.torch_api import decompositions, products
 from symgrad.torch_api.arguments import result_dtype
 from symgrad.torch_api.composites import _matrix_power, cross_product
 from symgrad.torch_api.products import LinAlgError, solve
-from symgrad.torch_api.reductions import vector_norm
+from symgrad.torch_api.reductions import singular_value_norm, vector_norm
 
-__all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "inv", "matmul", "matrix_norm",
-           "matrix_power", "multi_dot", "norm", "slogdet", "solve", "solve_triangular", "vander",
-           "vecdot", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
+           "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank",
+           "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_triangular", "svd",
+           "svdvals", "vander", "vecdot", "vector_norm"]
 
 
 def inv(A: Tensor) -> Tensor:  # noqa: N803 - PyTorch's name
@@ -285,16 +291,16 @@ def matrix_norm(A: Tensor, ord: float | str = "fro",  # noqa: A002,N803 - PyTorc
     rows, cols = (_dim(d, A.ndim) for d in dims)
     if ord == "fro":
         return vector_norm(A, 2, (rows, cols), keepdim, dtype=dtype)
-    if ord in ("nuc", 2, -2):
-        raise NotImplementedError(f"symgrad does not support the matrix {ord}-norm (it needs a "
-                                  "singular value decomposition)")
-    if isinstance(ord, str) or ord not in (1, -1, math.inf, -math.inf):
+    if isinstance(ord, str) and ord != "nuc" or not isinstance(ord, str) and ord not in (
+            1, -1, 2, -2, math.inf, -math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if not A.is_floating_point():
         raise RuntimeError("linalg.matrix_norm: Expected a floating point or complex tensor as "
                            f"input. Got {A.dtype._torch_name}")
     if dtype is not None:
         A = A.to(dtypes.as_dtype(dtype))
+    if ord in ("nuc", 2, -2):
+        return singular_value_norm(A, ord, rows, cols, keepdim)
     summed, kept = (rows, cols) if ord in (1, -1) else (cols, rows)  # 1: sums down columns
     sums = A.abs().sum(summed, keepdim=keepdim)
     if not keepdim and kept > summed:
@@ -329,3 +335,180 @@ def norm(A: Tensor, ord: float | str | None = None,  # noqa: A002,N803 - PyTorch
     if isinstance(ord, str):
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {dims[0]}")
     return vector_norm(A, ord, dims, keepdim, dtype=dtype)
+
+
+def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None  # noqa: N803
+        ) -> decompositions._LinalgSvd:
+    """``U, S, Vh`` with ``A = U diag(S) Vh`` for each matrix (``full_matrices=False``: ``U``
+    m x k and ``Vh`` k x n, k = min(m, n)); ``LinalgSvdBackward0`` with PyTorch's rule (nan where
+    singular values repeat and ``U`` or ``Vh`` is used). Each vector's sign is LAPACK's choice.
+
+    >>> symgrad.linalg.svd(symgrad.tensor([[3.0, 0.0], [0.0, -2.0]])).S
+    tensor([3., 2.])
+    """
+    if driver is not None:
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on "
+                           "CUDA inputs with cuSOLVER backend.")
+    return decompositions._LinalgSvd(*decompositions.svd_parts(A, full_matrices))
+
+
+def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:  # noqa: N803
+    """The singular values of each matrix, in descending order (``LinalgSvdBackward0``:
+    ``U diag(g) Vh``).
+
+    >>> symgrad.linalg.svdvals(symgrad.tensor([[3.0, 0.0], [0.0, -2.0]]))
+    tensor([3., 2.])
+    """
+    if driver is not None:
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on "
+                           "CUDA inputs with cuSOLVER backend.")
+    return decompositions.singular_values(A)
+
+
+def eigh(A: Tensor, UPLO: str = "L") -> decompositions._LinalgEigh:  # noqa: N803
+    """The eigenvalues (ascending) and eigenvectors of each symmetric matrix, read from its
+    lower triangle (``UPLO='U'``: upper); ``LinalgEighBackward0`` with PyTorch's rule (a
+    symmetric gradient; nan where eigenvalues repeat and the eigenvectors are used).
+
+    >>> symgrad.linalg.eigh(symgrad.tensor([[2.0, 1.0], [1.0, 2.0]])).eigenvalues
+    tensor([1., 3.])
+    """
+    values, vectors = decompositions.eigh_parts(A, UPLO)
+    return decompositions._LinalgEigh(values, vectors)
+
+
+def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
+    """The eigenvalues of each symmetric matrix, ascending (see :func:`eigh`).
+
+    >>> symgrad.linalg.eigvalsh(symgrad.tensor([[2.0, 1.0], [1.0, 2.0]]))
+    tensor([1., 3.])
+    """
+    return decompositions.eigh_parts(A, UPLO, vectors=False)[0]
+
+
+def qr(A: Tensor, mode: str = "reduced") -> decompositions._LinalgQr:  # noqa: N803
+    """``Q, R`` with ``A = Q R`` by Householder reflections (LAPACK's signs, as PyTorch's):
+    ``mode`` 'reduced' (Q m x k), 'complete' (Q m x m) or 'r' (R only, Q empty);
+    ``LinalgQrBackward0``, with PyTorch's errors where it has no derivative.
+
+    >>> symgrad.linalg.qr(symgrad.tensor([[3.0, 1.0], [4.0, 2.0]])).R
+    tensor([[-5.0000, -2.2000],
+            [ 0.0000,  0.4000]])
+    """
+    return decompositions._LinalgQr(*decompositions.qr_parts(A, mode))
+
+
+def pinv(A: Tensor, rcond: float | None = None, hermitian: bool = False, *,  # noqa: N803
+         atol: float | None = None, rtol: float | None = None) -> Tensor:
+    """The pseudoinverse of each matrix: singular values at most ``max(atol, rtol * the
+    largest)`` are taken as zero (``rtol`` defaults to ``eps * max(m, n)``, or 0 when ``atol``
+    is given; ``rcond`` is ``rtol``'s older name); ``hermitian`` uses ``eigh``.
+    ``LinalgPinvBackward0`` (lowered as ``(A^T A)^-1 A^T`` for a full-rank matrix).
+
+    >>> symgrad.linalg.pinv(symgrad.tensor([[2.0, 0.0], [0.0, 0.0]]))
+    tensor([[0.5000, 0.0000],
+            [0.0000, 0.0000]])
+    """
+    if rcond is not None:
+        if rtol is not None or atol is not None:
+            raise TypeError("linalg_pinv() received an invalid combination of arguments - got "
+                            "rcond together with atol or rtol")
+        rtol = rcond
+    return decompositions.pinv_of(A, atol, rtol, hermitian)
+
+
+def matrix_exp(A: Tensor) -> Tensor:  # noqa: N803
+    """The exponential of each square matrix (``LinalgMatrixExpBackward0``; see
+    :func:`symgrad.matrix_exp`).
+
+    >>> symgrad.linalg.matrix_exp(symgrad.tensor([[0.0, 1.0], [0.0, 0.0]]))
+    tensor([[1., 1.],
+            [0., 1.]])
+    """
+    parser.tensor_arg("linalg_matrix_exp", "input", A)
+    return decompositions.exponential(A)
+
+
+def matrix_rank(A: Tensor, *, atol: float | None = None, rtol: float | None = None,  # noqa: N803
+                hermitian: bool = False, tol: float | None = None) -> Tensor:
+    """The number of singular values (absolute eigenvalues with ``hermitian``) above
+    ``max(atol, rtol * the largest)`` of each matrix, int64, not differentiable (``rtol``'s
+    default as :func:`pinv`'s; ``tol`` is an older name of ``atol`` with ``rtol=0``).
+
+    >>> symgrad.linalg.matrix_rank(symgrad.tensor([[1.0, 2.0], [2.0, 4.0]]))
+    tensor(1)
+    """
+    parser.tensor_arg("linalg_matrix_rank", "input", A)
+    if tol is not None:
+        if atol is not None or rtol is not None:
+            raise TypeError("linalg_matrix_rank() received an invalid combination of arguments "
+                            "- got tol together with atol or rtol")
+        atol, rtol = tol, 0.0
+    if A.ndim < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least "
+                           "2 dimensions.")
+    if A._value.dtype.kind != "f" or A.dtype is dtypes.float16:
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    hermitian = parser.bool_arg("linalg_matrix_rank", "hermitian", hermitian)
+    value = A._value
+    magnitudes = (np.abs(np.linalg.eigvalsh(value)) if hermitian
+                  else _numeric_singular_values(value))
+    atol = 0.0 if atol is None else float(atol)
+    if rtol is None:
+        rtol = 0.0 if atol > 0 else float(np.finfo(value.dtype).eps) * max(value.shape[-2:])
+    largest = magnitudes.max(-1, keepdims=True, initial=0.0)
+    kept = magnitudes > np.maximum(atol, float(rtol) * largest)
+    return creation.tensor(kept.sum(-1).astype(np.int64))
+
+
+def _numeric_singular_values(value: np.ndarray) -> np.ndarray:
+    from symgrad.numeric import numpy_namespace
+
+    return numpy_namespace.svdvals(value)
+
+
+def cond(A: Tensor, p: float | str | None = None) -> Tensor:  # noqa: N803
+    """The condition number of each matrix in the ``p``-norm: ``None``/2 (largest over smallest
+    singular value, any shape) or -2, and for square matrices 'fro', 'nuc', inf, -inf, 1, -1
+    (``norm(A) * norm(inv(A))``, inf for a singular matrix), composed as PyTorch composes it.
+
+    >>> symgrad.linalg.cond(symgrad.tensor([[4.0, 0.0], [0.0, 2.0]]))
+    tensor(2.)
+    """
+    if p not in (None, 2, -2, "fro", "nuc", math.inf, -math.inf, 1, -1) or isinstance(p, bool):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+    parser.tensor_arg("linalg_cond", "input", A)
+    if A.ndim < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if p in (None, 2, -2):
+        s = decompositions.singular_values(A)
+        return decompositions.largest_over_smallest(s if p != -2 else s.flip(-1))
+    decompositions.floating_matrices("linalg.svd", A, "linalg_svd_cpu")
+    rows, cols = A.shape[-2:]
+    if rows != cols:
+        raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but "
+                           f"they are {rows} by {cols} matrices")
+    if p == "nuc":
+        s = decompositions.singular_values(A)
+        return s.sum(-1) * s.reciprocal().sum(-1)
+    try:
+        inverse = products._inverse(A, "linalg.inv")
+    except LinAlgError:  # (PyTorch's inverse of a singular matrix is not finite: cond is inf)
+        inverse = creation.full_like(A, math.nan)
+    return (matrix_norm(A, p) * matrix_norm(inverse, p)).nan_to_num(math.inf)
+
+
+def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *,  # noqa: N803
+          driver: str | None = None) -> decompositions._LinalgLstsq:
+    """The least-squares solution ``X`` minimising ``|A X - B|`` for each matrix (the
+    minimum-norm one, through the pseudoinverse, for a rank-deficient ``A``), with PyTorch's
+    other fields: ``residuals`` (the squared residual of each column, when m > n, every matrix
+    is of full rank and the driver is not 'gelsy'), ``rank`` (not for 'gels') and
+    ``singular_values`` ('gelsd', 'gelss'). ``LinalgLstsqBackward0`` for ``solution`` and
+    ``residuals``.
+
+    >>> A, B = symgrad.tensor([[1.0], [1.0]]), symgrad.tensor([[1.0], [3.0]])
+    >>> symgrad.linalg.lstsq(A, B).solution
+    tensor([[2.0000]])
+    """
+    return decompositions.least_squares(A, B, rcond, driver)

@@ -325,6 +325,43 @@ def slogabsdet(a: Tensor) -> Tensor:
 inv_or_nan = inv  # (a second derivative at a singular matrix: not finite)
 
 
+off_diagonal = numeric_xp.off_diagonal  # (a constant mask)
+
+
+def full_rank_pinv(a: Tensor) -> Tensor:
+    transposed = a.mT
+    if a.shape[-2] >= a.shape[-1]:
+        return (transposed @ a).inverse() @ transposed
+    return transposed @ (a @ transposed).inverse()
+
+
+def svd(a: Tensor, full_matrices: bool) -> tuple[Tensor, Tensor, Tensor]:
+    return tuple(apply_op(op, a, full_matrices=full_matrices)  # type: ignore[return-value]
+                 for op in (ops.linalg.svd_u, ops.linalg.svd_s, ops.linalg.svd_vh))
+
+
+def svdvals(a: Tensor) -> Tensor:
+    return apply_op(ops.linalg.svdvals, a)
+
+
+def eigh(a: Tensor, upper: bool) -> tuple[Tensor, Tensor]:
+    return (apply_op(ops.linalg.eigh_values, a, upper=upper),
+            apply_op(ops.linalg.eigh_vectors, a, upper=upper))
+
+
+def qr(a: Tensor, complete: bool) -> tuple[Tensor, Tensor]:
+    mode = "complete" if complete else "reduced"
+    return apply_op(ops.linalg.qr_q, a, mode=mode), apply_op(ops.linalg.qr_r, a, mode=mode)
+
+
+def matrix_exp(a: Tensor) -> Tensor:
+    return apply_op(ops.linalg.matrix_exp, a)
+
+
+def pinv(a: Tensor, atol: float, rtol: float, hermitian: bool) -> Tensor:
+    return apply_op(ops.linalg.pinv, a, atol=atol, rtol=rtol, hermitian=hermitian)
+
+
 def swapaxes(a: Tensor, axis1: int, axis2: int) -> Tensor:
     return a.transpose(axis1, axis2)
 

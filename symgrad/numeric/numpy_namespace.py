@@ -294,6 +294,103 @@ def inv_unless_singular(a: np.ndarray) -> np.ndarray:
     return _inverse_or(a, 0.0)
 
 
+def off_diagonal(k: int) -> np.ndarray:
+    """The mask of the off-diagonal entries of a k x k matrix.
+
+    >>> off_diagonal(2)
+    array([[False,  True],
+           [ True, False]])
+    """
+    return ~np.eye(k, dtype=bool)
+
+
+def full_rank_pinv(a: np.ndarray) -> np.ndarray:
+    """``(A^T A)^-1 A^T`` for a tall matrix, ``A^T (A A^T)^-1`` for a wide one: the
+    pseudoinverse of a matrix of full rank (``pinv``'s lowering, here for symmetry)."""
+    transposed = np.swapaxes(a, -1, -2)
+    if a.shape[-2] >= a.shape[-1]:
+        return np.matmul(np.linalg.inv(np.matmul(transposed, a)), transposed)
+    return np.matmul(transposed, np.linalg.inv(np.matmul(a, transposed)))
+
+
+def svd(a: np.ndarray, full_matrices: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``U, S, Vh`` of each matrix (LAPACK's ``gesdd``, as PyTorch's CPU kernel; the signs of
+    singular vectors are LAPACK's choice, so they may differ from another LAPACK's)."""
+    rows, cols = a.shape[-2:]
+    if rows == 0 or cols == 0:  # (numpy refuses an empty matrix; its factors are identities)
+        k = min(rows, cols)
+        u_cols, v_rows = (rows, cols) if full_matrices else (k, k)
+        batch = a.shape[:-2]
+        return (np.broadcast_to(np.eye(rows, u_cols, dtype=a.dtype), batch + (rows, u_cols)).copy(),
+                np.zeros(batch + (k,), a.dtype),
+                np.broadcast_to(np.eye(v_rows, cols, dtype=a.dtype), batch + (v_rows, cols)).copy())
+    return np.linalg.svd(a, full_matrices=full_matrices)
+
+
+def svdvals(a: np.ndarray) -> np.ndarray:
+    """The singular values of each matrix, in descending order."""
+    if 0 in a.shape[-2:]:
+        return np.zeros(a.shape[:-2] + (0,), a.dtype)
+    return np.linalg.svd(a, compute_uv=False)
+
+
+def eigh(a: np.ndarray, upper: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The eigenvalues (ascending) and eigenvectors of each symmetric matrix, from its lower
+    (or ``upper``) triangle."""
+    return np.linalg.eigh(a, UPLO="U" if upper else "L")
+
+
+def qr(a: np.ndarray, complete: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``Q, R`` of each matrix by Householder reflections (LAPACK's ``geqrf``, as PyTorch's)."""
+    return np.linalg.qr(a, mode="complete" if complete else "reduced")
+
+
+def pinv(a: np.ndarray, atol: float, rtol: float, hermitian: bool) -> np.ndarray:
+    """The pseudoinverse of each matrix: singular values at most ``max(atol, rtol * the
+    largest)`` count as zero (PyTorch's rule); from ``eigh`` when ``hermitian``."""
+    if hermitian:
+        values, vectors = np.linalg.eigh(a)
+        magnitudes = np.abs(values)
+        left, right = vectors * np.sign(values)[..., None, :], np.swapaxes(vectors, -1, -2)
+    else:
+        left, magnitudes, right = svd(a, False)
+    largest = magnitudes.max(-1, keepdims=True, initial=0.0)
+    kept = magnitudes > np.maximum(atol, rtol * largest)
+    with quiet():
+        inverse = np.where(kept, 1 / np.where(kept, magnitudes, 1), 0).astype(a.dtype)
+    return np.matmul(np.swapaxes(right, -1, -2) * inverse[..., None, :],
+                     np.swapaxes(left, -1, -2))
+
+
+def matrix_exp(a: np.ndarray) -> np.ndarray:
+    """``exp`` of each square matrix: scaling to a 1-norm of at most 1/2, Taylor's series to
+    degree 18 (truncation error below 1e-22), then squaring back; nan for a matrix with an inf
+    or nan.
+
+    >>> matrix_exp(np.zeros((2, 2)))
+    array([[1., 0.],
+           [0., 1.]])
+    """
+    n = a.shape[-1]
+    if a.size == 0:
+        return a.copy()
+    work = a.astype(np.float64)
+    norms = np.abs(work).sum(-2).max(-1)
+    finite = np.isfinite(norms)
+    work = np.where(finite[..., None, None], work, 0.0)
+    largest = float(norms[finite].max(initial=0.0))
+    squarings = max(0, math.ceil(math.log2(largest / 0.5))) if largest > 0.5 else 0
+    scaled = work / 2.0 ** squarings
+    eye = np.eye(n)
+    result = eye + scaled / 18
+    for k in range(17, 0, -1):  # Horner: I + X (I + X/2 (I + ... X/18))
+        result = eye + np.matmul(scaled, result) / k
+    with quiet():
+        for _ in range(squarings):
+            result = np.matmul(result, result)
+    return np.where(finite[..., None, None], result, np.nan).astype(a.dtype)
+
+
 swapaxes = np.ndarray.swapaxes
 """``numpy.swapaxes`` as the array method itself (no frame of its own: a matmul's VJPs call it)."""
 

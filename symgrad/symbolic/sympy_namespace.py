@@ -581,6 +581,42 @@ def slogabsdet(a: Any) -> Expressions:
 inv_or_nan = inv
 
 
+def full_rank_pinv(a: Any) -> Expressions:
+    """The pseudoinverse of each matrix of full rank: ``(A^T A)^-1 A^T`` for a tall one,
+    ``A^T (A A^T)^-1`` for a wide one (what ``pinv`` is wherever its tolerances cut nothing)."""
+    rows, cols = asarray(a).shape[-2:]
+    transposed = swapaxes(a, -1, -2)
+    if rows >= cols:
+        return matmul(inv(matmul(transposed, a)), transposed)
+    return matmul(transposed, inv(matmul(a, transposed)))
+
+
+def pinv(a: Any, atol: float, rtol: float, hermitian: bool) -> Expressions:
+    """The pseudoinverse of each matrix, taken of full rank (see :func:`full_rank_pinv`)."""
+    return full_rank_pinv(a)
+
+
+def off_diagonal(k: int) -> np.ndarray:
+    """The mask of the off-diagonal entries of a k x k matrix."""
+    return ~np.eye(k, dtype=bool)
+
+
+def _no_closed_form(name: str) -> Any:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"{name} has no closed form that sympy can differentiate in "
+                                  "general: symgrad does not lower it (check its gradients with "
+                                  "gradcheck, or a closed form of your own)")
+    refuse.__name__ = name
+    return refuse
+
+
+svd = _no_closed_form("linalg.svd")
+svdvals = _no_closed_form("linalg.svdvals")
+eigh = _no_closed_form("linalg.eigh")
+qr = _no_closed_form("linalg.qr")
+matrix_exp = _no_closed_form("linalg.matrix_exp")
+
+
 def solve(a: Any, b: Any) -> Expressions:
     """``inv(a) @ b`` per matrix, ``b`` read as a stack of matrices (numpy's reading)."""
     return matmul(inv(a), b)

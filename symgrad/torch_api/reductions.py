@@ -591,11 +591,38 @@ def norm(input: Tensor, p: float | str | None = "fro",  # noqa: A002
                                    + " ".join(map(str, dims)))
         p = 2
     elif p == "nuc":
-        raise NotImplementedError("symgrad does not support the nuclear norm (it needs a "
-                                  "singular value decomposition)")
+        dims = (-2, -1) if dim is None else (dim,) if isinstance(dim, int | np.integer) \
+            else tuple(dim)
+        if len(dims) != 2 or input.ndim < 2:
+            raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
+                               + " ".join(map(str, dims)))
+        if not input.is_floating_point():
+            raise RuntimeError("linalg.matrix_norm: Expected a floating point or complex tensor "
+                               f"as input. Got {input.dtype._torch_name}")
+        if dtype is not None:
+            input = input.to(dtypes.as_dtype(dtype))  # noqa: A001
+        rows, cols = (_dim(d, input.ndim) for d in dims)
+        return singular_value_norm(input, "nuc", rows, cols, keepdim)
     elif isinstance(p, str):
         raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
     return vector_norm(input, p, dim, keepdim, dtype=dtype)
+
+
+def singular_value_norm(A: Tensor, ord: str | int, rows: int, cols: int,  # noqa: A002,N803
+                        keepdim: bool) -> Tensor:
+    """The matrix norm 'nuc', 2 or -2 (sum, largest, smallest singular value) of the matrices
+    in dims ``rows`` and ``cols`` (non-negative), as PyTorch's graph: those dims moved last
+    (``PermuteBackward0``), and back with ``keepdim``."""
+    if A.dtype is dtypes.float16:
+        raise RuntimeError("linalg.matrix_norm: Low precision dtypes not supported. Got Half")
+    order = [d for d in range(A.ndim) if d not in (rows, cols)] + [rows, cols]
+    s = apply_op(ops.linalg.svdvals, A.permute(order))
+    norms = s.sum(-1, keepdim) if ord == "nuc" else s.amax(-1, keepdim) if ord == 2 \
+        else s.amin(-1, keepdim)
+    if not keepdim:
+        return norms
+    return norms.unsqueeze(-1).permute([order.index(d) for d in range(A.ndim)])
+
 
 
 # ---------------------------------------------------------------- logsumexp
