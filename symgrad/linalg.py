@@ -10,7 +10,7 @@ eigenvectors are LAPACK's choice and may differ from PyTorch's by a sign per vec
 
 Vector norms record ``LinalgVectorNormBackward0``; the matrix norms 1, -1, inf and -inf are
 composites (sums of ``|A|``, then ``amax``/``amin``), and 2, -2 and 'nuc' reduce the singular
-values, as in PyTorch. The ``_ex`` variants are not there.
+values, as in PyTorch. The ``_ex`` variants report LAPACK's ``info`` instead of raising.
 """
 
 from __future__ import annotations
@@ -30,10 +30,11 @@ from symgrad.torch_api.composites import _matrix_power, cross_product
 from symgrad.torch_api.products import LinAlgError, solve
 from symgrad.torch_api.reductions import singular_value_norm, vector_norm
 
-__all__ = ["LinAlgError", "cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
-           "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank",
-           "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_triangular", "svd",
-           "svdvals", "vander", "vecdot", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
+           "eigvalsh", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
+           "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
+           "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd",
+           "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm"]
 
 
 def inv(A: Tensor) -> Tensor:  # noqa: N803 - PyTorch's name
@@ -512,3 +513,162 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *,  # noqa: N803
     tensor([[2.0000]])
     """
     return decompositions.least_squares(A, B, rcond, driver)
+
+
+def _info(values: np.ndarray) -> Tensor:
+    return creation.tensor(np.asarray(values, dtype=np.int32))
+
+
+def inv_ex(A: Tensor, *, check_errors: bool = False) -> decompositions._LinalgInvEx:  # noqa: N803
+    """The inverse of each square matrix and LAPACK's int32 ``info`` (0, or the 1-based index
+    of the first zero pivot of a singular matrix, whose inverse is then that of its LU factors:
+    inf and nan); ``check_errors`` raises :class:`LinAlgError` instead
+    (``LinalgInvExBackward0``).
+
+    >>> symgrad.linalg.inv_ex(symgrad.tensor([[1.0, 2.0], [2.0, 4.0]])).info
+    tensor(2, dtype=symgrad.int32)
+    """
+    products._square_matrices("linalg.inv", A)
+    check_errors = parser.bool_arg("linalg_inv_ex", "check_errors", check_errors)
+    from symgrad.numeric import numpy_namespace
+
+    info = numpy_namespace.lu_factor(A._value)[2]
+    if check_errors and info.any():
+        prefix, k = products._first_singular(A._value)
+        raise LinAlgError(f"linalg.inv_ex: {prefix}The diagonal element {k} is zero, the "
+                          "inversion could not be completed because the input matrix is "
+                          "singular.")
+    return decompositions._LinalgInvEx(apply_op(ops.linalg.inverse_ex, A), _info(info))
+
+
+def cholesky_ex(A: Tensor, *, upper: bool = False,  # noqa: N803
+                check_errors: bool = False) -> decompositions._LinalgCholeskyEx:
+    """The Cholesky factor of each symmetric positive definite matrix and LAPACK's int32
+    ``info`` (0, or the order of the first leading minor that is not positive definite; that
+    matrix's factor is what LAPACK leaves); ``check_errors`` raises :class:`LinAlgError`
+    instead (``LinalgCholeskyExBackward0``).
+
+    >>> symgrad.linalg.cholesky_ex(symgrad.tensor([[1.0, 2.0], [2.0, 1.0]])).info
+    tensor(2, dtype=symgrad.int32)
+    """
+    products._square_matrices("linalg.cholesky", A)
+    upper = parser.bool_arg("linalg_cholesky_ex", "upper", upper)
+    check_errors = parser.bool_arg("linalg_cholesky_ex", "check_errors", check_errors)
+    from symgrad.numeric import numpy_namespace
+
+    info = numpy_namespace.cholesky_ex(A._value)[1]
+    if check_errors and info.any():
+        prefix, order = products._first_not_positive(A._value)
+        raise LinAlgError(f"linalg.cholesky_ex: {prefix}The factorization could not be "
+                          "completed because the input is not positive-definite (the leading "
+                          f"minor of order {order} is not positive-definite).")
+    return decompositions._LinalgCholeskyEx(apply_op(ops.linalg.cholesky_ex, A, upper=upper),
+                                            _info(info))
+
+
+def solve_ex(A: Tensor, B: Tensor, *, left: bool = True,  # noqa: N803
+             check_errors: bool = False) -> decompositions._LinalgSolveEx:
+    """:func:`solve` with LAPACK's int32 ``info`` (0, or the first zero pivot of a singular
+    ``A``, whose solution is then inf and nan); ``check_errors`` raises :class:`LinAlgError`
+    instead (``LinalgSolveExBackward0``).
+
+    >>> symgrad.linalg.solve_ex(symgrad.tensor([[2.0, 0.0], [0.0, 4.0]]), symgrad.ones(2)).info
+    tensor(0, dtype=symgrad.int32)
+    """
+    check_errors = parser.bool_arg("linalg_solve_ex", "check_errors", check_errors)
+    products._square_matrices("linalg.solve", A)
+    from symgrad.numeric import numpy_namespace
+
+    info = numpy_namespace.lu_factor(A._value)[2]
+    if check_errors and info.any():
+        prefix, _ = products._first_singular(A._value)
+        raise LinAlgError(f"torch.linalg.solve_ex: {prefix}The solver failed because the input "
+                          "matrix is singular.")
+    return decompositions._LinalgSolveEx(products._solved(A, B, left, ops.linalg.solve_ex),
+                                         _info(info))
+
+
+def lu_factor(A: Tensor, *, pivot: bool = True) -> decompositions._LinalgLuFactor:  # noqa: N803
+    """The packed LU factor of each matrix (L's multipliers below the diagonal, U on and
+    above) and LAPACK's 1-based int32 pivots, by partial pivoting as LAPACK's ``getrf``
+    (``LinalgLuFactorExBackward0``). A zero pivot raises, as PyTorch's; see
+    :func:`lu_factor_ex`.
+
+    >>> symgrad.linalg.lu_factor(symgrad.tensor([[1.0, 2.0], [3.0, 4.0]])).pivots
+    tensor([2, 2], dtype=symgrad.int32)
+    """
+    return decompositions._LinalgLuFactor(*decompositions.lu_factor_checked(A, pivot))
+
+
+def lu_factor_ex(A: Tensor, *, pivot: bool = True,  # noqa: N803
+                 check_errors: bool = False) -> decompositions._LinalgLuFactorEx:
+    """:func:`lu_factor` with LAPACK's int32 ``info`` (the first zero pivot, or 0) instead of
+    an error (``check_errors``: the error).
+
+    >>> symgrad.linalg.lu_factor_ex(symgrad.zeros(2, 2)).info
+    tensor(1, dtype=symgrad.int32)
+    """
+    if parser.bool_arg("linalg_lu_factor_ex", "check_errors", check_errors):
+        lu, pivots = decompositions.lu_factor_checked(A, pivot, "torch.linalg.lu_factor_ex")
+        return decompositions._LinalgLuFactorEx(lu, pivots, _info(np.zeros(A.shape[:-2])))
+    return decompositions._LinalgLuFactorEx(
+        *decompositions.lu_factors(A, pivot, "torch.linalg.lu_factor_ex"))
+
+
+def lu(A: Tensor, *, pivot: bool = True) -> decompositions._LinalgLu:  # noqa: N803
+    """``P, L, U`` with ``A = P L U`` for each m x n matrix: ``L`` m x k unit lower
+    triangular, ``U`` k x n upper, k = min(m, n), ``P`` a permutation (not differentiable;
+    ``LinalgLuBackward0`` for L and U).
+
+    >>> symgrad.linalg.lu(symgrad.tensor([[1.0, 2.0], [3.0, 4.0]])).U
+    tensor([[3.0000, 4.0000],
+            [0.0000, 0.6667]])
+    """
+    return decompositions._LinalgLu(*decompositions.lu_parts(A, pivot))
+
+
+def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,  # noqa: N803
+             adjoint: bool = False) -> Tensor:
+    """``X`` with ``A X = B`` from ``A``'s packed LU factor and pivots (``X A = B`` when not
+    ``left``; ``A^T`` in place of ``A`` with ``adjoint``); ``LinalgLuSolveBackward0``.
+
+    >>> LU, pivots = symgrad.linalg.lu_factor(symgrad.tensor([[2.0, 0.0], [0.0, 4.0]]))
+    >>> symgrad.linalg.lu_solve(LU, pivots, symgrad.tensor([[2.0], [2.0]]))
+    tensor([[1.0000],
+            [0.5000]])
+    """
+    return decompositions.lu_solved(LU, pivots, B, left, adjoint)
+
+
+def tensorinv(A: Tensor, ind: int = 2) -> Tensor:  # noqa: N803
+    """The inverse of ``A`` read as a linear map from its last ``A.ndim - ind`` dims to its
+    first ``ind``: ``inv`` of it as a square matrix, reshaped to ``A.shape[ind:] +
+    A.shape[:ind]``.
+
+    >>> symgrad.linalg.tensorinv(symgrad.eye(4).reshape(4, 2, 2), ind=1).shape
+    symgrad.Size([2, 2, 4])
+    """
+    if not isinstance(ind, int) or ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = math.prod(A.shape[:ind]), math.prod(A.shape[ind:])
+    if rows != cols:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {cols} != {rows}")
+    return inv(A.reshape(rows, cols)).reshape(*A.shape[ind:], *A.shape[:ind])
+
+
+def tensorsolve(A: Tensor, B: Tensor, dims: Sequence[int] | None = None) -> Tensor:  # noqa: N803
+    """``X`` with ``tensordot(A, X, X.ndim) = B``: ``A``'s first ``B.ndim`` dims against
+    ``X``'s (``dims`` of ``A`` moved to the end first).
+
+    >>> symgrad.linalg.tensorsolve(symgrad.eye(6).reshape(6, 2, 3), symgrad.ones(6)).shape
+    symgrad.Size([2, 3])
+    """
+    if dims is not None:
+        rest = [d for d in range(A.ndim) if d not in [_dim(d, A.ndim) for d in dims]]
+        A = A.permute(rest + [_dim(d, A.ndim) for d in dims])
+    rows, cols = math.prod(A.shape[:B.ndim]), math.prod(A.shape[B.ndim:])
+    if rows != cols:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[other.ndim:]) "
+                           f"== prod(self.shape[:other.ndim]), but got {cols} != {rows}")
+    return solve(A.reshape(rows, cols), B.reshape(rows)).reshape(*A.shape[B.ndim:])

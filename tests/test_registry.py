@@ -323,7 +323,11 @@ for _name, _fn in torch_api.METHODS.items():
 UNSAMPLED = {"cholesky": "tests/test_linalg_extra.py (symmetric positive definite inputs)",
              **dict.fromkeys(("svd_u", "qr_q", "pinv", "matrix_exp"),
                              "tests/test_linalg_decompositions.py (sign-invariant cases; no "
-                             "sympy form but pinv's)")}
+                             "sympy form but pinv's)"),
+             **dict.fromkeys(("lu_factor", "lu_solve", "lu_unpack_l", "cholesky_solve",
+                              "cholesky_inverse"),
+                             "tests/test_linalg_factorizations.py (nonsingular and triangular "
+                             "inputs)")}
 
 
 def test_every_public_tensor_method_is_classified():
@@ -335,6 +339,7 @@ def test_every_public_tensor_method_is_classified():
             target in UNSAMPLED, name
 
 
+@pytest.mark.filterwarnings("ignore:torch.triangular_solve is deprecated")
 @pytest.mark.parametrize("name", sorted(n for n, op in METHOD_OPS.items() if op in REGISTRY))
 def test_each_differentiable_method_records_its_op(name):
     x = t.tensor(np.arange(1.0, 7.0).reshape(2, 3), dtype=t.float64, requires_grad=True)

@@ -335,6 +335,27 @@ def full_rank_pinv(a: Tensor) -> Tensor:
     return transposed @ (a @ transposed).inverse()
 
 
+def inv_ex(a: Tensor) -> Tensor:
+    return apply_op(ops.linalg.inverse_ex, a)
+
+
+def solve_ex(a: Tensor, b: Tensor) -> Tensor:
+    return apply_op(ops.linalg.solve_ex, a, b)
+
+
+def cholesky_ex(a: Tensor) -> tuple[Tensor, np.ndarray]:
+    return apply_op(ops.linalg.cholesky_ex, a), numeric_xp.cholesky_ex(a._value)[1]
+
+
+def lu_factor(a: Tensor) -> tuple[Tensor, np.ndarray, np.ndarray]:
+    """The packed factor as a recorded op; the pivots and info as numbers (constants)."""
+    _, pivots, info = numeric_xp.lu_factor(a._value)
+    return apply_op(ops.linalg.lu_factor, a), pivots, info
+
+
+lu_permutation = numeric_xp.lu_permutation  # (constant permutation matrices)
+
+
 def svd(a: Tensor, full_matrices: bool) -> tuple[Tensor, Tensor, Tensor]:
     return tuple(apply_op(op, a, full_matrices=full_matrices)  # type: ignore[return-value]
                  for op in (ops.linalg.svd_u, ops.linalg.svd_s, ops.linalg.svd_vh))

@@ -313,6 +313,120 @@ def full_rank_pinv(a: np.ndarray) -> np.ndarray:
     return np.matmul(transposed, np.linalg.inv(np.matmul(a, transposed)))
 
 
+def lu_factor(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """LAPACK's ``getrf`` for each m x n matrix, batched: Gaussian elimination with partial
+    pivoting (the first largest ``|entry|`` of each column), going on past a zero pivot.
+    Returns the packed factors (L's multipliers below the diagonal, U on and above it), the
+    1-based int32 pivots and the int32 info (the 1-based index of the first zero pivot, or 0).
+
+    >>> lu, pivots, info = lu_factor(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    >>> lu, pivots, info
+    (array([[3.        , 4.        ],
+           [0.33333333, 0.66666667]]), array([2, 2], dtype=int32), array(0, dtype=int32))
+    """
+    lu = np.array(a, dtype=a.dtype, copy=True)
+    batch, (rows, cols) = a.shape[:-2], a.shape[-2:]
+    k = min(rows, cols)
+    flat = lu.reshape((-1, rows, cols))
+    count = flat.shape[0]
+    pivots = np.zeros((count, k), np.int32)
+    info = np.zeros(count, np.int32)
+    every = np.arange(count)
+    with quiet():
+        for j in range(k):
+            p = j + np.argmax(np.abs(flat[:, j:, j]), axis=1)
+            pivots[:, j] = p + 1
+            flat[every, [j] * count], flat[every, p] = flat[every, p], flat[every, [j] * count]
+            pivot = flat[:, j, j]
+            zero = pivot == 0
+            info = np.where(zero & (info == 0), j + 1, info)
+            safe = ~zero
+            flat[safe, j + 1:, j] /= pivot[safe, None]
+            flat[safe, j + 1:, j + 1:] -= flat[safe, j + 1:, j, None] * flat[safe, None, j, j + 1:]
+    return (flat.reshape(a.shape), pivots.reshape(batch + (k,)),
+            info.reshape(batch).astype(np.int32))
+
+
+def _per_matrix_or(a: np.ndarray, fast: Callable[[np.ndarray], np.ndarray],
+                   fallback: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """``fast(a)`` when LAPACK succeeds for the whole batch, else each matrix by ``fast`` or,
+    where that fails, by ``fallback``."""
+    try:
+        return fast(a)
+    except np.linalg.LinAlgError:
+        out = np.empty(a.shape, a.dtype)
+        for index in np.ndindex(*a.shape[:-2]):
+            try:
+                out[index] = fast(a[index])
+            except np.linalg.LinAlgError:
+                out[index] = fallback(a[index])
+        return out
+
+
+def lu_solve_values(lu: np.ndarray, pivots: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``A^-1 b`` from ``A``'s packed LU factor, with inf and nan past a zero pivot (LAPACK's
+    ``getrs``, as in PyTorch's ``_ex`` functions on a singular matrix)."""
+    swapped = np.matmul(np.swapaxes(lu_permutation(pivots, lu.shape[-1], lu.dtype), -1, -2), b)
+    return solve_triangular(lu, solve_triangular(lu, swapped, True, True), False)
+
+
+def inv_ex(a: np.ndarray) -> np.ndarray:
+    """``inv(a)``; a singular matrix's inverse is that of its LU factors, inf and nan past the
+    zero pivot, as PyTorch's ``linalg.inv_ex``."""
+    def through_lu(m: np.ndarray) -> np.ndarray:
+        lu, pivots, _ = lu_factor(m)
+        return lu_solve_values(lu, pivots, np.eye(m.shape[-1], dtype=m.dtype))
+    return _per_matrix_or(a, np.linalg.inv, through_lu)
+
+
+def solve_ex(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``solve(a, b)`` (b a stack of matrices); through LU factors for a singular ``a``."""
+    try:
+        return np.linalg.solve(a, b)
+    except np.linalg.LinAlgError:
+        lu, pivots, _ = lu_factor(np.broadcast_to(a, np.broadcast_shapes(
+            a.shape[:-2], b.shape[:-2]) + a.shape[-2:]))
+        return lu_solve_values(lu, pivots, b)
+
+
+def cholesky_ex(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The lower Cholesky factor of each matrix and LAPACK's info (the order of the first
+    leading minor that is not positive definite, or 0); a failed factorization keeps what
+    LAPACK's ``potrf`` leaves: the columns done, the failed pivot's value unrooted, the rest of
+    the lower triangle as it was."""
+    def partial(m: np.ndarray) -> np.ndarray:
+        out = np.tril(m).astype(m.dtype)
+        for j in range(m.shape[-1]):
+            pivot = m[j, j] - out[j, :j] @ out[j, :j]
+            if not pivot > 0:
+                out[j, j] = pivot
+                return out
+            out[j, j] = math.sqrt(pivot)
+            out[j + 1:, j] = (m[j + 1:, j] - out[j + 1:, :j] @ out[j, :j]) / out[j, j]
+        return out
+    factor = _per_matrix_or(a, np.linalg.cholesky, partial)
+    info = np.zeros(a.shape[:-2], np.int32)
+    for index in np.ndindex(*a.shape[:-2]):
+        diagonal = np.diagonal(factor[index])
+        failed = np.flatnonzero(~(diagonal > 0))
+        if failed.size:
+            info[index] = failed[0] + 1
+    return factor, info
+
+
+def lu_permutation(pivots: np.ndarray, rows: int, dtype: np.dtype) -> np.ndarray:
+    """The permutation matrices ``P`` (``A = P L U``) of LAPACK's 1-based row swaps."""
+    batch, k = pivots.shape[:-1], pivots.shape[-1]
+    order = np.broadcast_to(np.arange(rows), batch + (rows,)).copy()
+    flat, swaps = order.reshape(-1, rows), pivots.reshape(-1, k) - 1
+    every = np.arange(flat.shape[0])
+    for j in range(k):
+        target = swaps[:, j]
+        flat[every, j], flat[every, target] = flat[every, target], flat[every, j].copy()
+    eye = np.eye(rows, dtype=dtype)
+    return np.swapaxes(eye[order], -1, -2)
+
+
 def svd(a: np.ndarray, full_matrices: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``U, S, Vh`` of each matrix (LAPACK's ``gesdd``, as PyTorch's CPU kernel; the signs of
     singular vectors are LAPACK's choice, so they may differ from another LAPACK's)."""

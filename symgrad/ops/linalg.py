@@ -135,11 +135,21 @@ inverse = register(Op(
 ))
 
 
+# linalg.inv_ex: a singular matrix's inverse through its LU factors (inf, nan), no error
+inverse_ex = Op("inverse_ex", "LinalgInvExBackward0", forward=lambda xp, a: xp.inv_ex(a),
+                vjp=(_inverse_grad,), saves_output=True)
+
+
 def _det_grad(xp, g, ans, a):
     # d det A = det A * tr(A^-1 dA): the cotangent g det A A^-T (0 where det A is 0, as
     # PyTorch's: xp.inv_unless_singular)
     scale = xp.expand_dims(g * ans, (-2, -1))
     return scale * _mT(xp, xp.inv_unless_singular(a))
+
+
+# linalg.inv_ex: a singular matrix's inverse through its LU factors (inf, nan), no error
+inverse_ex = Op("inverse_ex", "LinalgInvExBackward0", forward=lambda xp, a: xp.inv_ex(a),
+                vjp=(_inverse_grad,), saves_output=True)
 
 
 det = register(Op(
@@ -151,22 +161,30 @@ det = register(Op(
 ))
 
 
-def _solve_forward(xp, a, b):
+def _solve_forward(xp, a, b, left=True, solver=None):
+    solve = solver or xp.solve
+    if not left:  # X A = B: A^T X^T = B^T
+        return _mT(xp, solve(_mT(xp, a), _mT(xp, b)))
     if b.ndim == 1:  # one right-hand side for every matrix of a (numpy reads a 1-d b alone)
-        return xp.squeeze(xp.solve(a, xp.expand_dims(b, -1)), -1)
-    return xp.solve(a, b)
+        return xp.squeeze(solve(a, xp.expand_dims(b, -1)), -1)
+    return solve(a, b)
 
 
-def _solve_grad_b(xp, g, ans, a, b):
-    # X = A^-1 B: the cotangent of B is A^-T g (for a vector b, g is a batch of vectors)
+def _solve_grad_b(xp, g, ans, a, b, left=True):
+    # X = A^-1 B: the cotangent of B is A^-T g (for a vector b, g is a batch of vectors);
+    # X = B A^-1: g A^-T
+    if not left:
+        return _mT(xp, xp.solve(a, _mT(xp, g)))
     if b.ndim == 1:
         return xp.squeeze(xp.solve(_mT(xp, a), xp.expand_dims(g, -1)), -1)
     return xp.solve(_mT(xp, a), g)
 
 
-def _solve_grad_a(xp, g, ans, a, b):
-    # ... and that of A is -(A^-T g) X^T
-    gb = _solve_grad_b(xp, g, ans, a, b)
+def _solve_grad_a(xp, g, ans, a, b, left=True):
+    # ... and that of A is -(A^-T g) X^T (-X^T (g A^-T) for X A = B)
+    gb = _solve_grad_b(xp, g, ans, a, b, left)
+    if not left:
+        return -xp.matmul(_mT(xp, ans), gb)
     if b.ndim == 1:
         return -(xp.expand_dims(gb, -1) * xp.expand_dims(ans, -2))
     return -xp.matmul(gb, _mT(xp, ans))
@@ -179,8 +197,13 @@ solve = register(Op(
     saved={0: (0,), 1: (0,)},
     saves_output=True,
     samples=(Sample(((2, 2), (2,)), low=0.5), Sample(((3, 3), (3, 2)), low=0.5),
-             Sample(((2, 2, 2), (2,))), Sample(((2, 2), (3, 2, 1)))),
+             Sample(((2, 2, 2), (2,))), Sample(((2, 2), (3, 2, 1))),
+             Sample(((3, 3), (2, 3)), {"left": False}, low=0.5)),
 ))
+# linalg.solve_ex: a singular A gives inf and nan (through its LU factors) instead of an error
+solve_ex = Op("solve_ex", "LinalgSolveExBackward0",
+              forward=lambda xp, a, b, left=True: _solve_forward(xp, a, b, left, xp.solve_ex),
+              vjp=(_solve_grad_a, _solve_grad_b), saved={0: (0,), 1: (0,)}, saves_output=True)
 
 
 def _expand_matrix_scalar(xp, g):
@@ -230,6 +253,14 @@ def _cholesky_grad(xp, g, ans, a, upper=False):
 cholesky = Op(
     "cholesky", "LinalgCholeskyExBackward0",
     forward=_cholesky_forward,
+    vjp=(_cholesky_grad,),
+    saves_output=True,
+)
+# linalg.cholesky_ex: what LAPACK leaves of a failed factorization instead of an error
+cholesky_ex = Op(
+    "cholesky_ex", "LinalgCholeskyExBackward0",
+    forward=lambda xp, a, upper=False: (lambda f: _mT(xp, f) if upper else f)(
+        xp.cholesky_ex(a)[0]),
     vjp=(_cholesky_grad,),
     saves_output=True,
 )
@@ -604,3 +635,178 @@ lstsq_no_residuals = Op("lstsq_no_residuals", "LinalgLstsqBackward0",
                         forward=lambda xp, a, b, rtol: xp.reshape(a, (-1,))[:0],
                         vjp=(lambda xp, g, ans, a, b, rtol: xp.zeros_like(a),
                              lambda xp, g, ans, a, b, rtol: xp.zeros_like(b)))
+
+
+# ---------------------------------------------------------------- LU
+# Partial pivoting's P is constant (a function of the values that does not move with them): the
+# rules below differentiate P^T A = L U with the row swaps of the recorded factorization, as
+# PyTorch's. ``lu`` is the packed square factor (L's multipliers below the diagonal, U on and
+# above), solved against with its triangles.
+def _l_inv_t(xp, lu, x):  # L^-T x
+    return xp.solve_triangular(_mT(xp, lu), x, False, True)
+
+
+def _u_inv_t(xp, lu, x):  # U^-T x
+    return xp.solve_triangular(_mT(xp, lu), x, True)
+
+
+def _square_lu_cotangent(xp, lu, gl, gu):
+    # P^T A = L U: with X = L^-1 P^T dA U^-1, dL = L tril(X, -1) and dU = triu(X) U, so the
+    # cotangent of P^T A is L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T
+    lower = xp.tril(lu, -1) + (1.0 - xp.off_diagonal(lu.shape[-1]))
+    m = xp.tril(xp.matmul(_mT(xp, lower), gl), -1) \
+        + xp.triu(xp.matmul(gu, _mT(xp, xp.triu(lu, 0))), 0)
+    return _mT(xp, xp.solve_triangular(lu, _mT(xp, _l_inv_t(xp, lu, m)), False))
+
+
+def _lu_cotangent(xp, a, gl=None, gu=None):
+    """A's cotangent from those of L (m x k, unit lower) and U (k x n) of P^T A = L U, k =
+    min(m, n). A tall A's extra rows of L and a wide A's extra columns of U are solved for
+    from the square part (L2 = A2 U^-1, U2 = L^-1 A2), whose rule takes their share."""
+    lu, pivots, _ = xp.lu_factor(a)
+    rows, cols = a.shape[-2:]
+    k = min(rows, cols)
+    square = lu[..., :k, :k]
+    gl = xp.zeros_like(lu[..., :, :k]) if gl is None else gl
+    gu = xp.zeros_like(lu[..., :k, :]) if gu is None else gu
+    last = len(a.shape) - 1
+    if rows > k:  # L2 = A2 U^-1: gA2 = gL2 U^-T, and gU takes -L2^T gA2
+        g_rest = _mT(xp, xp.solve_triangular(square, _mT(xp, gl[..., k:, :]), False))
+        gu = gu - xp.matmul(_mT(xp, lu[..., k:, :k]), g_rest)
+        top = _square_lu_cotangent(xp, square, gl[..., :k, :], gu)
+        permuted = xp.concatenate([top, g_rest], last - 1)
+    elif cols > k:  # U2 = L^-1 A2: gA2 = L^-T gU2, and gL takes -gA2 U2^T
+        g_rest = _l_inv_t(xp, square, gu[..., :, k:])
+        gl = gl - xp.matmul(g_rest, _mT(xp, lu[..., :, k:]))
+        permuted = xp.concatenate([_square_lu_cotangent(xp, square, gl, gu[..., :, :k]),
+                                   g_rest], last)
+    else:
+        permuted = _square_lu_cotangent(xp, square, gl, gu)
+    return xp.matmul(xp.lu_permutation(pivots, rows, a.dtype), permuted)
+
+
+def _lu_factor_grad(xp, g, ans, a):
+    k = min(a.shape[-2:])
+    return _lu_cotangent(xp, a, xp.tril(g, -1)[..., :, :k], xp.triu(g, 0)[..., :k, :])
+
+
+# the packed factor of linalg.lu_factor (pivots and info are not differentiable)
+lu_factor = Op("lu_factor", "LinalgLuFactorExBackward0", forward=lambda xp, a: xp.lu_factor(a)[0],
+               vjp=(_lu_factor_grad,), saved=(0,))
+
+
+def _unit_rows(xp, lu, k):
+    # the identity's first k columns, m x k (L's unit diagonal)
+    rows = lu.shape[-2]
+    return (1.0 - xp.off_diagonal(max(rows, k)))[:rows, :k]
+
+
+lu_l = Op("lu_l", "LinalgLuBackward0",
+          forward=lambda xp, a: xp.tril(xp.lu_factor(a)[0], -1)[..., :, :min(a.shape[-2:])]
+          + _unit_rows(xp, a, min(a.shape[-2:])),
+          vjp=(lambda xp, g, ans, a: _lu_cotangent(xp, a, gl=g),), saved=(0,))
+lu_u = Op("lu_u", "LinalgLuBackward0",
+          forward=lambda xp, a: xp.triu(xp.lu_factor(a)[0], 0)[..., :min(a.shape[-2:]), :],
+          vjp=(lambda xp, g, ans, a: _lu_cotangent(xp, a, gu=g),), saved=(0,))
+
+
+def _pad_to(xp, g, shape):
+    # g (m x k or k x n) in the zeros of the packed factor's shape
+    widths = [(0, 0)] * (len(shape) - 2) + [(0, shape[-2] - g.shape[-2]),
+                                            (0, shape[-1] - g.shape[-1])]
+    return xp.pad(g, widths, 0.0)
+
+
+# lu_unpack's L and U of a packed factor: linear in it
+lu_unpack_l = Op("lu_unpack_l", "LuUnpackBackward0",
+                 forward=lambda xp, lu: xp.tril(lu, -1)[..., :, :min(lu.shape[-2:])]
+                 + _unit_rows(xp, lu, min(lu.shape[-2:])),
+                 vjp=(lambda xp, g, ans, lu: _pad_to(xp, xp.tril(g, -1), lu.shape),))
+lu_unpack_u = Op("lu_unpack_u", "LuUnpackBackward0",
+                 forward=lambda xp, lu: xp.triu(lu, 0)[..., :min(lu.shape[-2:]), :],
+                 vjp=(lambda xp, g, ans, lu: _pad_to(xp, xp.triu(g, 0), lu.shape),))
+
+
+def _lu_solve_forward(xp, lu, b, pivots, left=True, adjoint=False):
+    # A = P L U; X A = B is A^T X^T = B^T (and X A^T = B is A X^T = B^T)
+    if not left:
+        return _mT(xp, _lu_solve_forward(xp, lu, _mT(xp, b), pivots, True, not adjoint))
+    p = xp.lu_permutation(pivots, lu.shape[-1], lu.dtype)
+    if adjoint:  # A^T X = B: X = P L^-T U^-T B
+        return xp.matmul(p, _l_inv_t(xp, lu, _u_inv_t(xp, lu, b)))
+    y = xp.solve_triangular(lu, xp.matmul(_mT(xp, p), b), True, True)
+    return xp.solve_triangular(lu, y, False)
+
+
+def _lu_solve_grad_lu(xp, g, ans, lu, b, pivots, left=True, adjoint=False):
+    if not left:
+        return _lu_solve_grad_lu(xp, _mT(xp, g), _mT(xp, ans), lu, _mT(xp, b), pivots, True,
+                                 not adjoint)
+    p = xp.lu_permutation(pivots, lu.shape[-1], lu.dtype)
+    if adjoint:
+        # X = P L^-T Z, Z = U^-T B, W = P^T X: gL = -tril(W H^T), gU = -triu(Z K^T) with
+        # H = L^-1 P^T g and K = U^-1 H
+        z = _u_inv_t(xp, lu, b)
+        w = xp.matmul(_mT(xp, p), ans)
+        h = xp.solve_triangular(lu, xp.matmul(_mT(xp, p), g), True, True)
+        k = xp.solve_triangular(lu, h, False)
+        return -(xp.tril(xp.matmul(w, _mT(xp, h)), -1) + xp.triu(xp.matmul(z, _mT(xp, k)), 0))
+    # X = U^-1 Y, Y = L^-1 P^T B = U X: gU = -triu(G X^T), gL = -tril(L^-T G Y^T) with
+    # G = U^-T g
+    grad = _u_inv_t(xp, lu, g)
+    y = xp.matmul(xp.triu(lu, 0), ans)
+    return -(xp.tril(xp.matmul(_l_inv_t(xp, lu, grad), _mT(xp, y)), -1)
+             + xp.triu(xp.matmul(grad, _mT(xp, ans)), 0))
+
+
+def _lu_solve_grad_b(xp, g, ans, lu, b, pivots, left=True, adjoint=False):
+    # B's cotangent is the solve with A^T in place of A
+    return _lu_solve_forward(xp, lu, g, pivots, left, not adjoint)
+
+
+lu_solve = Op("lu_solve", "LinalgLuSolveBackward0", forward=_lu_solve_forward,
+              vjp=(_lu_solve_grad_lu, _lu_solve_grad_b), saved={0: (0, 1), 1: (0,)},
+              saves_output=True)
+
+
+# ---------------------------------------------------------------- Cholesky factors
+# A = L L^T (or U^T U with upper): solves and the inverse from the factor's triangle
+def _cholesky_solve_forward(xp, b, factor, upper=False):
+    if upper:  # A^-1 B = U^-1 U^-T B
+        return xp.solve_triangular(factor, xp.solve_triangular(_mT(xp, factor), b, True), False)
+    return xp.solve_triangular(_mT(xp, factor), xp.solve_triangular(factor, b, True), False)
+
+
+def _factor_cotangent(xp, grad_a, factor, upper):
+    # A = L L^T: <gA, dA> = <(gA + gA^T) L, dL> (U (gA + gA^T) for A = U^T U), PyTorch's
+    # gradient of the whole factor (not only its triangle)
+    both = grad_a + _mT(xp, grad_a)
+    return xp.matmul(factor, both) if upper else xp.matmul(both, factor)
+
+
+def _cholesky_solve_grad_factor(xp, g, ans, b, factor, upper=False):
+    # X = A^-1 B: gA = -(A^-1 g) X^T
+    return _factor_cotangent(xp, -xp.matmul(_cholesky_solve_forward(xp, g, factor, upper),
+                                            _mT(xp, ans)), factor, upper)
+
+
+cholesky_solve = Op("cholesky_solve", "CholeskySolveBackward0", forward=_cholesky_solve_forward,
+                    vjp=(lambda xp, g, ans, b, factor, upper=False: _cholesky_solve_forward(
+                        xp, g, factor, upper), _cholesky_solve_grad_factor),
+                    saved={0: (1,), 1: (1,)}, saves_output=True)
+
+
+def _cholesky_inverse_forward(xp, factor, upper=False):
+    n = factor.shape[-1]
+    eye = xp.broadcast_to(1.0 - xp.off_diagonal(n), factor.shape) * 1.0
+    return _cholesky_solve_forward(xp, eye, factor, upper)
+
+
+def _cholesky_inverse_grad(xp, g, ans, factor, upper=False):
+    # P = A^-1 (symmetric): gA = -P g P
+    return _factor_cotangent(xp, -xp.matmul(ans, xp.matmul(g, ans)), factor, upper)
+
+
+cholesky_inverse = Op("cholesky_inverse", "CholeskyInverseBackward0",
+                      forward=_cholesky_inverse_forward, vjp=(_cholesky_inverse_grad,),
+                      saved=(0,), saves_output=True)

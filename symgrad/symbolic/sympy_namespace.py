@@ -610,7 +610,28 @@ def _no_closed_form(name: str) -> Any:
     return refuse
 
 
+inv_ex = inv
+
+
+def solve_ex(a: Any, b: Any) -> Expressions:
+    """:func:`solve` (a singular matrix has no expression anyway)."""
+    return solve(a, b)
+
+
+def cholesky_ex(a: Any) -> tuple[Expressions, None]:
+    """The lower Cholesky factor (a factorization that succeeded: sympy's, as :func:`cholesky`)."""
+    return cholesky(a), None
+
+
 svd = _no_closed_form("linalg.svd")
+lu_factor = _no_closed_form("linalg.lu_factor")
+
+
+def lu_permutation(pivots: np.ndarray, rows: int, dtype: Any) -> np.ndarray:
+    """The (constant) permutation matrices of LAPACK's row swaps, as integers."""
+    from symgrad.numeric import numpy_namespace
+
+    return numpy_namespace.lu_permutation(pivots, rows, np.dtype(np.int64))
 svdvals = _no_closed_form("linalg.svdvals")
 eigh = _no_closed_form("linalg.eigh")
 qr = _no_closed_form("linalg.qr")

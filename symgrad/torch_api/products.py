@@ -454,24 +454,32 @@ def logdet(self) -> Tensor:
     return where(sign == -1, math.nan, logabsdet)
 
 
-def solve(A: Tensor, B: Tensor) -> Tensor:  # noqa: N803 - PyTorch's names
-    """``X`` with ``A @ X = B`` for square ``A`` (batched, broadcast); ``B`` a vector when it is
-    1-d or ``A``'s batch of vectors (``LinalgSolveExBackward0``). ``symgrad.linalg.solve``.
+def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:  # noqa: N803 - PyTorch's names
+    """``X`` with ``A @ X = B`` for square ``A`` (``X @ A = B`` when not ``left``; batched,
+    broadcast); ``B`` a vector when it is 1-d or ``A``'s batch of vectors
+    (``LinalgSolveExBackward0``). ``symgrad.linalg.solve``.
 
     >>> symgrad.linalg.solve(symgrad.tensor([[2.0, 0.0], [0.0, 4.0]]), symgrad.tensor([2.0, 2.0]))
     tensor([1.0000, 0.5000])
     """
+    return _solved(A, B, left, ops.linalg.solve)
+
+
+def _solved(A: Tensor, B: Tensor, left: Any, op: Any) -> Tensor:  # noqa: N803
+    """linalg.solve's checks, in PyTorch's order, then ``op`` (solve, or solve_ex's)."""
     fn = "linalg.solve"
     _square_matrices(fn, A)
     parser.tensor_arg("linalg_solve", "B", B, 2)
+    left = parser.bool_arg("linalg_solve", "left", left)
     if B.dtype is not A.dtype:
         raise RuntimeError(f"{fn}: Expected A and B to have the same dtype, but found A of type "
                            f"{A.dtype._torch_name} and B of type {B.dtype._torch_name} instead")
     n = A.shape[-1]
     vectors = B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
     rows, cols = (B.shape[-1], 1) if vectors else B.shape[-2:]
-    if rows != n:
-        raise RuntimeError(f"{fn}: Incompatible shapes of A and B for the equation AX = B "
+    if (rows if left else cols) != n or vectors and not left:
+        equation = "AX = B" if left else "XA = B"
+        raise RuntimeError(f"{fn}: Incompatible shapes of A and B for the equation {equation} "
                            f"({n}x{n} and {rows}x{cols})")
     # (batch dims that do not broadcast: PyTorch's error, B's batch read as tensor a)
     batches = [np.empty(s + (0,)) for s in (B.shape[:-1] if vectors else B.shape[:-2],
@@ -480,8 +488,8 @@ def solve(A: Tensor, B: Tensor) -> Tensor:  # noqa: N803 - PyTorch's names
         raise RuntimeError(_broadcast_error(batches))
     try:
         if vectors and B.ndim > 1:  # (a batch of vectors: as matrices of one column)
-            return apply_op(ops.linalg.solve, A, B.unsqueeze(-1)).squeeze(-1)
-        return apply_op(ops.linalg.solve, A, B)
+            return apply_op(op, A, B.unsqueeze(-1)).squeeze(-1)
+        return apply_op(op, A, B) if left else apply_op(op, A, B, left=False)
     except np.linalg.LinAlgError:
         prefix, _ = _first_singular(A._value)
         raise LinAlgError(f"symgrad.linalg.solve: {prefix}The solver failed because the input "
