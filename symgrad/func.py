@@ -356,6 +356,13 @@ def functional_call(module: Any, parameter_and_buffer_dicts: dict | Sequence[dic
             owner = module.get_submodule(owner_name) if owner_name else module
             store = owner._parameters if attr in owner._parameters else (
                 owner._buffers if attr in owner._buffers else None)
+            if store is None and isinstance(getattr(type(owner), attr, None), property):
+                # a parametrized tensor (nn.utils.parametrize): set and restored through its
+                # property, hence through the parametrizations' right_inverse, as in PyTorch
+                old = getattr(owner, attr)
+                setattr(owner, attr, value)
+                saved.append((owner, attr, _PROPERTY, old))
+                continue
             if store is None:
                 saved.append((owner, attr, None, owner.__dict__.get(attr, _MISSING)))
                 owner.__dict__[attr] = value
@@ -366,7 +373,9 @@ def functional_call(module: Any, parameter_and_buffer_dicts: dict | Sequence[dic
         return module(*call_args, **(kwargs or {}))
     finally:
         for owner, attr, store, old in reversed(saved):
-            if store is not None:
+            if store is _PROPERTY:
+                setattr(owner, attr, old)
+            elif store is not None:
                 store[attr] = old
             elif old is _MISSING:
                 owner.__dict__.pop(attr, None)
@@ -375,3 +384,4 @@ def functional_call(module: Any, parameter_and_buffer_dicts: dict | Sequence[dic
 
 
 _MISSING = object()
+_PROPERTY = object()  # a name set through its class's property

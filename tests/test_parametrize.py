@@ -428,6 +428,10 @@ CASES = {
         reg(L, linear(L).eval(), classes(L)["Symmetric"]())),
     "sgd through a parametrized linear": lambda L: _train(
         L, registered(L, "Symmetric", "Scale", args=(0.5,)), lr=0.1, momentum=0.9),
+    "functional_call through right_inverse": lambda L: _functional_call(L, "Scale", "weight"),
+    "functional_call without right_inverse": lambda L: _functional_call(L, "Symmetric", "weight"),
+    "functional_call of the original": lambda L: _functional_call(
+        L, "Symmetric", "parametrizations.weight.original"),
     # ------------------------------------------------------------------ parametrizations
     "weight_norm": lambda L: summary(L, L.nn.utils.parametrizations.weight_norm(linear(L, 3, 4)),
                                      x3(L)),
@@ -495,6 +499,14 @@ CASES = {
     "remove_spectral_norm without one": lambda L: L.nn.utils.remove_spectral_norm(linear(L)),
     "old weight_norm training": lambda L: _train(L, _old_weight_norm(L, linear(L)), lr=0.2),
 }
+
+
+def _functional_call(L, name, key):
+    m = registered(L, name, args=(2.0,))
+    before = m.parametrizations.weight.original.detach().clone()
+    out = L.func.functional_call(m, {key: fixed(L, (3, 3), 4.0)}, (x3(L),))
+    return [out, m.weight, L.equal(m.parametrizations.weight.original, before),
+            type(m).__name__]
 
 
 def _abs_bias(L):
