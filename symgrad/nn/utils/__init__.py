@@ -1,9 +1,9 @@
 """``symgrad.nn.utils``: PyTorch's ``torch.nn.utils`` — gradient clipping, the
 parameters/vector conversions, the sequence helpers of ``rnn``, parametrizations
-(``parametrize``, ``parametrizations``) and the hook-based ``weight_norm`` and
-``spectral_norm``."""
+(``parametrize``, ``parametrizations``), the hook-based ``weight_norm`` and
+``spectral_norm``, and the folding of batch norms into the layer before (``fusion``)."""
 
-from symgrad.nn.utils import parametrizations, parametrize, rnn
+from symgrad.nn.utils import fusion, parametrizations, parametrize, rnn
 from symgrad.nn.utils.clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -12,10 +12,17 @@ from symgrad.nn.utils.clip_grad import (
     get_total_norm,
 )
 from symgrad.nn.utils.convert_parameters import parameters_to_vector, vector_to_parameters
+from symgrad.nn.utils.fusion import (
+    fuse_conv_bn_eval,
+    fuse_conv_bn_weights,
+    fuse_linear_bn_eval,
+    fuse_linear_bn_weights,
+)
 from symgrad.nn.utils.spectral_norm import remove_spectral_norm, spectral_norm
 from symgrad.nn.utils.weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
-           "get_total_norm", "parameters_to_vector", "parametrizations", "parametrize",
-           "remove_spectral_norm", "remove_weight_norm", "rnn", "spectral_norm",
-           "vector_to_parameters", "weight_norm"]
+           "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
+           "fuse_linear_bn_weights", "fusion", "get_total_norm", "parameters_to_vector",
+           "parametrizations", "parametrize", "remove_spectral_norm", "remove_weight_norm",
+           "rnn", "spectral_norm", "vector_to_parameters", "weight_norm"]
