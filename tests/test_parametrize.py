@@ -432,6 +432,8 @@ CASES = {
     "functional_call without right_inverse": lambda L: _functional_call(L, "Symmetric", "weight"),
     "functional_call of the original": lambda L: _functional_call(
         L, "Symmetric", "parametrizations.weight.original"),
+    "stateless functional_call": lambda L: _stateless(L),
+    "stateless functional_call of a parametrized name": lambda L: _stateless(L, "Scale"),
     # ------------------------------------------------------------------ parametrizations
     "weight_norm": lambda L: summary(L, L.nn.utils.parametrizations.weight_norm(linear(L, 3, 4)),
                                      x3(L)),
@@ -509,6 +511,16 @@ def _functional_call(L, name, key):
             type(m).__name__]
 
 
+def _stateless(L, name=None):
+    m = linear(L) if name is None else registered(L, name, args=(2.0,))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = L.nn.utils.stateless.functional_call(m, {"weight": fixed(L, (3, 3), 4.0)},
+                                                   (x3(L),))
+    return [out, m.weight, [[w.category.__name__, str(w.message).replace("torch.", "symgrad.")]
+                            for w in caught]]
+
+
 def _abs_bias(L):
     m = linear(L)
     with L.no_grad():
@@ -575,6 +587,13 @@ def test_the_power_iteration_updates_the_buffers_in_place():
     now = u.detach().clone()
     _ = m.weight
     assert t.equal(u, now)
+
+
+def test_the_stateless_warning_points_at_the_caller():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        t.nn.utils.stateless.functional_call(linear(t), {}, (x3(t),))
+    assert [w.filename for w in caught] == [__file__]
 
 
 def test_the_old_warning_points_at_the_caller():

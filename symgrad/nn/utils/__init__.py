@@ -1,9 +1,10 @@
 """``symgrad.nn.utils``: PyTorch's ``torch.nn.utils`` — gradient clipping, the
 parameters/vector conversions, the sequence helpers of ``rnn``, parametrizations
 (``parametrize``, ``parametrizations``), the hook-based ``weight_norm`` and
-``spectral_norm``, and the folding of batch norms into the layer before (``fusion``)."""
+``spectral_norm``, the folding of batch norms into the layer before (``fusion``) and the deprecated
+``stateless.functional_call``."""
 
-from symgrad.nn.utils import fusion, parametrizations, parametrize, rnn
+from symgrad.nn.utils import fusion, parametrizations, parametrize, rnn, stateless
 from symgrad.nn.utils.clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -25,4 +26,4 @@ __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_
            "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
            "fuse_linear_bn_weights", "fusion", "get_total_norm", "parameters_to_vector",
            "parametrizations", "parametrize", "remove_spectral_norm", "remove_weight_norm",
-           "rnn", "spectral_norm", "vector_to_parameters", "weight_norm"]
+           "rnn", "spectral_norm", "stateless", "vector_to_parameters", "weight_norm"]
