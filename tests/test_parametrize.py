@@ -498,6 +498,13 @@ CASES = {
         linear(L), n_power_iterations=0),
     "old spectral_norm transposed conv": lambda L: (lambda m: [
         m.weight_u.shape, m.weight_v.shape, m(fixed(L, (1, 2, 3)))])(_old_spectral(L, _conv_t(L))),
+    "old spectral_norm loads a state_dict without weight_v": lambda L: _legacy_spectral(L),
+    "old spectral_norm loads its own state_dict": lambda L: (lambda a, b: [
+        repr(b.load_state_dict(a.state_dict())), b.weight_v, b.eval()(x3(L))])(
+        _old_spectral(L), L.nn.utils.spectral_norm(L.nn.Linear(3, 4))),
+    "old spectral_norm, a state_dict missing keys": lambda L: repr(
+        L.nn.utils.spectral_norm(L.nn.Linear(3, 4)).load_state_dict(
+            {"bias": L.zeros(4), "weight": L.ones(4, 3)}, strict=False)),
     "remove_spectral_norm without one": lambda L: L.nn.utils.remove_spectral_norm(linear(L)),
     "old weight_norm training": lambda L: _train(L, _old_weight_norm(L, linear(L)), lr=0.2),
 }
@@ -519,6 +526,18 @@ def _stateless(L, name=None):
                                                    (x3(L),))
     return [out, m.weight, [[w.category.__name__, str(w.message).replace("torch.", "symgrad.")]
                             for w in caught]]
+
+
+def _legacy_spectral(L):
+    """A state_dict as PyTorch before 1.1 saved it: the normalized weight instead of
+    ``weight_v``."""
+    old = _old_spectral(L)
+    weight = L.tensor([[1.0, -0.5, 0.25], [0.3, 2.0, -1.0], [-1.5, 0.2, 0.7], [0.4, 0.9, 1.1]])
+    state = {"bias": old.bias.detach(), "weight_orig": weight, "weight_u": old.weight_u.detach(),
+             "weight": weight / 2.5}  # (of full rank: the solve is well posed)
+    m = L.nn.utils.spectral_norm(L.nn.Linear(3, 4))
+    result = m.load_state_dict(state)
+    return [repr(result), m.weight_v, m.eval()(x3(L)), sorted(state)]
 
 
 def _abs_bias(L):
@@ -594,6 +613,14 @@ def test_the_stateless_warning_points_at_the_caller():
         warnings.simplefilter("always")
         t.nn.utils.stateless.functional_call(linear(t), {}, (x3(t),))
     assert [w.filename for w in caught] == [__file__]
+
+
+def test_remove_spectral_norm_removes_its_load_hook():
+    # PyTorch 2.13 leaves it (it looks for its class among hooks it has wrapped), so that the
+    # module then refuses its own state_dict ("Missing key(s) ... weight_orig, weight_u")
+    m = t.nn.utils.remove_spectral_norm(_old_spectral(t))
+    assert not m._load_state_dict_pre_hooks
+    assert repr(m.load_state_dict(m.state_dict())) == "<All keys matched successfully>"
 
 
 def test_the_old_warning_points_at_the_caller():

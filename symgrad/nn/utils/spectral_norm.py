@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from symgrad.autograd.grad_mode import no_grad
+from symgrad.creation import tensor as _tensor
 from symgrad.nn.modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from symgrad.nn.modules.module import Module
 from symgrad.nn.parameter import Parameter
@@ -74,6 +77,37 @@ class SpectralNorm:
         setattr(module, self.name,
                 self.compute_weight(module, do_power_iteration=module.training))
 
+    def _solve_v_and_rescale(self, weight_mat: Tensor, u: Tensor, target_sigma: Tensor) -> Tensor:
+        """A ``v`` with ``normalize(W v) = u`` (least squares, through the pseudo-inverse of
+        ``W^T W``) scaled so that ``u . (W v) = target_sigma``: what an old state_dict lacks."""
+        w = weight_mat.detach().numpy()
+        solved = np.linalg.pinv(w.T @ w, rcond=1e-15) @ w.T @ u.detach().numpy()
+        v = _tensor(solved.astype(w.dtype))
+        return v.mul_(target_sigma / u.dot(weight_mat.mv(v)))
+
+    def _load_old_state(self, module: Module, state_dict: dict, prefix: str,
+                        local_metadata: dict, strict: bool, missing: list[str],
+                        *rest: Any) -> None:
+        """The load_state_dict pre-hook: a state_dict saved before PyTorch 1.1 holds
+        ``<name>`` (the normalized weight) instead of ``<name>_v``, which is solved for."""
+        version = local_metadata.get("spectral_norm", {}).get(self.name + ".version")
+        if version is not None and version >= 1:
+            return
+        key = prefix + self.name
+        if (version is None and key not in state_dict
+                and all(key + suffix in state_dict for suffix in ("_orig", "_u", "_v"))):
+            return  # the current layout
+        absent = [key + suffix for suffix in ("_orig", "", "_u") if key + suffix not in state_dict]
+        if absent:
+            if strict:
+                missing.extend(absent)
+            return
+        with no_grad():
+            weight_orig = state_dict[key + "_orig"]
+            sigma = (weight_orig / state_dict.pop(key)).mean()
+            state_dict[key + "_v"] = self._solve_v_and_rescale(
+                self.reshape_weight_to_matrix(weight_orig), state_dict[key + "_u"], sigma)
+
     @staticmethod
     def apply(module: Module, name: str, n_power_iterations: int, dim: int,
               eps: float) -> SpectralNorm:
@@ -97,6 +131,7 @@ class SpectralNorm:
         module.register_buffer(fn.name + "_u", u)
         module.register_buffer(fn.name + "_v", v)
         module.register_forward_pre_hook(fn)
+        module.register_load_state_dict_pre_hook(fn._load_old_state)
         return fn
 
 
@@ -107,7 +142,9 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
     generator, normalized) hold the power iteration's vectors, and a forward pre-hook sets
     ``module.<name>`` to ``<name>_orig / sigma`` before each call, iterating
     ``n_power_iterations`` times first in training mode. ``dim`` (default: 1 for the
-    transposed convolutions, else 0) is the dimension taken as the rows. Returns ``module``.
+    transposed convolutions, else 0) is the dimension taken as the rows. A state_dict saved
+    before PyTorch 1.1 (the normalized ``<name>`` in place of ``<name>_v``) still loads: ``v``
+    is solved for. Returns ``module``.
 
     >>> lin = symgrad.nn.utils.spectral_norm(symgrad.nn.Linear(3, 2))
     >>> list(lin.state_dict())
@@ -125,7 +162,7 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
 
 def remove_spectral_norm(module: Module, name: str = "weight") -> Module:
     """Undo :func:`spectral_norm`: ``name`` is a parameter again, holding the current
-    normalized weight.
+    normalized weight (the load_state_dict hook goes too, which PyTorch 2.13 leaves).
 
     >>> lin = symgrad.nn.utils.spectral_norm(symgrad.nn.Linear(3, 2))
     >>> list(symgrad.nn.utils.remove_spectral_norm(lin).state_dict())
@@ -135,5 +172,12 @@ def remove_spectral_norm(module: Module, name: str = "weight") -> Module:
         if isinstance(hook, SpectralNorm) and hook.name == name:
             hook.remove(module)
             del module._forward_pre_hooks[key]
-            return module
-    raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+            break
+    else:
+        raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    for key, hook in list(module._load_state_dict_pre_hooks.items()):
+        owner = getattr(hook, "__self__", None)
+        if isinstance(owner, SpectralNorm) and owner.name == name:
+            del module._load_state_dict_pre_hooks[key]
+            break
+    return module
