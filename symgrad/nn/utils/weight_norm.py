@@ -11,7 +11,6 @@ from symgrad import ops
 from symgrad.dispatch import apply_op
 from symgrad.nn.modules.module import Module
 from symgrad.nn.parameter import Parameter
-from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor
 
 __all__ = ["WeightNorm", "remove_weight_norm", "weight_norm"]
@@ -39,16 +38,15 @@ def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:  # noqa:
 
 def _weight_norm(v: Tensor, g: Tensor, dim: int = 0) -> Tensor:
     """PyTorch's ``torch._weight_norm``: ``v * g / norm_except_dim(v, 2, dim)``, recorded as
-    one ``WeightNormInterfaceBackward0`` node when ``dim`` is the first or the last dimension
-    (and the tensors are not half precision), as PyTorch's fused kernel is.
+    one ``WeightNormInterfaceBackward0`` node when ``dim`` is the first or the last dimension,
+    as PyTorch's fused kernel is (on the CPU, for every floating dtype).
 
     >>> from symgrad.nn.utils.weight_norm import _weight_norm
     >>> v = symgrad.tensor([[3.0, 4.0]], requires_grad=True)
     >>> _weight_norm(v, symgrad.tensor([[10.0]]), 0)
     tensor([[6., 8.]], grad_fn=<WeightNormInterfaceBackward0>)
     """
-    half = dtypes.float16
-    if v.dtype != half and g.dtype != half and dim in (0, v.ndim - 1):
+    if dim in (0, v.ndim - 1):
         return apply_op(ops.nn.weight_norm, v.contiguous(), g.contiguous(), dim=dim)
     return v * (g / norm_except_dim(v, 2, dim))
 
