@@ -109,7 +109,8 @@ def classes(L):
 
 
 def fixed(L, shape, shift=0.0):
-    """Fixed values of ``shape``: sin of 1, 2, 3 ... (never zero, never all one sign)."""
+    """Fixed values of ``shape``: 1.3 sin(0.7 k + shift) for k = 1, 2, 3 ... (never zero,
+    never all one sign; as a matrix of rank 2 at most)."""
     n = int(np.prod(shape))
     return L.tensor((np.sin(np.arange(1, n + 1) * 0.7 + shift) * 1.3).reshape(shape),
                     dtype=L.float32)
@@ -144,13 +145,13 @@ def x3(L):
     return fixed(L, (2, 3), 2.0)
 
 
-def registered(L, *names, module=None, **kwargs):
+def registered(L, *names, module=None, tensor_name="weight", args=(), unsafe=False):
+    """``module`` (default: a fixed 3x3 Linear) with the parametrizations ``names`` registered
+    in turn on ``tensor_name`` (``args``: Scale's factor)."""
     m = linear(L) if module is None else module
     for name in names:
-        args = kwargs.get("args", ()) if name == "Scale" else ()
-        L.nn.utils.parametrize.register_parametrization(
-            m, kwargs.get("tensor_name", "weight"), classes(L)[name](*args),
-            unsafe=kwargs.get("unsafe", False))
+        made = classes(L)[name](*(args if name == "Scale" else ()))
+        L.nn.utils.parametrize.register_parametrization(m, tensor_name, made, unsafe=unsafe)
     return m
 
 
