@@ -382,6 +382,11 @@ CASES = {
         m.parametrizations.weight.original0, m.parametrizations.weight.original1, m.weight])(
         _assign(L, registered(L, "Split"), fixed(L, (3, 3), 3.0))),
     "buffer": _with_buffer,
+    "inside a Sequential": lambda L: (lambda net: [
+        list(net.state_dict()), [n for n, _ in net.named_modules()],
+        [n for n, _ in net.named_parameters()], repr(net)])(
+        L.nn.Sequential(registered(L, "Symmetric"), L.nn.ReLU(),
+                        L.nn.utils.parametrizations.weight_norm(linear(L)))),
     "assign a Parameter to a parametrized name": lambda L: setattr(
         registered(L, "Symmetric"), "weight", L.nn.Parameter(L.ones(3, 3))),
     "delete a parametrized name": lambda L: delattr(registered(L, "Symmetric"), "weight"),
