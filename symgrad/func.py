@@ -326,52 +326,7 @@ def functional_call(module: Any, parameter_and_buffer_dicts: dict | Sequence[dic
     >>> symgrad.func.functional_call(m, params, (symgrad.tensor([[1.0, 2.0]]),))
     tensor([[3.]])
     """
-    dicts = [parameter_and_buffer_dicts] if isinstance(parameter_and_buffer_dicts, dict) \
-        else list(parameter_and_buffer_dicts)
-    given: dict[str, Any] = {}
-    repeated = [key for i, d in enumerate(dicts) for key in d
-                if any(key in other for other in dicts[:i])]
-    if repeated:
-        raise ValueError(f"{sorted(set(repeated))} appeared in multiple dictionaries; behavior "
-                         "of functional call is ambiguous")
-    for d in dicts:
-        given.update(d)
-    names = [n for n, _ in module.named_parameters()] + [n for n, _ in module.named_buffers()]
-    if strict:
-        unexpected = [k for k in given if k not in names]
-        missing = [n for n in names if n not in given]
-        if unexpected or missing:
-            lines = []
-            if unexpected:
-                lines.append("Unexpected key(s): " + ", ".join(f"'{k}'" for k in unexpected)
-                             + ".")
-            if missing:
-                lines.append("Missing key(s): " + ", ".join(f"'{k}'" for k in missing) + ".")
-            raise RuntimeError(f"Error(s) in reparametrizing for {type(module).__name__}:\n\t"
-                               + "\n\t".join(lines))
-    saved = []
-    try:
-        for key, value in given.items():
-            owner_name, _, attr = key.rpartition(".")
-            owner = module.get_submodule(owner_name) if owner_name else module
-            store = owner._parameters if attr in owner._parameters else (
-                owner._buffers if attr in owner._buffers else None)
-            if store is None:
-                saved.append((owner, attr, None, owner.__dict__.get(attr, _MISSING)))
-                owner.__dict__[attr] = value
-                continue
-            saved.append((owner, attr, store, store[attr]))
-            store[attr] = value
-        call_args = args if isinstance(args, tuple) else (() if args is None else (args,))
-        return module(*call_args, **(kwargs or {}))
-    finally:
-        for owner, attr, store, old in reversed(saved):
-            if store is not None:
-                store[attr] = old
-            elif old is _MISSING:
-                owner.__dict__.pop(attr, None)
-            else:
-                owner.__dict__[attr] = old
+    from symgrad.nn.utils.stateless import _functional_call  # (loads nn on first use)
 
-
-_MISSING = object()
+    return _functional_call(module, parameter_and_buffer_dicts, args, kwargs,
+                            tie_weights=tie_weights, strict=strict)

@@ -27,7 +27,9 @@ symgrad.torch_api.load_all()
 
 # Where users reach public names; ``symgrad.symbolic`` and ``symgrad.viz`` load lazily.
 MODULES = ("symgrad", "symgrad.nn", "symgrad.nn.functional", "symgrad.nn.init",
-           "symgrad.nn.utils", "symgrad.optim", "symgrad.optim.lr_scheduler",
+           "symgrad.nn.utils", "symgrad.nn.utils.parametrize", "symgrad.nn.utils.parametrizations",
+           "symgrad.nn.utils.stateless",
+           "symgrad.optim", "symgrad.optim.lr_scheduler",
            "symgrad.optim.swa_utils", "symgrad.linalg",
            "symgrad.autograd", "symgrad.autograd.functional", "symgrad.cuda", "symgrad.symbolic",
            "symgrad.utils.data", "symgrad.viz")

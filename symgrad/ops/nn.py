@@ -1,5 +1,5 @@
-"""Neural-network ops: the softmax family, the gated linear unit and the losses PyTorch
-records as one node.
+"""Neural-network ops: the softmax family, the gated linear unit, the fused weight norm and
+the losses PyTorch records as one node.
 
 Softmax and log-softmax reduce over ``dim`` (a 1-tuple, or ``()`` for a 0-d input); their
 forwards are the namespace's numerically stable ``xp.softmax`` / ``xp.log_softmax``.
@@ -718,4 +718,49 @@ glu = register(Op(
     saved=(0,),
     samples=(Sample(((2, 4),), {"dim": 1}), Sample(((4, 3),), {"dim": 0}),
              Sample(((2, 2, 2),), {"dim": 2})),
+))
+
+
+# ---------------------------------------------------------------- weight norm
+# PyTorch's fused weight norm (``_weight_norm_interface``, one node): w = v * g / ||v||, the
+# norm over every dimension but ``dim`` (the first or the last), g one scale per slice along
+# ``dim`` (any shape with that many elements; it is read in the norm's kept-dims shape).
+def _slice_axes(v, dim):
+    return tuple(d for d in range(v.ndim) if d != dim)
+
+
+def _slice_norm(xp, v, dim):
+    return xp.sqrt(xp.sum(v * v, axis=_slice_axes(v, dim), keepdims=True))
+
+
+def _kept_shape(v, dim):
+    return tuple(n if d == dim else 1 for d, n in enumerate(v.shape))
+
+
+def _weight_norm_forward(xp, v, g, dim):
+    return v * (xp.reshape(g, _kept_shape(v, dim)) / _slice_norm(xp, v, dim))
+
+
+def _weight_norm_grad_v(xp, g_out, ans, v, g, dim):
+    norm = _slice_norm(xp, v, dim)
+    scale = xp.reshape(g, _kept_shape(v, dim)) / norm
+    along = xp.sum(g_out * v, axis=_slice_axes(v, dim), keepdims=True)
+    return scale * (g_out - v * (along / (norm * norm)))
+
+
+def _weight_norm_grad_g(xp, g_out, ans, v, g, dim):
+    along = xp.sum(g_out * v, axis=_slice_axes(v, dim), keepdims=True)
+    return xp.reshape(along / _slice_norm(xp, v, dim), g.shape)
+
+
+weight_norm = register(Op(
+    "weight_norm", "WeightNormInterfaceBackward0",
+    forward=_weight_norm_forward,
+    vjp=(_weight_norm_grad_v, _weight_norm_grad_g),
+    saved=(0, 1),
+    float_only=True,
+    samples=(Sample(((3, 2), (3, 1)), {"dim": 0}, low=0.2, high=2.0),
+             Sample(((2, 3), (1, 3)), {"dim": 1}),
+             Sample(((2, 2, 3), (2,)), {"dim": 0}),
+             Sample(((2, 1, 3), (1, 1, 3)), {"dim": 2})),
 ))
