@@ -481,6 +481,8 @@ def cond(A: Tensor, p: float | str | None = None) -> Tensor:  # noqa: N803
     parser.tensor_arg("linalg_cond", "input", A)
     if A.ndim < 2:
         raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if A.numel() == 0 and A.is_floating_point():  # (PyTorch's condition number of nothing)
+        return creation.zeros(A.shape[:-2], dtype=A.dtype)
     if p in (None, 2, -2):
         s = decompositions.singular_values(A)
         return decompositions.largest_over_smallest(s if p != -2 else s.flip(-1))

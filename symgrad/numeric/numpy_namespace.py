@@ -327,8 +327,8 @@ def lu_factor(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     lu = np.array(a, dtype=a.dtype, copy=True)
     batch, (rows, cols) = a.shape[:-2], a.shape[-2:]
     k = min(rows, cols)
-    flat = lu.reshape((-1, rows, cols))
-    count = flat.shape[0]
+    count = math.prod(batch)
+    flat = lu.reshape((count, rows, cols))
     pivots = np.zeros((count, k), np.int32)
     info = np.zeros(count, np.int32)
     every = np.arange(count)
@@ -417,8 +417,9 @@ def cholesky_ex(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def lu_permutation(pivots: np.ndarray, rows: int, dtype: np.dtype) -> np.ndarray:
     """The permutation matrices ``P`` (``A = P L U``) of LAPACK's 1-based row swaps."""
     batch, k = pivots.shape[:-1], pivots.shape[-1]
+    count = math.prod(batch)
     order = np.broadcast_to(np.arange(rows), batch + (rows,)).copy()
-    flat, swaps = order.reshape(-1, rows), pivots.reshape(-1, k) - 1
+    flat, swaps = order.reshape(count, rows), pivots.reshape(count, k) - 1
     every = np.arange(flat.shape[0])
     for j in range(k):
         target = swaps[:, j]

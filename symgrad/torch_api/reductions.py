@@ -312,9 +312,10 @@ def _amax(op: ops.Op, name: str, input: Tensor, dim: Any, keepdim: bool,  # noqa
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
                                "input.numel() == 0. Specify the reduction dim with the 'dim' "
                                "argument.")
-        for d in dims:
-            if value.shape[d] == 0:
-                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        for given in (dim if isinstance(dim, Sequence) else (dim,)):  # (named as given)
+            if value.shape[_dim(given, value.ndim)] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {given} to have non-zero "
+                                 "size.")
     keepdim = bool(keepdim)
     positions = _arg_extreme(value, dims, largest)
     params = {"key": gather_key(positions, value.shape, dims, keepdim), "dim": dims,
@@ -617,6 +618,8 @@ def singular_value_norm(A: Tensor, ord: str | int, rows: int, cols: int,  # noqa
         raise RuntimeError("linalg.matrix_norm: Low precision dtypes not supported. Got Half")
     order = [d for d in range(A.ndim) if d not in (rows, cols)] + [rows, cols]
     s = apply_op(ops.linalg.svdvals, A.permute(order))
+    if ord == 2 and s.shape[-1] == 0:  # (no singular values: PyTorch's 2-norm is 0)
+        s = s.new_zeros(s.shape[:-1] + (1,))
     norms = s.sum(-1, keepdim) if ord == "nuc" else s.amax(-1, keepdim) if ord == 2 \
         else s.amin(-1, keepdim)
     if not keepdim:
