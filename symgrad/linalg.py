@@ -31,10 +31,11 @@ from symgrad.torch_api.products import LinAlgError, solve
 from symgrad.torch_api.reductions import singular_value_norm, vector_norm
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
-           "eigvalsh", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
-           "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
-           "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd",
-           "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm"]
+           "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor",
+           "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
+           "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
+           "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
+           "vector_norm"]
 
 
 def inv(A: Tensor) -> Tensor:  # noqa: N803 - PyTorch's name
@@ -674,3 +675,17 @@ def tensorsolve(A: Tensor, B: Tensor, dims: Sequence[int] | None = None) -> Tens
         raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[other.ndim:]) "
                            f"== prod(self.shape[:other.ndim]), but got {cols} != {rows}")
     return solve(A.reshape(rows, cols), B.reshape(rows)).reshape(*A.shape[B.ndim:])
+
+
+def householder_product(A: Tensor, tau: Tensor) -> Tensor:  # noqa: N803
+    """The first n columns of ``H_1 ... H_k`` for the Householder reflectors
+    ``H_i = I - tau_i v_i v_i^T``, ``v_i`` column i of ``A`` below the diagonal with a 1 on it
+    (LAPACK's ``orgqr``; ``LinalgHouseholderProductBackward0``, lowered to sympy as the
+    product, so ``symbolic.check`` proves its rule).
+
+    >>> a, tau = symgrad.geqrf(symgrad.tensor([[3.0, 1.0], [4.0, 2.0]]))
+    >>> symgrad.linalg.householder_product(a, tau)
+    tensor([[-0.6000, -0.8000],
+            [-0.8000,  0.6000]])
+    """
+    return decompositions.reflector_product(A, tau, "linalg_householder_product")

@@ -153,6 +153,33 @@ CASES = {
     "triangular_solve unitriangular": lambda L, A, W, B: B.triangular_solve(
         A, unitriangular=True)[0],
     "triangular_solve copy": lambda L, A, W, B: L.triangular_solve(B, A).cloned_coefficient,
+    "householder_product": lambda L, A, W, B: L.linalg.householder_product(W, W[0, :2] ** 2),
+    "householder_product square": lambda L, A, W, B: L.linalg.householder_product(A, A[0]),
+    "householder_product batched": lambda L, A, W, B: L.linalg.householder_product(
+        L.stack([W, W * 0.5]), L.stack([W[1, :1], W[2, :1]])),
+    "householder_product no reflector": lambda L, A, W, B: L.linalg.householder_product(
+        W, W[0, :0]),
+    "householder_product of geqrf": lambda L, A, W, B: L.linalg.householder_product(
+        *L.geqrf(W.detach())),
+    "orgqr": lambda L, A, W, B: L.orgqr(W, W[1, :3]),
+    "Tensor.orgqr": lambda L, A, W, B: W.orgqr(W[1, :1]),
+    "householder_product wide": lambda L, A, W, B: L.linalg.householder_product(W.mT, A[0]),
+    "householder_product more taus": lambda L, A, W, B: L.linalg.householder_product(
+        W, W[0]),
+    "householder_product tau dims": lambda L, A, W, B: L.linalg.householder_product(
+        W, W[:1, :2]),
+    "householder_product dtypes": lambda L, A, W, B: L.linalg.householder_product(
+        W, W[0, :2].float()),
+    "householder_product int64": lambda L, A, W, B: L.linalg.householder_product(
+        L.ones(3, 2, dtype=L.long), L.ones(1, dtype=L.long)),
+    "householder_product batch": lambda L, A, W, B: L.linalg.householder_product(
+        L.stack([W, W]), W[:3, :1]),
+    "geqrf a": lambda L, A, W, B: L.geqrf(W)[0],
+    "geqrf tau": lambda L, A, W, B: W.geqrf().tau,
+    "geqrf wide": lambda L, A, W, B: L.geqrf(W.mT).a,
+    "geqrf backward": lambda L, A, W, B: L.autograd.grad(L.geqrf(W)[0].sum(), W),
+    "geqrf int64": lambda L, A, W, B: L.geqrf(L.ones(2, 2, dtype=L.long)),
+    "geqrf a vector": lambda L, A, W, B: L.geqrf(L.ones(2)),
     "tensorinv": lambda L, A, W, B: L.linalg.tensorinv(L.cat([W, W[:2] ** 2]).reshape(6, 2, 3),
                                                        ind=1),
     "tensorinv ind 0": lambda L, A, W, B: L.linalg.tensorinv(A, ind=0),
@@ -230,6 +257,7 @@ SMOOTH = {
     "cholesky_solve upper": lambda A, W, B: t.cholesky_solve(B, t.triu(A + 3), upper=True),
     "cholesky_inverse": lambda A, W, B: t.cholesky_inverse(t.tril(A + 3)),
     "inv_ex": lambda A, W, B: t.linalg.inv_ex(A).inverse,
+    "householder_product": lambda A, W, B: t.linalg.householder_product(W, B[:, 0] * 0.7),
 }
 
 
@@ -239,7 +267,8 @@ def test_gradients_agree_with_differences(name):
 
 
 @pytest.mark.parametrize("name", ["lu_solve", "solve right", "cholesky_solve",
-                                  "cholesky_solve upper", "cholesky_inverse", "inv_ex"])
+                                  "cholesky_solve upper", "cholesky_inverse", "inv_ex",
+                                  "householder_product"])
 def test_gradients_agree_with_sympy(name):
     """lu_solve lowers to triangular solves with the recorded pivots, the others to inverses:
     symbolic.check proves their rules (lu_factor's input enters as a constant factor)."""
@@ -247,7 +276,8 @@ def test_gradients_agree_with_sympy(name):
     out = SMOOTH[name](A, W, B) if name != "lu_solve" else t.linalg.lu_solve(
         *t.linalg.lu_factor(A.detach()), B)
     weights = t.arange(1.0, 1.0 + out.numel(), dtype=t.float64).reshape(out.shape)
-    used = [B] if name == "lu_solve" else [A, B] if "solve" in name else [A]
+    used = [B] if name == "lu_solve" else [A, B] if "solve" in name else [W, B] \
+        if name == "householder_product" else [A]
     symbolic.check((out * weights).sum(), inputs=used)
 
 
@@ -259,7 +289,9 @@ def _scaled(rule, factor):
     (ops.linalg.lu_factor, "lu_factor", 0), (ops.linalg.lu_u, "lu wide", 0),
     (ops.linalg.lu_solve, "lu_solve", 0), (ops.linalg.lu_solve, "lu_solve", 1),
     (ops.linalg.cholesky_solve, "cholesky_solve", 1),
-    (ops.linalg.cholesky_inverse, "cholesky_inverse", 0)])
+    (ops.linalg.cholesky_inverse, "cholesky_inverse", 0),
+    (ops.linalg.householder_product, "householder_product", 0),
+    (ops.linalg.householder_product, "householder_product", 1)])
 def test_a_wrong_rule_is_caught(monkeypatch, op, name, index):
     rules = list(op.vjp)
     rules[index] = _scaled(rules[index], 1.01)

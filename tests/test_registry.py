@@ -325,7 +325,7 @@ UNSAMPLED = {"cholesky": "tests/test_linalg_extra.py (symmetric positive definit
                              "tests/test_linalg_decompositions.py (sign-invariant cases; no "
                              "sympy form but pinv's)"),
              **dict.fromkeys(("lu_factor", "lu_solve", "lu_unpack_l", "cholesky_solve",
-                              "cholesky_inverse"),
+                              "cholesky_inverse", "householder_product", "geqrf_a"),
                              "tests/test_linalg_factorizations.py (nonsingular and triangular "
                              "inputs)")}
 

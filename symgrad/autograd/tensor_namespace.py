@@ -347,6 +347,10 @@ def cholesky_ex(a: Tensor) -> tuple[Tensor, np.ndarray]:
     return apply_op(ops.linalg.cholesky_ex, a), numeric_xp.cholesky_ex(a._value)[1]
 
 
+def geqrf(a: Tensor) -> tuple[Tensor, Tensor]:
+    return apply_op(ops.linalg.geqrf_a, a), apply_op(ops.linalg.geqrf_tau, a)
+
+
 def lu_factor(a: Tensor) -> tuple[Tensor, np.ndarray, np.ndarray]:
     """The packed factor as a recorded op; the pivots and info as numbers (constants)."""
     _, pivots, info = numeric_xp.lu_factor(a._value)

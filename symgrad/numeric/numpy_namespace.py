@@ -414,6 +414,19 @@ def cholesky_ex(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return factor, info
 
 
+def geqrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """LAPACK's ``geqrf`` of each matrix: R on and above the diagonal, the Householder vectors
+    below it, and their scales ``tau`` (numpy's raw QR, transposed back)."""
+    if a.ndim == 2:
+        h, tau = np.linalg.qr(a, mode="raw")
+        return np.ascontiguousarray(h.T), tau
+    parts = [geqrf(a[index]) for index in np.ndindex(*a.shape[:-2])]
+    k = min(a.shape[-2:])
+    return (np.stack([h for h, _ in parts]).reshape(a.shape) if parts else a.copy(),
+            np.stack([t for _, t in parts]).reshape(a.shape[:-2] + (k,)) if parts
+            else np.zeros(a.shape[:-2] + (k,), a.dtype))
+
+
 def lu_permutation(pivots: np.ndarray, rows: int, dtype: np.dtype) -> np.ndarray:
     """The permutation matrices ``P`` (``A = P L U``) of LAPACK's 1-based row swaps."""
     batch, k = pivots.shape[:-1], pivots.shape[-1]

@@ -810,3 +810,71 @@ def _cholesky_inverse_grad(xp, g, ans, factor, upper=False):
 cholesky_inverse = Op("cholesky_inverse", "CholeskyInverseBackward0",
                       forward=_cholesky_inverse_forward, vjp=(_cholesky_inverse_grad,),
                       saved=(0,), saves_output=True)
+
+
+# ---------------------------------------------------------------- Householder reflectors
+def _reflectors(xp, a, k):
+    # the vectors v_i of H_i = I - tau_i v_i v_i^T: column i of a below the diagonal, 1 on it
+    return xp.tril(a, -1)[..., :, :k] + _unit_rows(xp, a, k)
+
+
+def _householder_partials(xp, a, tau):
+    """Q_i = H_i H_(i+1) ... H_k E (E: the first n columns of the identity), i = 1 .. k + 1."""
+    rows, cols = a.shape[-2:]
+    k = tau.shape[-1]
+    v = _reflectors(xp, a, k)
+    q = xp.zeros_like(a) + _unit_rows(xp, a, cols)
+    partials = [q]
+    for i in range(k - 1, -1, -1):
+        vi = v[..., :, i:i + 1]
+        q = q - xp.expand_dims(tau[..., i:i + 1], -1) * xp.matmul(vi, xp.matmul(_mT(xp, vi), q))
+        partials.append(q)
+    return v, partials[::-1]
+
+
+def _householder_cotangents(xp, g, a, tau):
+    """The cotangents of a and tau: with Q_i = Q_(i+1) - tau_i v_i (v_i^T Q_(i+1)) and G_i
+    that of Q_i (G_1 = g, G_(i+1) = H_i G_i): g_tau_i = -v_i^T G_i Q_(i+1)^T v_i and
+    g_v_i = -tau_i (G_i Q_(i+1)^T + Q_(i+1) G_i^T) v_i, of which a takes the entries below
+    the diagonal."""
+    rows, cols = a.shape[-2:]
+    k = tau.shape[-1]
+    if k == 0:  # (no reflectors: Q is constant)
+        return xp.zeros_like(a), xp.zeros_like(tau)
+    v, partials = _householder_partials(xp, a, tau)
+    grad, columns, taus = g, [], []
+    for i in range(k):
+        vi, after = v[..., :, i:i + 1], partials[i + 1]
+        t = xp.expand_dims(tau[..., i:i + 1], -1)
+        left = xp.matmul(grad, xp.matmul(_mT(xp, after), vi))
+        right = xp.matmul(after, xp.matmul(_mT(xp, grad), vi))
+        taus.append(-xp.matmul(_mT(xp, vi), left)[..., 0, :])
+        columns.append(-t * (left + right))
+        grad = grad - t * xp.matmul(vi, xp.matmul(_mT(xp, vi), grad))
+    last = len(a.shape) - 1
+    grad_a = xp.tril(xp.concatenate(columns, last), -1)  # (a holds v_i below the diagonal)
+    if k < cols:
+        grad_a = xp.pad(grad_a, [(0, 0)] * (len(a.shape) - 1) + [(0, cols - k)], 0.0)
+    return grad_a, xp.concatenate(taus, len(tau.shape) - 1)
+
+
+
+
+
+householder_product = Op(
+    "householder_product", "LinalgHouseholderProductBackward0",
+    forward=lambda xp, a, tau: _householder_partials(xp, a, tau)[1][0],
+    vjp=(lambda xp, g, ans, a, tau: _householder_cotangents(xp, g, a, tau)[0],
+         lambda xp, g, ans, a, tau: _householder_cotangents(xp, g, a, tau)[1]),
+    saved=(0, 1))
+
+
+def _no_geqrf_derivative(xp, g, ans, a):
+    raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+
+# geqrf's compact QR (LAPACK's own output); PyTorch has no derivative of it
+geqrf_a = Op("geqrf_a", "GeqrfBackward0", forward=lambda xp, a: xp.geqrf(a)[0],
+             vjp=(_no_geqrf_derivative,))
+geqrf_tau = Op("geqrf_tau", "GeqrfBackward0", forward=lambda xp, a: xp.geqrf(a)[1],
+               vjp=(_no_geqrf_derivative,))

@@ -624,6 +624,7 @@ def cholesky_ex(a: Any) -> tuple[Expressions, None]:
 
 
 svd = _no_closed_form("linalg.svd")
+geqrf = _no_closed_form("geqrf")
 lu_factor = _no_closed_form("linalg.lu_factor")
 
 

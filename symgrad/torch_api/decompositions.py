@@ -512,3 +512,66 @@ _LinalgCholeskyEx = result_type("linalg_cholesky_ex", ("L", "info"), """What
     :func:`symgrad.linalg.cholesky_ex` returns.""", __name__)
 _LinalgSolveEx = result_type("linalg_solve_ex", ("result", "info"), """What
     :func:`symgrad.linalg.solve_ex` returns.""", __name__)
+
+
+# ---------------------------------------------------------------- Householder reflectors
+_Geqrf = result_type("geqrf", ("a", "tau"), """What :func:`geqrf` returns
+    (``torch.return_types.geqrf``).""", __name__)
+
+
+def reflector_product(A: Tensor, tau: Tensor, fn: str) -> Tensor:  # noqa: N803
+    """:func:`symgrad.linalg.householder_product`'s checks, in PyTorch's order, and its op."""
+    name = "torch.linalg.householder_product"
+    parser.tensor_arg(fn, "input", A)
+    parser.tensor_arg(fn, "tau", tau, 2)
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if A.shape[-2] < A.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
+    if A.shape[-1] < (tau.shape[-1] if tau.ndim else 1):
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    if tau.ndim != A.ndim - 1:
+        raise RuntimeError(f"{name}: Expected tau to have one dimension less than input, but "
+                           f"got tau.ndim equal to {tau.ndim} and input.ndim is equal to "
+                           f"{A.ndim}")
+    if tau.shape[:-1] != A.shape[:-2]:
+        raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to "
+                           f"input.shape[:-2], but got {list(tau.shape[:-1])}")
+    if tau.dtype is not A.dtype:
+        raise RuntimeError(f"{name}: tau dtype {tau.dtype._torch_name} does not match input "
+                           f"dtype {A.dtype._torch_name}")
+    if A._value.dtype.kind != "f" or A.dtype is dtypes.float16:
+        raise dtypes.not_implemented("orgqr_cpu", A.dtype)
+    return apply_op(ops.linalg.householder_product, A, tau)
+
+
+@torch_api("householder_product", example=lambda x: x.mT.orgqr(x[:, 0]))
+def orgqr(self, input2: Tensor) -> Tensor:
+    """The first n columns of the product of the Householder reflectors stored below the
+    diagonal of ``self`` with scales ``input2`` (:func:`symgrad.linalg.householder_product`).
+
+    >>> symgrad.orgqr(symgrad.tensor([[1.0], [0.0]]), symgrad.tensor([0.0]))
+    tensor([[1.],
+            [0.]])
+    """
+    return reflector_product(self, input2, "orgqr")
+
+
+@torch_api("geqrf_a", example=lambda x: x.mT.geqrf()[0])
+def geqrf(self) -> _Geqrf:
+    """LAPACK's compact QR of each matrix: R on and above the diagonal, the Householder
+    vectors below it, and their scales ``tau`` (``GeqrfBackward0``, which has no derivative,
+    as in PyTorch).
+
+    >>> symgrad.tensor([[3.0], [4.0]]).geqrf().a
+    tensor([[-5.0000],
+            [ 0.5000]])
+    """
+    parser.tensor_arg("geqrf", "input", self)
+    if self.ndim < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    if self._value.dtype.kind != "f" or self.dtype is dtypes.float16:
+        raise dtypes.not_implemented("geqrf_cpu", self.dtype)
+    return _Geqrf(apply_op(ops.linalg.geqrf_a, self), apply_op(ops.linalg.geqrf_tau, self))
