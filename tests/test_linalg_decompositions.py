@@ -371,8 +371,11 @@ def test_matrix_exp_against_mpmath():
 
 def test_pinv_and_lstsq_are_proved_by_symbolic_check():
     """pinv and lstsq lower (for full-rank matrices) to closed forms sympy differentiates."""
-    A, S, B = _leaves(t)
-    symbolic.check((t.linalg.pinv(A) * t.arange(12.0, dtype=t.float64).reshape(3, 4)).sum(),
+    A = t.tensor([[2.0, 0.5], [1.0, 3.0], [0.2, -1.0]], dtype=t.float64, requires_grad=True)
+    B = t.tensor([[1.0], [0.5], [2.0]], dtype=t.float64, requires_grad=True)
+    symbolic.check((t.linalg.pinv(A) * t.arange(6.0, dtype=t.float64).reshape(2, 3)).sum(),
+                   inputs=[A])
+    symbolic.check((t.linalg.pinv(A.mT) * t.arange(6.0, dtype=t.float64).reshape(3, 2)).sum(),
                    inputs=[A])
     out = t.linalg.lstsq(A, B, driver="gelsd")
     symbolic.check(out.solution.sum() + out.residuals.sum(), inputs=[A, B])
