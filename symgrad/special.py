@@ -8,8 +8,8 @@ Most are PyTorch's other spellings of symgrad functions (``expit`` is ``sigmoid`
 ``xlog1py`` (``x log1p(y)``), ``gammainc`` and ``gammaincc`` (the regularized incomplete
 gamma functions), the modified Bessel functions ``i0``, ``i1``, ``i0e``, ``i1e`` and ``erfcx``
 with their gradients, and PyTorch's Bessel functions without a gradient (``bessel_j0`` ...
-``spherical_bessel_j0``). PyTorch's ``zeta``, ``airy_ai`` and the orthogonal polynomials are not
-there.
+``spherical_bessel_j0``), and the Hurwitz ``zeta``. PyTorch's ``airy_ai`` and the orthogonal
+polynomials are not there.
 
 >>> x = symgrad.tensor([0.975], dtype=symgrad.float64, requires_grad=True)
 >>> z = symgrad.special.ndtri(x)
@@ -30,6 +30,7 @@ from symgrad.dispatch import apply_op
 from symgrad.numeric import bessel, dtypes
 from symgrad.tensor import Tensor, _make
 from symgrad.torch_api import lazy
+from symgrad.torch_api.arguments import result_dtype
 from symgrad.torch_api.arithmetic import sigmoid as expit
 from symgrad.torch_api.composites import mvlgamma as multigammaln
 from symgrad.torch_api.pointwise import (
@@ -57,7 +58,7 @@ __all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1",
            "gammainc", "gammaincc", "i0", "i0e", "i1", "i1e", "erfcx", "bessel_j0",
            "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
            "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",
-           "scaled_modified_bessel_k1", "spherical_bessel_j0"]
+           "scaled_modified_bessel_k1", "spherical_bessel_j0", "zeta"]
 
 _ew = ops.elementwise
 
@@ -319,3 +320,27 @@ def spherical_bessel_j0(input: Tensor) -> Tensor:  # noqa: A002
     tensor([ 1.0000e+00, -2.7828e-08])
     """
     return _without_gradient("spherical_bessel_j0", input, bessel.spherical_j0)
+
+
+def zeta(input: Any, other: Any) -> Tensor:  # noqa: A002
+    """The Hurwitz zeta function ``ζ(x, q) = Σ_(k>=0) (k + q)^-x`` of ``input`` (x) and
+    ``other`` (q), broadcast; either may be a Python number. inf at ``x = 1`` and at the poles
+    ``q = 0, -1 ...``, nan for ``x < 1`` (``SpecialZetaBackward0``; ``1`` for a number
+    ``input``, ``2`` for a number ``other``; the gradient in q is ``-x ζ(x + 1, q)``, and, as
+    PyTorch, none in x: NotImplementedError at backward).
+
+    >>> symgrad.special.zeta(symgrad.tensor([2.0, 3.0]), 1.0)
+    tensor([1.6449, 1.2021])
+    """
+    for value in (input, other):
+        if not isinstance(value, Tensor | bool | int | float):
+            both = (input, other)
+            raise TypeError("special_zeta() received an invalid combination of arguments - got "
+                            f"({', '.join(type(v).__name__ for v in both)}), but expected one "
+                            "of:\n * (Tensor input, Tensor other)\n * (Number self, Tensor "
+                            "other)\n * (Tensor self, Number other)")
+    x, q = _xlogy_operands(input, other, "special_zeta")
+    common = result_dtype(x, q)
+    if common is dtypes.float16:
+        raise dtypes.not_implemented("zeta_cpu", common)
+    return _xlogy_named(apply_op(_ew.zeta, x, q), input, other, "SpecialZeta")

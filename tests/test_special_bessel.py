@@ -1,4 +1,4 @@
-"""The Bessel functions of ``symgrad.special`` and ``erfcx`` against PyTorch 2.13: values,
+"""The Bessel functions of ``symgrad.special``, ``erfcx`` and ``zeta`` against PyTorch 2.13: values,
 dtypes, node names, the gradient of a weighted sum (or that there is none), errors, recorded by
 ``python tools/record_torch_cases.py tests/test_special_bessel.py`` into
 ``tests/data/torch_special_bessel.json``; this module never imports torch. The values are also
@@ -38,6 +38,12 @@ FAR = [100.0, 1e3, 1e5]
 # K: the series below 1, the trapezoidal rule beyond (K underflows from about 700)
 SECOND_KIND = [0.0, 1e-300, 1e-5, 0.5, 1.0, 1.5, 4.0, 12.0, 30.0, 75.0, -1.0, INF, NAN]
 FAR_K = [300.0, 800.0, 1e5]
+# zeta(x, q): PyTorch's edges (x = 1, x < 1, the poles q = 0, -1 ..., negative q, inf, nan)
+ZETA_X = [2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 3.5, 3.0, 1.0, 0.5, -1.0, INF, INF, INF, NAN, 2.0,
+          1.0001, 50.0, 2.0, 2.0, 2.0, 2.0, 1e-3, 3.0, 3.0, 2.0, 1.0, NAN, INF, INF, 4.0, 12.0]
+ZETA_Q = [1.0, 0.5, -0.5, -1.0, 0.0, -2.5, -2.5, -2.5, 1.0, 1.0, 1.0, 1.0, 2.0, 0.5, 1.0, NAN,
+          1.0, 1.0, INF, -INF, 1e-10, 1e10, 1.0, -0.0, 1e-300, -3.0, NAN, 0.0, -0.5, -1.5,
+          -20.5, 1e6]
 
 
 def _unary(name, values):
@@ -59,6 +65,17 @@ CASES = {
     "i1 broadcast product": lambda L, d: L.special.i1(
         L.tensor([[0.5], [2.0]], dtype=d, requires_grad=True)
         * L.tensor([1.0, -3.0, 0.0], dtype=d, requires_grad=True)),
+    "zeta": lambda L, d: L.special.zeta(
+        L.tensor([2.0, 3.5, 1.5, 10.0, 2.0, 1.0001, 60.0], dtype=d),
+        L.tensor([1.0, 0.5, 3.0, 2.0, 100.0, 1.0, 1.5], dtype=d, requires_grad=True)),
+    "zeta a number input": lambda L, d: L.special.zeta(
+        2.5, L.tensor([0.25, 1.0, 40.0], dtype=d, requires_grad=True)),
+    "zeta negative q": lambda L, d: L.special.zeta(
+        L.tensor([2.0, 3.0, 4.0], dtype=d),
+        L.tensor([-0.5, -2.5, -20.5], dtype=d, requires_grad=True)),
+    "zeta broadcast": lambda L, d: L.special.zeta(
+        L.tensor([[2.0], [3.0]], dtype=d),
+        L.tensor([1.0, 2.0, 3.0], dtype=d, requires_grad=True)),
 }
 
 # name -> f(L, dtype): the functions without a derivative, given inputs requiring grad
@@ -102,6 +119,44 @@ OTHERS = {
         L.tensor([1.0, 2.0], requires_grad=True)).sum().backward(),
     "modified_bessel_i0 backward": lambda L: L.special.modified_bessel_i0(
         L.tensor([1.0], requires_grad=True)).sum().backward(),
+    # zeta: PyTorch's edge values, its dtypes and refusals, no gradient in x
+    "zeta edges": lambda L: L.special.zeta(L.tensor(ZETA_X, dtype=L.float64),
+                                           L.tensor(ZETA_Q, dtype=L.float64)),
+    "zeta edges float32": lambda L: L.special.zeta(L.tensor(ZETA_X), L.tensor(ZETA_Q)),
+    "zeta of int64 and a number": lambda L: L.special.zeta(L.tensor([2, 3]), 1),
+    "zeta of a number and int64": lambda L: L.special.zeta(2, L.tensor([1, 2])),
+    "zeta of int64 and a float": lambda L: L.special.zeta(L.tensor([2, 3]), 1.5),
+    "zeta of bool": lambda L: L.special.zeta(L.tensor([True]), L.tensor([True])),
+    "zeta of float32 and float64": lambda L: L.special.zeta(
+        L.tensor([2.0]), L.tensor([1.0], dtype=L.float64)),
+    "zeta of half": lambda L: L.special.zeta(L.tensor([2.0], dtype=L.float16),
+                                             L.tensor([1.0], dtype=L.float16)),
+    "zeta of half and a number": lambda L: L.special.zeta(L.tensor([2.0], dtype=L.float16), 1.0),
+    "zeta of two numbers": lambda L: L.special.zeta(2.0, 3.0),
+    "zeta of None": lambda L: L.special.zeta(L.tensor([2.0]), None),
+    "zeta of a list": lambda L: L.special.zeta([2.0], L.tensor([2.0])),
+    "zeta gradient in x": lambda L: L.special.zeta(
+        L.tensor([2.0, 3.0], requires_grad=True), L.tensor([1.0, 2.0])).sum().backward(),
+    "zeta gradient in x, a number q": lambda L: L.special.zeta(
+        L.tensor([2.0, 3.0], requires_grad=True), 2.0).sum().backward(),
+    "zeta gradient in q, x requiring grad": lambda L: _q_gradient(L),
+}
+
+def _q_gradient(L):
+    """zeta's gradient in q alone, x requiring grad (asked for q only: no error)."""
+    q = L.tensor([1.0, 2.0], requires_grad=True)
+    out = L.special.zeta(L.tensor([2.0, 3.0], requires_grad=True), q)
+    return L.autograd.grad(out.sum(), q)[0]
+
+
+# name -> f(L): an output whose node's name is recorded
+NODES = {
+    "zeta of two tensors": lambda L: L.special.zeta(L.tensor([2.0], requires_grad=True),
+                                                    L.tensor([1.0], requires_grad=True)),
+    "zeta of a number q": lambda L: L.special.zeta(L.tensor([2.0], requires_grad=True), 2.0),
+    "zeta of a number x": lambda L: L.special.zeta(2.0, L.tensor([1.0], requires_grad=True)),
+    "torch.i0": lambda L: L.i0(L.tensor([1.0], requires_grad=True)),
+    "i0_": lambda L: L.tensor([1.0], requires_grad=True).clone().i0_(),
 }
 
 
@@ -156,6 +211,7 @@ def _no_gradient_keys():
 def record_all(L) -> dict:
     recorded = {f"{name}|{d}": _run(L, f, d) for name, f in CASES.items()
                 for d in ("float32", "float64")}
+    recorded.update({f"node: {name}": f(L).grad_fn.name() for name, f in NODES.items()})
     recorded.update({key: _no_gradient(L, name, values, d)
                      for key, name, values, d in _no_gradient_keys()})
     recorded.update({name: _other(L, f) for name, f in OTHERS.items()})
@@ -168,7 +224,13 @@ NO_GRADIENT_KEYS = {key: (name, values, d) for key, name, values, d in _no_gradi
 
 
 def test_every_case_is_recorded():
-    assert set(RECORDED) == set(KEYS) | set(NO_GRADIENT_KEYS) | set(OTHERS)
+    assert set(RECORDED) == (set(KEYS) | set(NO_GRADIENT_KEYS) | set(OTHERS)
+                             | {f"node: {name}" for name in NODES})
+
+
+@pytest.mark.parametrize("name", sorted(NODES))
+def test_node_names_as_pytorch(name):
+    assert NODES[name](t).grad_fn.name() == RECORDED[f"node: {name}"]
 
 
 # PyTorch's float64 J0, J1, Y0, Y1 err by up to ~4e-7 relative between x = 2.5 and 8 (its
@@ -289,6 +351,20 @@ def test_accuracy_against_mpmath(name):
     np.testing.assert_allclose(got[keep], ref[keep], rtol=2e-14, atol=0)
 
 
+def test_zeta_accuracy_against_mpmath():
+    import mpmath
+
+    rng = np.random.default_rng(7)
+    x = np.concatenate([rng.uniform(1.001, 4.0, 12), rng.uniform(4.0, 60.0, 12),
+                        [1 + 1e-10, 1 + 1e-6, 2.0, 3.0, 5.0, 7.0, 400.0]])
+    q = np.concatenate([rng.uniform(1e-3, 3.0, 12), 10 ** rng.uniform(-3, 5, 12),
+                        [1.0, 1.0, 1e-5, 1e7, -0.5, -20.25, 2.0]])
+    got = t.special.zeta(t.tensor(x, dtype=t.float64), t.tensor(q, dtype=t.float64)).numpy()
+    with mpmath.workdps(300):  # (mpmath's zeta needs the digits where q^-x is tiny)
+        ref = np.array([float(mpmath.zeta(a, b)) for a, b in zip(x, q, strict=True)])
+    np.testing.assert_allclose(got, ref, rtol=2e-14, atol=0)
+
+
 def test_float32_results_are_the_float64_values_rounded():
     x = np.linspace(-20.0, 40.0, 601).astype(np.float32)
     for name in ("i0e", "i1e", "erfcx", "bessel_j0", "bessel_y1", "scaled_modified_bessel_k0"):
@@ -306,6 +382,8 @@ SMOOTH = {  # (function, leaves' values where the rules are smooth)
     "i0e": (lambda x: t.special.i0e(x), ([-3.0, -0.4, 0.7, 5.0, 31.0],)),
     "i1e": (lambda x: t.special.i1e(x), ([-3.0, -0.4, 0.7, 5.0, 31.0],)),
     "erfcx": (lambda x: t.special.erfcx(x), ([-3.0, -0.4, 0.7, 5.0, 7.5],)),
+    "zeta": (lambda q: t.special.zeta(t.tensor([2.0, 3.5, 1.5, 7.0], dtype=t.float64), q),
+             ([0.5, 2.0, 7.0, -2.5],)),
 }
 
 

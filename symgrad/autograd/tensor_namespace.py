@@ -122,6 +122,10 @@ def nextafter(a: Any, b: Any) -> Tensor:
     return apply_op(_ew.nextafter, _t(a), _t(b))
 
 
+def zeta(a: Any, q: Any) -> Tensor:
+    return apply_op(_ew.zeta, _t(a), _t(q))
+
+
 def igamma(a: Any, x: Any) -> Tensor:
     return apply_op(_ew.igamma, _t(a), _t(x))
 

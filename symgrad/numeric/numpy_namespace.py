@@ -35,6 +35,7 @@ from numpy import (  # noqa: F401 - re-exported as the namespace
 )
 
 from symgrad.numeric.bessel import erfcx, i0, i0e, i1, i1e  # noqa: F401 - the namespace's
+from symgrad.numeric.zeta import zeta  # noqa: F401
 
 pi = math.pi
 

@@ -1268,12 +1268,18 @@ mvlgamma = register(Op(
              Sample(((),), {"p": 1}, low=0.5, high=3.0)),
 ))
 
-def _no_shape_grad(name):
-    """PyTorch has no derivative of the incomplete gamma functions in their shape ``a``."""
+def _no_derivative(what):
+    """A rule raising PyTorch's error for a derivative it does not implement (``what``: the
+    function, and the input where PyTorch names it)."""
     def vjp(xp, g, ans, *args, **params):
-        raise NotImplementedError(f"the derivative for '{name}: input' is not implemented.")
+        raise NotImplementedError(f"the derivative for '{what}' is not implemented.")
 
     return vjp
+
+
+def _no_shape_grad(name):
+    """PyTorch has no derivative of the incomplete gamma functions in their shape ``a``."""
+    return _no_derivative(f"{name}: input")
 
 
 # P(a, x) and Q(a, x) = 1 - P(a, x), the regularized incomplete gamma functions: in x their
@@ -1467,6 +1473,17 @@ erfcx = register(Op(
     saves_output=True,
     float_only=True,
     samples=UNARY,
+))
+
+# the Hurwitz zeta function ζ(x, q) = Σ (k + q)^-x: its derivative in q is -x ζ(x + 1, q); in x
+# PyTorch has none (NotImplementedError at backward). The registry samples x as a number
+zeta = register(Op(
+    "zeta", "SpecialZetaBackward0",
+    forward=lambda xp, a, b: xp.zeta(a, b),
+    vjp=(_no_derivative("zeta"), lambda xp, g, ans, a, b: g * -a * xp.zeta(a + 1, b)),
+    saved=(0, 1),
+    float_only=True,
+    samples=(Sample((None, (3,)), low=1.5, high=3.0), Sample((None, (2, 3)), low=1.2, high=4.0)),
 ))
 
 hypot = register(Op(

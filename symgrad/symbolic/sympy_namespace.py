@@ -198,6 +198,11 @@ erfcx = _unary(lambda x: sympy.exp(x * x) * sympy.erfc(x))
 
 
 
+def zeta(a: Any, q: Any) -> Expressions:
+    """The Hurwitz zeta function ``Σ (k + q)^-a`` elementwise."""
+    return _elementwise2(sympy.zeta, a, q)
+
+
 def igamma(a: Any, x: Any) -> Expressions:
     """The regularized lower incomplete gamma function ``γ(a, x) / Γ(a)`` elementwise."""
     return _elementwise2(lambda s, t: sympy.lowergamma(s, t) / sympy.gamma(s), a, x)
