@@ -8,8 +8,9 @@ Most are PyTorch's other spellings of symgrad functions (``expit`` is ``sigmoid`
 ``xlog1py`` (``x log1p(y)``), ``gammainc`` and ``gammaincc`` (the regularized incomplete
 gamma functions), the modified Bessel functions ``i0``, ``i1``, ``i0e``, ``i1e`` and ``erfcx``
 with their gradients, and PyTorch's Bessel functions without a gradient (``bessel_j0`` ...
-``spherical_bessel_j0``), and the Hurwitz ``zeta``. PyTorch's ``airy_ai`` and the orthogonal
-polynomials are not there.
+``spherical_bessel_j0``), the Hurwitz ``zeta`` and the orthogonal polynomials
+(``chebyshev_polynomial_t`` ... ``legendre_polynomial_p``, without a gradient). PyTorch's
+``airy_ai`` is not there.
 
 >>> x = symgrad.tensor([0.975], dtype=symgrad.float64, requires_grad=True)
 >>> z = symgrad.special.ndtri(x)
@@ -27,7 +28,7 @@ from typing import Any
 from symgrad import ops, parser
 from symgrad.autograd.graph import named_node
 from symgrad.dispatch import apply_op
-from symgrad.numeric import bessel, dtypes
+from symgrad.numeric import bessel, dtypes, polynomials
 from symgrad.tensor import Tensor, _make
 from symgrad.torch_api import lazy
 from symgrad.torch_api.arguments import result_dtype
@@ -58,7 +59,7 @@ __all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1",
            "gammainc", "gammaincc", "i0", "i0e", "i1", "i1e", "erfcx", "bessel_j0",
            "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
            "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",
-           "scaled_modified_bessel_k1", "spherical_bessel_j0", "zeta"]
+           "scaled_modified_bessel_k1", "spherical_bessel_j0", "zeta", *polynomials.NAMES]
 
 _ew = ops.elementwise
 
@@ -344,3 +345,142 @@ def zeta(input: Any, other: Any) -> Tensor:  # noqa: A002
     if common is dtypes.float16:
         raise dtypes.not_implemented("zeta_cpu", common)
     return _xlogy_named(apply_op(_ew.zeta, x, q), input, other, "SpecialZeta")
+
+
+def _polynomial(name: str, x: Any, n: Any) -> Tensor:
+    """PyTorch's orthogonal polynomial ``name`` of ``x`` and the degree ``n`` (tensors or one
+    Python number, broadcast; the degree truncated to an integer, none below 0 (0 there): a
+    result without gradient in the promoted floating dtype, float16 refused by ``<name>_cpu``."""
+    if not (isinstance(x, Tensor) and isinstance(n, Tensor | bool | int | float)
+            or isinstance(x, bool | int | float) and isinstance(n, Tensor)):
+        raise TypeError(f"special_{name}() received an invalid combination of arguments - got "
+                        f"({type(x).__name__}, {type(n).__name__}), but expected one of:\n"
+                        " * (Tensor x, Tensor n)\n * (Number x, Tensor n)\n * (Tensor x, "
+                        "Number n)")
+    common = result_dtype(x, n)
+    if common is dtypes.float16:
+        raise dtypes.not_implemented(f"{name}_cpu", common)
+    if not common.is_floating_point:
+        common = dtypes.get_default_dtype()
+    values = [v._value if isinstance(v, Tensor) else float(v) for v in (x, n)]
+    return _make(polynomials.evaluate(name, *values).astype(common.np_dtype))
+
+
+def chebyshev_polynomial_t(x: Any, n: Any) -> Tensor:
+    """The Chebyshev polynomial of the first kind ``T_n(x)`` (``T_n(cos θ) = cos nθ``); no
+    gradient. ``x`` or ``n`` may be a Python number (not both).
+
+    >>> symgrad.special.chebyshev_polynomial_t(symgrad.tensor([0.5, 2.0]), 3)
+    tensor([-1., 26.])
+    """
+    return _polynomial("chebyshev_polynomial_t", x, n)
+
+
+def chebyshev_polynomial_u(x: Any, n: Any) -> Tensor:
+    """The Chebyshev polynomial of the second kind ``U_n(x)`` (``U_n(cos θ) = sin((n+1)θ) / sin
+    θ``); no gradient. ``x`` or ``n`` may be a Python number (not both).
+
+    >>> symgrad.special.chebyshev_polynomial_u(symgrad.tensor([0.5, 2.0]), 3)
+    tensor([-1., 56.])
+    """
+    return _polynomial("chebyshev_polynomial_u", x, n)
+
+
+def chebyshev_polynomial_v(x: Any, n: Any) -> Tensor:
+    """The Chebyshev polynomial of the third kind ``V_n(x)`` (``V_n(cos θ) = cos((n+½)θ) /
+    cos(θ/2)``); no gradient. ``x`` or ``n`` may be a Python number (not both).
+
+    >>> symgrad.special.chebyshev_polynomial_v(symgrad.tensor([0.5, 2.0]), 3)
+    tensor([-1., 41.])
+    """
+    return _polynomial("chebyshev_polynomial_v", x, n)
+
+
+def chebyshev_polynomial_w(x: Any, n: Any) -> Tensor:
+    """The Chebyshev polynomial of the fourth kind ``W_n(x)`` (``W_n(cos θ) = sin((n+½)θ) /
+    sin(θ/2)``); no gradient. ``x`` or ``n`` may be a Python number (not both).
+
+    >>> symgrad.special.chebyshev_polynomial_w(symgrad.tensor([0.5, 2.0]), 3)
+    tensor([-1., 71.])
+    """
+    return _polynomial("chebyshev_polynomial_w", x, n)
+
+
+def shifted_chebyshev_polynomial_t(x: Any, n: Any) -> Tensor:
+    """The shifted Chebyshev polynomial of the first kind ``T_n(2x - 1)``; no gradient. ``x`` or
+    ``n`` may be a Python number (not both).
+
+    >>> symgrad.special.shifted_chebyshev_polynomial_t(symgrad.tensor([0.25, 1.5]), 3)
+    tensor([ 1., 26.])
+    """
+    return _polynomial("shifted_chebyshev_polynomial_t", x, n)
+
+
+def shifted_chebyshev_polynomial_u(x: Any, n: Any) -> Tensor:
+    """The shifted Chebyshev polynomial of the second kind ``U_n(2x - 1)``; no gradient. ``x``
+    or ``n`` may be a Python number (not both).
+
+    >>> symgrad.special.shifted_chebyshev_polynomial_u(symgrad.tensor([0.25, 1.5]), 3)
+    tensor([ 1., 56.])
+    """
+    return _polynomial("shifted_chebyshev_polynomial_u", x, n)
+
+
+def shifted_chebyshev_polynomial_v(x: Any, n: Any) -> Tensor:
+    """The shifted Chebyshev polynomial of the third kind ``V_n(2x - 1)``; no gradient. ``x`` or
+    ``n`` may be a Python number (not both).
+
+    >>> symgrad.special.shifted_chebyshev_polynomial_v(symgrad.tensor([0.25, 1.5]), 3)
+    tensor([ 1., 41.])
+    """
+    return _polynomial("shifted_chebyshev_polynomial_v", x, n)
+
+
+def shifted_chebyshev_polynomial_w(x: Any, n: Any) -> Tensor:
+    """The shifted Chebyshev polynomial of the fourth kind ``W_n(2x - 1)``; no gradient. ``x``
+    or ``n`` may be a Python number (not both).
+
+    >>> symgrad.special.shifted_chebyshev_polynomial_w(symgrad.tensor([0.25, 1.5]), 3)
+    tensor([ 1., 71.])
+    """
+    return _polynomial("shifted_chebyshev_polynomial_w", x, n)
+
+
+def hermite_polynomial_h(x: Any, n: Any) -> Tensor:
+    """The physicists' Hermite polynomial ``H_n(x)`` (``H_(n+1) = 2x H_n - 2n H_(n-1)``); no
+    gradient. ``x`` or ``n`` may be a Python number (not both).
+
+    >>> symgrad.special.hermite_polynomial_h(symgrad.tensor([0.5, 2.0]), 3)
+    tensor([-5., 40.])
+    """
+    return _polynomial("hermite_polynomial_h", x, n)
+
+
+def hermite_polynomial_he(x: Any, n: Any) -> Tensor:
+    """The probabilists' Hermite polynomial ``He_n(x)`` (``He_(n+1) = x He_n - n He_(n-1)``); no
+    gradient. ``x`` or ``n`` may be a Python number (not both).
+
+    >>> symgrad.special.hermite_polynomial_he(symgrad.tensor([0.5, 2.0]), 3)
+    tensor([-1.3750,  2.0000])
+    """
+    return _polynomial("hermite_polynomial_he", x, n)
+
+
+def laguerre_polynomial_l(x: Any, n: Any) -> Tensor:
+    """The Laguerre polynomial ``L_n(x)`` (``(n+1) L_(n+1) = (2n+1-x) L_n - n L_(n-1)``); no
+    gradient. ``x`` or ``n`` may be a Python number (not both).
+
+    >>> symgrad.special.laguerre_polynomial_l(symgrad.tensor([0.5, 2.0]), 3)
+    tensor([-0.1458, -0.3333])
+    """
+    return _polynomial("laguerre_polynomial_l", x, n)
+
+
+def legendre_polynomial_p(x: Any, n: Any) -> Tensor:
+    """The Legendre polynomial ``P_n(x)`` (``(n+1) P_(n+1) = (2n+1) x P_n - n P_(n-1)``); no
+    gradient. ``x`` or ``n`` may be a Python number (not both).
+
+    >>> symgrad.special.legendre_polynomial_p(symgrad.tensor([0.5, 2.0]), 3)
+    tensor([-0.4375, 17.0000])
+    """
+    return _polynomial("legendre_polynomial_p", x, n)

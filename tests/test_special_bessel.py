@@ -1,4 +1,5 @@
-"""The Bessel functions of ``symgrad.special``, ``erfcx`` and ``zeta`` against PyTorch 2.13: values,
+"""The Bessel functions of ``symgrad.special``, ``erfcx``, ``zeta`` and the orthogonal
+polynomials against PyTorch 2.13: values,
 dtypes, node names, the gradient of a weighted sum (or that there is none), errors, recorded by
 ``python tools/record_torch_cases.py tests/test_special_bessel.py`` into
 ``tests/data/torch_special_bessel.json``; this module never imports torch. The values are also
@@ -149,6 +150,50 @@ def _q_gradient(L):
     return L.autograd.grad(out.sum(), q)[0]
 
 
+# the orthogonal polynomials, without gradient: x down a column, the degrees along a row
+# (negative: 0; 2.5 truncated to 2; from 7 the trigonometric forms inside (-1, 1))
+POLYNOMIAL_X = [[-2.0], [-1.0], [-0.7], [-0.3], [0.0], [0.3], [0.5], [0.9], [1.0], [1.5], [3.0],
+                [INF], [-INF]]
+POLYNOMIAL_N = [0.0, 1.0, 2.0, 3.0, 5.0, 7.0, 9.0, 12.0, 30.0, -1.0, 2.5]
+POLYNOMIALS = ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+               "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
+               "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+               "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
+               "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p")
+for _name in POLYNOMIALS:
+    OTHERS[f"{_name} float64"] = lambda L, f=_name: getattr(L.special, f)(
+        L.tensor(POLYNOMIAL_X, dtype=L.float64, requires_grad=True),
+        L.tensor(POLYNOMIAL_N, dtype=L.float64))
+    OTHERS[f"{_name} float32"] = lambda L, f=_name: getattr(L.special, f)(
+        L.tensor(POLYNOMIAL_X, requires_grad=True), L.tensor(POLYNOMIAL_N))
+OTHERS.update({
+    "chebyshev_polynomial_t a number n": lambda L: L.special.chebyshev_polynomial_t(
+        L.tensor([0.5, 2.0, -0.3], dtype=L.float64), 3),
+    "chebyshev_polynomial_u a float n": lambda L: L.special.chebyshev_polynomial_u(
+        L.tensor([0.5, 2.0]), 3.7),
+    "hermite_polynomial_h a number x": lambda L: L.special.hermite_polynomial_h(
+        0.5, L.tensor([0, 3, 6])),
+    "legendre_polynomial_p a number x, float64 n": lambda L: L.special.legendre_polynomial_p(
+        0.5, L.tensor([3.0, 8.0], dtype=L.float64)),
+    "laguerre_polynomial_l of bool": lambda L: L.special.laguerre_polynomial_l(
+        L.tensor([True, False]), L.tensor([2])),
+    "hermite_polynomial_he of int8 and int64": lambda L: L.special.hermite_polynomial_he(
+        L.tensor([2, -1], dtype=L.int8), L.tensor([3, 4])),
+    "chebyshev_polynomial_t float32 and float64 n": lambda L: L.special.chebyshev_polynomial_t(
+        L.tensor([0.5]), L.tensor([3.0], dtype=L.float64)),
+    "chebyshev_polynomial_t a huge degree": lambda L: L.special.chebyshev_polynomial_t(
+        L.tensor([0.5, -0.3], dtype=L.float64), L.tensor([1000.0, 12345.0],
+                                                         dtype=L.float64)),
+    "chebyshev_polynomial_w of half": lambda L: L.special.chebyshev_polynomial_w(
+        L.tensor([0.5], dtype=L.float16), 2),
+    "legendre_polynomial_p of two numbers": lambda L: L.special.legendre_polynomial_p(0.5, 3),
+    "hermite_polynomial_h of None": lambda L: L.special.hermite_polynomial_h(
+        L.tensor([0.5]), None),
+    "chebyshev_polynomial_v backward": lambda L: L.special.chebyshev_polynomial_v(
+        L.tensor([0.5], requires_grad=True), 3).sum().backward(),
+})
+
+
 # name -> f(L): an output whose node's name is recorded
 NODES = {
     "zeta of two tensors": lambda L: L.special.zeta(L.tensor([2.0], requires_grad=True),
@@ -246,6 +291,14 @@ def _close(got, expected, dtype, name="", gradient=False):
     rtol = 5e-6 if dtype in ("float32", "float16") else 2e-12
     if name.split(" ")[0] in ORDINARY_NAMES:
         rtol = LOOSER.get(dtype, rtol)
+    if "polynomial" in name:
+        # the recurrences and trigonometric forms round differently (PyTorch's float32 ones in
+        # float32): a few ulps of the terms, near a zero of the polynomial too
+        rtol = 1e-12 if dtype == "float64" else 5e-5
+        np.testing.assert_allclose(np.asarray(got, dtype=np.float64),
+                                   np.asarray(expected, dtype=np.float64), rtol=rtol,
+                                   atol=1e-13 if dtype == "float64" else 1e-5, equal_nan=True)
+        return
     if dtype == "float16":
         rtol = 1e-3
     expected = np.asarray(expected, dtype=np.float64)
@@ -363,6 +416,57 @@ def test_zeta_accuracy_against_mpmath():
     with mpmath.workdps(300):  # (mpmath's zeta needs the digits where q^-x is tiny)
         ref = np.array([float(mpmath.zeta(a, b)) for a, b in zip(x, q, strict=True)])
     np.testing.assert_allclose(got, ref, rtol=2e-14, atol=0)
+
+
+def _polynomial_references():
+    import mpmath
+
+    def v(n, x):  # V_n(x) = U_n(x) - U_(n-1)(x)
+        return mpmath.chebyu(n, x) - (mpmath.chebyu(n - 1, x) if n else 0)
+
+    def w(n, x):  # W_n(x) = U_n(x) + U_(n-1)(x)
+        return mpmath.chebyu(n, x) + (mpmath.chebyu(n - 1, x) if n else 0)
+
+    return {
+        "chebyshev_polynomial_t": mpmath.chebyt, "chebyshev_polynomial_u": mpmath.chebyu,
+        "chebyshev_polynomial_v": v, "chebyshev_polynomial_w": w,
+        "shifted_chebyshev_polynomial_t": lambda n, x: mpmath.chebyt(n, 2 * x - 1),
+        "shifted_chebyshev_polynomial_u": lambda n, x: mpmath.chebyu(n, 2 * x - 1),
+        "shifted_chebyshev_polynomial_v": lambda n, x: v(n, 2 * x - 1),
+        "shifted_chebyshev_polynomial_w": lambda n, x: w(n, 2 * x - 1),
+        "hermite_polynomial_h": mpmath.hermite,
+        "hermite_polynomial_he": lambda n, x: mpmath.hermite(n, x / mpmath.sqrt(2))
+        * mpmath.mpf(2) ** (-mpmath.mpf(n) / 2),
+        "laguerre_polynomial_l": lambda n, x: mpmath.fsum(  # (Σ C(n, k) (-x)^k / k!)
+            mpmath.binomial(n, k) * (-x) ** k / mpmath.factorial(k) for k in range(n + 1)),
+        "legendre_polynomial_p": mpmath.legendre,
+    }
+
+
+@pytest.mark.parametrize("name", POLYNOMIALS)
+def test_polynomials_against_mpmath(name):
+    import mpmath
+
+    x = np.array([-2.5, -1.0, -0.83, -0.4, 0.0, 0.15, 0.45, 0.77, 0.95, 1.0, 1.3, 4.0])
+    n = np.array([0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 17, 40])
+    got = getattr(t.special, name)(t.tensor(x[:, None], dtype=t.float64),
+                                   t.tensor(n, dtype=t.float64)).numpy()
+    exact = _polynomial_references()[name]
+    with mpmath.workdps(40):
+        ref = np.array([[float(exact(int(k), mpmath.mpf(float(v)))) for k in n] for v in x])
+    # relative to the size of the terms: at most the values of the polynomial's degree at |x|
+    scale = np.maximum(np.abs(ref), 1.0)
+    assert np.all(np.abs(got - ref) <= 1e-13 * scale * np.maximum(n, 1)), name
+
+
+def test_polynomials_of_nan_are_nan():
+    # (PyTorch's U, W, shifted T, Laguerre and Legendre return uninitialized values at nan for
+    # some degrees: symgrad returns nan, and 1 for degree 0)
+    x = t.tensor([[NAN]], dtype=t.float64)
+    n = t.tensor([0.0, 1.0, 2.0, 9.0], dtype=t.float64)
+    for name in POLYNOMIALS:
+        got = getattr(t.special, name)(x, n).numpy()
+        assert np.array_equal(got, [[1.0, NAN, NAN, NAN]], equal_nan=True), name
 
 
 def test_float32_results_are_the_float64_values_rounded():
