@@ -10,7 +10,7 @@ gamma functions), the modified Bessel functions ``i0``, ``i1``, ``i0e``, ``i1e``
 with their gradients, and PyTorch's Bessel functions without a gradient (``bessel_j0`` ...
 ``spherical_bessel_j0``), the Hurwitz ``zeta`` and the orthogonal polynomials
 (``chebyshev_polynomial_t`` ... ``legendre_polynomial_p``, without a gradient). PyTorch's
-``airy_ai`` is not there.
+``airy_ai`` is computed too (without a gradient).
 
 >>> x = symgrad.tensor([0.975], dtype=symgrad.float64, requires_grad=True)
 >>> z = symgrad.special.ndtri(x)
@@ -59,7 +59,8 @@ __all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1",
            "gammainc", "gammaincc", "i0", "i0e", "i1", "i1e", "erfcx", "bessel_j0",
            "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
            "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",
-           "scaled_modified_bessel_k1", "spherical_bessel_j0", "zeta", *polynomials.NAMES]
+           "scaled_modified_bessel_k1", "spherical_bessel_j0", "zeta", "airy_ai",
+           *polynomials.NAMES]
 
 _ew = ops.elementwise
 
@@ -345,6 +346,16 @@ def zeta(input: Any, other: Any) -> Tensor:  # noqa: A002
     if common is dtypes.float16:
         raise dtypes.not_implemented("zeta_cpu", common)
     return _xlogy_named(apply_op(_ew.zeta, x, q), input, other, "SpecialZeta")
+
+
+def airy_ai(input: Tensor) -> Tensor:  # noqa: A002
+    """The Airy function ``Ai``, the solution of ``y'' = x y`` decaying as x grows (nan at
+    ±inf); no gradient, as PyTorch's.
+
+    >>> symgrad.special.airy_ai(symgrad.tensor([0.0, 1.0, -5.0]))
+    tensor([0.3550, 0.1353, 0.3508])
+    """
+    return _without_gradient("airy_ai", input, bessel.airy_ai)
 
 
 def _polynomial(name: str, x: Any, n: Any) -> Tensor:

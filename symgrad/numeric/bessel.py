@@ -145,7 +145,7 @@ def _k_series(nu: int, x: np.ndarray) -> np.ndarray:
     return 1 / x + front * _i_series(1, x) - x / 4 * total
 
 
-def _k_scaled_integral(nu: int, x: np.ndarray) -> np.ndarray:
+def _k_scaled_integral(nu: float, x: np.ndarray) -> np.ndarray:
     """``e^x K_ν(x) = ∫_0^∞ e^(-2x sinh²(t/2)) cosh(ν t) dt`` by the trapezoidal rule, ``x >= 1``:
     the nodes reach ``t`` where the integrand is below ``e^-45``."""
     h = np.arccosh(1 + 45 / x) / _K_NODES
@@ -154,7 +154,7 @@ def _k_scaled_integral(nu: int, x: np.ndarray) -> np.ndarray:
         t = j * h
         s = np.sinh(t / 2)
         f = np.exp(-2 * x * s * s)
-        total = total + (f if nu == 0 else f * np.cosh(t))
+        total = total + (f if nu == 0 else f * np.cosh(nu * t))
     return total * h
 
 
@@ -379,4 +379,86 @@ def erfcx(a: Any) -> np.ndarray:
         negative = 2 * _exp_square(x) - positive  # erfcx(-|x|) = 2 e^(x²) - erfcx(|x|)
         out = np.where(x >= 0, positive, negative)
         out = np.where(x == np.inf, 0.0, np.where(x == -np.inf, np.inf, out))
+    return _done(out, dtype)
+
+
+# ---------------------------------------------------------------- Ai
+_AI0 = 0.355028053887817239260  # Ai(0) = 1 / (3^(2/3) Γ(2/3))
+_AI1 = 0.258819403792806798405  # -Ai'(0) = 1 / (3^(1/3) Γ(1/3))
+_GAMMA_THIRD = {1 / 3: 2.678938534707747633, -1 / 3: -4.062353818279201250}  # Γ(±1/3)
+
+
+def _airy_series(x: np.ndarray) -> np.ndarray:
+    """``Ai(x) = Ai(0) f(x) + Ai'(0) g(x)``, ``f = Σ 3^k (1/3)_k x^3k / (3k)!``, ``g = Σ 3^k
+    (2/3)_k x^(3k+1) / (3k+1)!`` (for ``-3 <= x <= 1``)."""
+    cube = x * x * x
+    f_term, g_term = np.ones_like(x), x.copy()
+    f, g = f_term.copy(), g_term.copy()
+    for k in range(1, 40):
+        f_term = f_term * cube / ((3 * k - 1) * (3 * k))
+        g_term = g_term * cube / ((3 * k) * (3 * k + 1))
+        f, g = f + f_term, g + g_term
+    return _AI0 * f - _AI1 * g
+
+
+def _j_fractional(nu: float, z: np.ndarray) -> np.ndarray:
+    """``J_ν(z)`` for ``ν = ±1/3`` by Miller's backward recurrence over the orders ``ν + k``,
+    normalized by ``(z/2)^ν = Σ (ν + 2k) Γ(ν + k) / k! J_(ν+2k)(z)``."""
+    top = 2 * (int(np.max(z, initial=2.0)) // 2) + 40
+    weights = [_GAMMA_THIRD[nu]]  # Γ(ν + k) / k!
+    for k in range(top // 2):
+        weights.append(weights[-1] * (nu + k) / (k + 1))
+    above, here = np.zeros_like(z), np.full_like(z, 1e-30)
+    total = np.zeros_like(z)
+    for k in range(top, 0, -1):
+        if k % 2 == 0:
+            total = total + (nu + k) * weights[k // 2] * here
+        above, here = here, (2 * (nu + k) / z) * here - above
+        big = np.abs(here) > 1e250
+        if big.any():
+            scale = np.where(big, 1e-250, 1.0)
+            above, here, total = above * scale, here * scale, total * scale
+    total = total + nu * weights[0] * here
+    return here * (z / 2) ** nu / total
+
+
+def _airy_oscillating(x: np.ndarray) -> np.ndarray:
+    """``Ai(-x) ~ x^(-1/4) / √π (sin(ζ + π/4) P - cos(ζ + π/4) Q)`` for ``x >= 12``, ``ζ = (2/3)
+    x^(3/2)``, ``P = Σ (-1)^k u_2k / ζ^2k``, ``Q = Σ (-1)^k u_(2k+1) / ζ^(2k+1)``, ``u_k = (2k+1)
+    (2k+3) ... (6k-1) / (216^k k!)``."""
+    zeta = 2 / 3 * x * np.sqrt(x)
+    u = [1.0]
+    for k in range(1, 30):
+        u.append(u[-1] * (6 * k - 5) * (6 * k - 3) * (6 * k - 1) / ((2 * k - 1) * 216 * k))
+    inv2 = 1 / (zeta * zeta)
+    p, q = np.zeros_like(x), np.zeros_like(x)
+    for k in range(len(u) // 2 - 1, -1, -1):
+        p = -p * inv2 + u[2 * k]
+        q = -q * inv2 + u[2 * k + 1]
+    q = q / zeta
+    s, c = np.sin(zeta), np.cos(zeta)  # sin(ζ + π/4) = (s + c)/√2, cos(ζ + π/4) = (c - s)/√2
+    return (x ** -0.25 / math.sqrt(2 * math.pi)) * ((s + c) * p - (c - s) * q)
+
+
+def airy_ai(a: Any) -> np.ndarray:
+    """The Airy function ``Ai`` elementwise: the Maclaurin series on [-3, 1], beyond 1
+    ``Ai(x) = √(x/3) / π K_(1/3)(ζ)`` (``ζ = (2/3) x^(3/2)``, the trapezoidal rule of ``K``),
+    down to -12 ``Ai(-x) = (√x / 3) (J_(1/3)(ζ) + J_(-1/3)(ζ))`` by Miller's recurrence, below
+    the asymptotic expansion; nan at ±inf, as PyTorch."""
+    x, dtype = _float(a)
+    near = (x >= -3) & (x <= 1)
+    right = (x > 1) & np.isfinite(x)
+    left = (x < -3) & (x > -12)
+    far = (x <= -12) & np.isfinite(x)
+    with np.errstate(all="ignore"):
+        series = _airy_series(np.where(near, x, 0.0))
+        xr = np.where(right, x, 2.0)
+        zr = 2 / 3 * xr * np.sqrt(xr)
+        decaying = np.sqrt(xr / 3) / math.pi * np.exp(-zr) * _k_scaled_integral(1 / 3, zr)
+        xl = np.where(left, -x, 5.0)
+        zl = 2 / 3 * xl * np.sqrt(xl)
+        middle = np.sqrt(xl) / 3 * (_j_fractional(1 / 3, zl) + _j_fractional(-1 / 3, zl))
+        oscillating = _airy_oscillating(np.where(far, -x, 20.0))
+        out = np.where(near, series, np.where(right, decaying, np.where(
+            left, middle, np.where(far, oscillating, np.nan))))
     return _done(out, dtype)
