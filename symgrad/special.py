@@ -25,9 +25,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from symgrad import ops, parser
 from symgrad.autograd.graph import named_node
-from symgrad.dispatch import apply_op
+from symgrad.dispatch import _broadcast_error, apply_op
 from symgrad.numeric import bessel, dtypes, polynomials
 from symgrad.tensor import Tensor, _make
 from symgrad.torch_api import lazy
@@ -374,6 +376,10 @@ def _polynomial(name: str, x: Any, n: Any) -> Tensor:
     if not common.is_floating_point:
         common = dtypes.get_default_dtype()
     values = [v._value if isinstance(v, Tensor) else float(v) for v in (x, n)]
+    try:
+        np.broadcast_shapes(*(np.shape(v) for v in values))
+    except ValueError:
+        raise RuntimeError(_broadcast_error(values)) from None
     return _make(polynomials.evaluate(name, *values).astype(common.np_dtype))
 
 

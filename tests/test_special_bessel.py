@@ -191,6 +191,8 @@ OTHERS.update({
     "legendre_polynomial_p of two numbers": lambda L: L.special.legendre_polynomial_p(0.5, 3),
     "hermite_polynomial_h of None": lambda L: L.special.hermite_polynomial_h(
         L.tensor([0.5]), None),
+    "chebyshev_polynomial_t of unbroadcastable shapes": lambda L:
+    L.special.chebyshev_polynomial_t(L.zeros(2), L.zeros(3)),
     "chebyshev_polynomial_v backward": lambda L: L.special.chebyshev_polynomial_v(
         L.tensor([0.5], requires_grad=True), 3).sum().backward(),
 })

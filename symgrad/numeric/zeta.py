@@ -23,7 +23,7 @@ def _bernoulli_over_factorial(count: int) -> list[float]:
     """``B_2j / (2j)!`` for ``j = 1 .. count``, from ``Σ_(k<m) C(m+1, k) B_k = -(m+1) B_m``."""
     b = [Fraction(1)]
     for m in range(1, 2 * count + 1):
-        b.append(-sum(comb(m + 1, k) * b[k] for k in range(m)) / (m + 1))
+        b.append(-sum((comb(m + 1, k) * b[k] for k in range(m)), Fraction(0)) / (m + 1))
     return [float(b[2 * j] / factorial(2 * j)) for j in range(1, count + 1)]
 
 
