@@ -352,6 +352,15 @@ def test_other_inputs_as_pytorch(name):
         _close(got[1], expected[1], got[2], name)
 
 
+def test_signed_zeros_as_pytorch():
+    # (the recorded values compare equal whatever the sign of a zero)
+    x = t.tensor([0.0, -0.0], dtype=t.float64)
+    signs = {name: np.signbit(getattr(t.special, name)(x).numpy()).tolist()
+             for name in ("i1", "i1e", "bessel_j1", "modified_bessel_i1")}
+    assert signs == {"i1": [False, False], "i1e": [False, False], "bessel_j1": [False, True],
+                     "modified_bessel_i1": [False, False]}
+
+
 def test_bad_input_changes_nothing():
     x = t.tensor([1, 2])
     with pytest.raises(RuntimeError):

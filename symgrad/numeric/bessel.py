@@ -92,6 +92,8 @@ def _modified_i(nu: int, a: Any, scaled: bool) -> np.ndarray:
             half = np.exp(ax / 2)
             far = far * half * half
         out = np.where(small, near, far)
+        if nu == 1:  # (+0 at -0, as PyTorch's)
+            out = np.where(x == 0, 0.0, out)
         if not scaled:  # inf where PyTorch's e^x overflows (in float32 for float32 and half)
             top = _LOG_MAX_64 if dtype == np.float64 else _LOG_MAX_32
             out = np.where(ax > top, np.copysign(np.inf, x) if nu == 1 else np.inf, out)
@@ -305,8 +307,8 @@ def _bessel(a: Any, which: str) -> np.ndarray:
         jl, yl = _hankel(nu, np.where(large, ax, 30.0))
         far = jl if which[0] == "j" else yl
         out = np.where(small, near, np.where(middle, mid, np.where(large, far, np.nan)))
-        if odd:
-            out = np.where(x < 0, -out, out)
+        if odd:  # (-0 at -0, as PyTorch's)
+            out = np.where(np.signbit(x), -out, out)
         if which[0] == "y":
             out = np.where(x == 0, -np.inf, np.where(x < 0, np.nan, out))
     return _done(out, dtype)
