@@ -106,6 +106,7 @@ EXAMPLES = {
     ('inplace', 'gcd', 'gcd_', True, 2099892086): '>>> x = symgrad.tensor([4, -6, 0])\n>>> x.gcd_(symgrad.tensor([6, 9, 0]))\ntensor([2, 3, 0])\n>>> x\ntensor([2, 3, 0])\n',
     ('inplace', 'hardtanh', 'hardtanh_', False, 2745850611): '>>> x = symgrad.tensor([-2.0, 0.5, 2.0])\n>>> F.hardtanh_(x)\ntensor([-1.0000,  0.5000,  1.0000])\n>>> x\ntensor([-1.0000,  0.5000,  1.0000])\n',
     ('inplace', 'hypot', 'hypot_', True, 4219829150): '>>> x = symgrad.tensor([3.0, 5.0])\n>>> x.hypot_(symgrad.tensor([4.0, 12.0]))\ntensor([ 5., 13.])\n>>> x\ntensor([ 5., 13.])\n',
+    ('inplace', 'i0', 'i0_', True, 106621439): '>>> x = symgrad.tensor([0.0, 1.0, -2.0])\n>>> x.i0_()\ntensor([1.0000, 1.2661, 2.2796])\n>>> x\ntensor([1.0000, 1.2661, 2.2796])\n',
     ('inplace', 'igamma', 'igamma_', True, 2904112631): '>>> x = symgrad.tensor([0.5, 2.5])\n>>> x.igamma_(symgrad.tensor([0.1, 2.5]))\ntensor([0.3453, 0.5841])\n>>> x\ntensor([0.3453, 0.5841])\n',
     ('inplace', 'igammac', 'igammac_', True, 1494664661): '>>> x = symgrad.tensor([0.5, 2.5])\n>>> x.igammac_(symgrad.tensor([0.1, 2.5]))\ntensor([0.6547, 0.4159])\n>>> x\ntensor([0.6547, 0.4159])\n',
     ('inplace', 'lcm', 'lcm_', True, 4121021809): '>>> x = symgrad.tensor([4, -6, 0])\n>>> x.lcm_(symgrad.tensor([6, 9, 5]))\ntensor([12, 18,  0])\n>>> x\ntensor([12, 18,  0])\n',

@@ -69,6 +69,10 @@ def log_softmax(a: Tensor, axis: Sequence[int]) -> Tensor:
 pi = math.pi
 
 
+def eps(a: Tensor) -> float:
+    return numeric_xp.eps(_t(a)._value)
+
+
 def scalar_sqrt(c: float) -> float:
     return math.sqrt(c)
 
@@ -97,6 +101,8 @@ arcsinh, arccosh, arctanh = _unary(_ew.asinh), _unary(_ew.acosh), _unary(_ew.ata
 erfc = _unary(_ew.erfc)
 lgamma, digamma, erfinv = _unary(_ew.lgamma), _unary(_ew.digamma), _unary(_ew.erfinv)
 entr, log_ndtr, ndtri = _unary(_ew.entr), _unary(_ew.log_ndtr), _unary(_ew.ndtri)
+i0, i1, i0e, i1e = _unary(_ew.i0), _unary(_ew.i1), _unary(_ew.i0e), _unary(_ew.i1e)
+erfcx = _unary(_ew.erfcx)
 
 
 def polygamma(n: int, a: Tensor) -> Tensor:
@@ -114,6 +120,10 @@ def frexp_exponent(a: Tensor) -> Tensor:
 
 def nextafter(a: Any, b: Any) -> Tensor:
     return apply_op(_ew.nextafter, _t(a), _t(b))
+
+
+def zeta(a: Any, q: Any) -> Tensor:
+    return apply_op(_ew.zeta, _t(a), _t(q))
 
 
 def igamma(a: Any, x: Any) -> Tensor:

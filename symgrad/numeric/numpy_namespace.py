@@ -34,6 +34,9 @@ from numpy import (  # noqa: F401 - re-exported as the namespace
     zeros_like,
 )
 
+from symgrad.numeric.bessel import erfcx, i0, i0e, i1, i1e  # noqa: F401 - the namespace's
+from symgrad.numeric.zeta import zeta  # noqa: F401
+
 pi = math.pi
 
 # -- numpy's error state. PyTorch computes inf and nan silently (log(0), 0/0, exp overflow), so
@@ -582,6 +585,15 @@ def astype(a: np.ndarray, dtype: str | None) -> np.ndarray:
 def scalar_log(c: float) -> float:
     """Natural log of a Python scalar (nan for negatives, as numpy; exact when symbolic)."""
     return math.log(c) if c > 0 else (-math.inf if c == 0 else math.nan)
+
+
+def eps(a: np.ndarray) -> float:
+    """The machine epsilon of ``a``'s floating dtype (float64's for any other)."""
+    kind = getattr(a, "dtype", None)
+    return float(np.finfo(kind).eps) if kind is not None and kind.kind == "f" else _EPS64
+
+
+_EPS64 = float(np.finfo(np.float64).eps)
 
 
 def scalar_sqrt(c: float) -> float:

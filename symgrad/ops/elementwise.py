@@ -1268,12 +1268,18 @@ mvlgamma = register(Op(
              Sample(((),), {"p": 1}, low=0.5, high=3.0)),
 ))
 
-def _no_shape_grad(name):
-    """PyTorch has no derivative of the incomplete gamma functions in their shape ``a``."""
+def _no_derivative(what):
+    """A rule raising PyTorch's error for a derivative it does not implement (``what``: the
+    function, and the input where PyTorch names it)."""
     def vjp(xp, g, ans, *args, **params):
-        raise NotImplementedError(f"the derivative for '{name}: input' is not implemented.")
+        raise NotImplementedError(f"the derivative for '{what}' is not implemented.")
 
     return vjp
+
+
+def _no_shape_grad(name):
+    """PyTorch has no derivative of the incomplete gamma functions in their shape ``a``."""
+    return _no_derivative(f"{name}: input")
 
 
 # P(a, x) and Q(a, x) = 1 - P(a, x), the regularized incomplete gamma functions: in x their
@@ -1413,6 +1419,71 @@ ndtri = register(Op(
     saves_output=True,
     float_only=True,
     samples=_unary_samples(low=0.05, high=0.95),
+))
+
+# the modified Bessel functions of the first kind I0, I1 and e^-|x| times them (PyTorch's i0,
+# special.i1, i0e, i1e): I0' = I1, I1' = I0 - I1/x, and 1/2 where |x| is not above the dtype's
+# epsilon (nan included), as PyTorch's rules; e^-|x| I0 has a kink at 0, where PyTorch's rule
+# i1e - sign(x) i0e gives 0
+i0 = register(Op(
+    "i0", "I0Backward0",
+    forward=lambda xp, a: xp.i0(a),
+    vjp=(lambda xp, g, ans, a: g * xp.i1(a),),
+    saved=(0,),
+    float_only=True,
+    samples=UNARY,
+))
+i1 = register(Op(
+    "i1", "SpecialI1Backward0",
+    forward=lambda xp, a: xp.i1(a),
+    vjp=(lambda xp, g, ans, a: g * xp.where(xp.abs(a) > xp.eps(a), xp.i0(a) - ans / a, 0.5),),
+    saved=(0,),
+    saves_output=True,
+    float_only=True,
+    samples=UNARY,
+))
+i0e = register(Op(
+    "i0e", "SpecialI0EBackward0",
+    convention="0 at 0 (sign(0) = 0), as PyTorch",
+    forward=lambda xp, a: xp.i0e(a),
+    vjp=(lambda xp, g, ans, a: g * (xp.i1e(a) - xp.sign(a) * ans),),
+    saved=(0,),
+    saves_output=True,
+    float_only=True,
+    samples=_unary_samples(kinks=(0.0,)),
+))
+i1e = register(Op(
+    "i1e", "SpecialI1EBackward0",
+    forward=lambda xp, a: xp.i1e(a),
+    vjp=(lambda xp, g, ans, a: g * xp.where(xp.abs(a) > xp.eps(a),
+                                            xp.i0e(a) - ans * (xp.sign(a) + 1 / a), 0.5),),
+    saved=(0,),
+    saves_output=True,
+    float_only=True,
+    samples=UNARY,
+))
+
+# erfcx(x) = e^(x²) erfc(x), the scaled complementary error function; its derivative
+# 2x erfcx(x) - 2/√π, from the output
+erfcx = register(Op(
+    "erfcx", "SpecialErfcxBackward0",
+    forward=lambda xp, a: xp.erfcx(a),
+    vjp=(lambda xp, g, ans, a: g * (2 * a * ans - 2 / xp.scalar_sqrt(xp.pi)),),
+    saved=(0,),
+    saves_output=True,
+    float_only=True,
+    samples=UNARY,
+))
+
+# the Hurwitz zeta function ζ(x, q) = Σ (k + q)^-x: its derivative in q is -x ζ(x + 1, q); in x
+# PyTorch has none (NotImplementedError at backward). The registry samples x as a number
+zeta = register(Op(
+    "zeta", "SpecialZetaBackward0",
+    forward=lambda xp, a, b: xp.zeta(a, b),
+    vjp=(_no_derivative("zeta"), lambda xp, g, ans, a, b: g * -a * xp.zeta(a + 1, b)),
+    saved=(0, 1),
+    float_only=True,
+    samples=(Sample((None, (3,)), low=1.5, high=3.0), Sample((None, (2, 3)), low=1.2, high=4.0)),
 ))
 
 hypot = register(Op(

@@ -189,8 +189,18 @@ erfinv = _unary(sympy.erfinv)
 entr = _unary(lambda x: -x * sympy.log(x))
 log_ndtr = _unary(lambda x: sympy.log(sympy.erfc(-x / sympy.sqrt(2)) / 2))
 ndtri = _unary(lambda x: sympy.sqrt(2) * sympy.erfinv(2 * x - 1))
+i0 = _unary(lambda x: sympy.besseli(0, x))
+i1 = _unary(lambda x: sympy.besseli(1, x))
+i0e = _unary(lambda x: sympy.exp(-sympy.Abs(x)) * sympy.besseli(0, x))
+i1e = _unary(lambda x: sympy.exp(-sympy.Abs(x)) * sympy.besseli(1, x))
+erfcx = _unary(lambda x: sympy.exp(x * x) * sympy.erfc(x))
 
 
+
+
+def zeta(a: Any, q: Any) -> Expressions:
+    """The Hurwitz zeta function ``Σ (k + q)^-a`` elementwise."""
+    return _elementwise2(sympy.zeta, a, q)
 
 
 def igamma(a: Any, x: Any) -> Expressions:
@@ -237,6 +247,11 @@ def hypot(a: Any, b: Any) -> Any:
 def power(a: Any, b: Any) -> Any:
     """``a ** b``, exact (sympy's Pow of each element)."""
     return a ** b
+
+
+def eps(a: Any) -> Any:
+    """float64's machine epsilon, exactly (the symbolic side computes in float64)."""
+    return sympy.Rational(1, 2**52)
 
 
 def scalar_sqrt(c: Any) -> Any:

@@ -8,7 +8,7 @@ from symgrad.torch_api import arithmetic, fused, integer, pointwise, views  # no
 from symgrad.torch_api.declaration import DECLARED_IN, FUNCTIONS, METHODS, function_spelling
 
 # the in-place functions torch 2.13 has (dir(torch)) whose method symgrad declares
-NAMES = ("abs_", "absolute_", "addmv_", "cos_", "exp_", "fill_", "gcd_",
+NAMES = ("abs_", "absolute_", "addmv_", "cos_", "exp_", "fill_", "gcd_", "i0_",
          "index_put_", "lcm_", "log_", "nan_to_num_", "neg_", "negative_", "reciprocal_",
          "sigmoid_", "sin_", "sqrt_", "square_", "tanh_", "xlogy_", "zero_")
 

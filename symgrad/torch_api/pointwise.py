@@ -569,6 +569,14 @@ _pointwise("erfinv", _ew.erfinv, """Elementwise inverse of :func:`erf`: ±inf at
     tensor([0.0000, 0.4769,    inf])
     """, unit_domain=True)
 
+_pointwise("i0", _ew.i0, """Elementwise modified Bessel function of the first kind of order
+    zero, ``I0(x) = Σ (x/2)^2k / k!²`` (``I0Backward0``; its derivative is ``special.i1``).
+    Like PyTorch's it is inf where ``e^|x|`` overflows and nan at ±inf.
+
+    >>> symgrad.i0(symgrad.tensor([0.0, 1.0, -2.0]))
+    tensor([1.0000, 1.2661, 2.2796])
+    """)
+
 
 def _polygamma_order(n: Any, fn: str) -> int:
     if isinstance(n, bool) or not isinstance(n, int | np.integer):
