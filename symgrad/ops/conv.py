@@ -673,3 +673,36 @@ pixel_shuffle = register(Op(
     samples=(Sample(((1, 4, 2, 3),), {"factor": 2}),
              Sample(((2, 1, 4, 2),), {"factor": 2, "inverse": True})),
 ))
+
+
+# ---------------------------------------------------------------- max unpooling
+# Each value written (not added: overlapping pooling windows may pick one element twice, with
+# the same value) at its flat index of a zero plane; ``key`` is the advanced index of
+# (the leading dims..., the flat index) and ``size`` the spatial output size. The gradient
+# reads the output's cotangent back at those indices.
+def _max_unpool_forward(xp, a, key, size):
+    lead = a.shape[:len(a.shape) - len(size)]
+    plane = 1
+    for n in size:
+        plane *= n
+    values = xp.reshape(a, lead + (-1,) if lead else (-1,))
+    zeros = xp.broadcast_to(values[..., :1] * 0, lead + (plane,))
+    return xp.reshape(xp.index_put(zeros, key, values), lead + tuple(size))
+
+
+def _max_unpool_grad(xp, g, ans, a, key, size):
+    lead = a.shape[:len(a.shape) - len(size)]
+    flat = xp.reshape(g, lead + (-1,) if lead else (-1,))
+    return xp.reshape(flat[key], a.shape)
+
+
+max_unpool = register(Op(
+    "max_unpool", "MaxUnpool2DBackward0",
+    forward=_max_unpool_forward,
+    vjp=(_max_unpool_grad,),
+    node_name_of=lambda params, a: f"MaxUnpool{len(params['size'])}DBackward0",
+    samples=(Sample(((1, 2, 2, 2),), {"key": (np.zeros((1, 1, 1), int),
+                                              np.arange(2).reshape(1, 2, 1),
+                                              np.array([[[0, 2, 4, 8], [1, 3, 5, 7]]])),
+                                      "size": (3, 3)}),),
+))

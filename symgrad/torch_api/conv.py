@@ -8,6 +8,7 @@ the 2-d op on an inserted dim of size 1 (PyTorch's nodes are then ``SqueezeBackw
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 
@@ -706,18 +707,32 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
             .reshape(n, channels, *rest))
 
 
+def _lp_pool(name: str, d: int, input: Tensor, norm_type: float,  # noqa: A002
+             kernel_size: IntOrTuple, stride: IntOrTuple | None, ceil_mode: bool) -> Tensor:
+    """PyTorch's composite: an average pooling of ``x^p`` times the window size, to the power
+    ``1/p`` (for ``p = ±inf``, the largest / smallest ``|x|`` of each window)."""
+    _tensor(input, name)
+    window = math.prod(_expand(kernel_size, d, "kernel_size", name))
+    max_pool = {1: max_pool1d, 2: max_pool2d, 3: max_pool3d}[d]
+    if isinstance(norm_type, int | float) and math.isinf(norm_type):
+        if norm_type > 0:
+            return max_pool(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        return -max_pool(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    average = {1: avg_pool1d, 2: avg_pool2d, 3: avg_pool3d}[d]
+    out = average(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * out.abs().relu() * window).pow(1.0 / norm_type)
+
+
 @torch_api(COMPOSITE, method=False, function=False)
 def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int,  # noqa: A002
               stride: IntOrTuple | None = None, ceil_mode: bool = False) -> Tensor:
     """``(sum of x^p over each window)^(1/p)``, PyTorch's composite: an average pooling of
-    ``x^p`` times the window size.
+    ``x^p`` times the window size (``p = inf``: the largest ``|x|``, a max pooling).
 
     >>> F.lp_pool1d(symgrad.tensor([[[3.0, 4.0]]]), 2, 2)
     tensor([[[5.]]])
     """
-    _tensor(input, "lp_pool1d")
-    out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
-    return (out.sign() * out.abs().relu() * kernel_size).pow(1.0 / norm_type)
+    return _lp_pool("lp_pool1d", 1, input, norm_type, kernel_size, stride, ceil_mode)
 
 
 @torch_api(COMPOSITE, method=False, function=False)
@@ -728,10 +743,18 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size: IntOrTuple,  # noqa:
     >>> F.lp_pool2d(symgrad.ones(1, 2, 2), 1, 2)
     tensor([[[4.]]])
     """
-    _tensor(input, "lp_pool2d")
-    kh, kw = _expand(kernel_size, 2, "kernel_size", "lp_pool2d")
-    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
-    return (out.sign() * out.abs().relu() * (kw * kh)).pow(1.0 / norm_type)
+    return _lp_pool("lp_pool2d", 2, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+@torch_api(COMPOSITE, method=False, function=False)
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size: IntOrTuple,  # noqa: A002
+              stride: IntOrTuple | None = None, ceil_mode: bool = False) -> Tensor:
+    """:func:`lp_pool1d` over 3-d windows.
+
+    >>> F.lp_pool3d(symgrad.ones(1, 2, 2, 2), 1, 2)
+    tensor([[[[8.]]]])
+    """
+    return _lp_pool("lp_pool3d", 3, input, norm_type, kernel_size, stride, ceil_mode)
 
 
 def _unpool_size(input: Tensor, kernel: tuple[int, ...], stride: tuple[int, ...],  # noqa: A002
@@ -763,9 +786,9 @@ def _max_unpool(name: str, input: Tensor, indices: Tensor, kernel_size, stride, 
     stride = kernel if stride is None else _expand(stride, d, "stride", name)
     padding = _expand(padding, d, "padding", name)
     size = _unpool_size(input, kernel, stride, padding, output_size)
-    if indices.dtype.name != "int64":
-        raise RuntimeError(f"elements in indices should be type int64 but got: "
-                           f"{indices.dtype._torch_name}")
+    if indices.dtype.name != "int64":  # (PyTorch's 3-d kernel does not say what it got)
+        raise RuntimeError("elements in indices should be type int64" + (
+            f" but got: {indices.dtype._torch_name}" if d < 3 else ""))
     if tuple(indices.shape) != tuple(input.shape):
         raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
                            f"({_size(input.shape)}) but got indices tensor with shape: "
@@ -776,10 +799,13 @@ def _max_unpool(name: str, input: Tensor, indices: Tensor, kernel_size, stride, 
         bad = flat_index[(flat_index < 0) | (flat_index >= plane)].flat[0]
         raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
                            f"{'x'.join(map(str, size))})")
-    lead = tuple(input.shape[:input.ndim - d])
-    values = input.reshape(*lead, -1)
-    out = values.new_zeros((*lead, plane)).scatter(values.ndim - 1, _make(flat_index), values)
-    return out.reshape(*lead, *size)
+    lead = flat_index.shape[:-1]
+    key = tuple(np.arange(n).reshape((1,) * i + (n,) + (1,) * (len(lead) - i))
+                for i, n in enumerate(lead)) + (flat_index,)
+    if d == 1:  # (PyTorch's 1-d unpooling is its 2-d one on an unsqueezed input)
+        out = apply_op(ops.conv.max_unpool, input.unsqueeze(-2), key=key, size=(1, *size))
+        return out.squeeze(-2)
+    return apply_op(ops.conv.max_unpool, input, key=key, size=tuple(size))
 
 
 @torch_api(COMPOSITE, method=False, function=False)
@@ -809,6 +835,20 @@ def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: IntOrTuple,  # noq
     """
     return _max_unpool("max_unpool2d", input, indices, kernel_size, stride, padding,
                        output_size, 2)
+
+
+@torch_api(COMPOSITE, method=False, function=False)
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: IntOrTuple,  # noqa: A002
+                 stride: IntOrTuple | None = None, padding: IntOrTuple = 0,
+                 output_size: Sequence[int] | None = None) -> Tensor:
+    """The partial inverse of :func:`max_pool3d`: each value written at its flat index in a
+    zero (N, C, D_out, H_out, W_out) output.
+
+    >>> F.max_unpool3d(symgrad.tensor([[[[[5.0]]]]]), symgrad.tensor([[[[[7]]]]]), 2).sum()
+    tensor(5.)
+    """
+    return _max_unpool("max_unpool3d", input, indices, kernel_size, stride, padding,
+                       output_size, 3)
 
 
 # ---------------------------------------------------------------------------- resampling

@@ -277,7 +277,7 @@ class _MaxUnpoolNd(Module):
 
     def forward(self, input: Tensor, indices: Tensor,  # noqa: A002
                 output_size: Any = None) -> Tensor:
-        """``F.max_unpool{1,2}d(input, indices, kernel_size, stride, padding, output_size)``.
+        """``F.max_unpool{1,2,3}d(input, indices, kernel_size, stride, padding, output_size)``.
 
         >>> pool = symgrad.nn.MaxPool2d(2, return_indices=True)
         >>> symgrad.nn.MaxUnpool2d(2)(*pool(symgrad.ones(1, 1, 2, 2)))
@@ -316,6 +316,16 @@ class MaxUnpool2d(_MaxUnpoolNd):
     _dims = 2
 
 
+class MaxUnpool3d(_MaxUnpoolNd):
+    """The partial inverse of ``MaxPool3d``.
+
+    >>> symgrad.nn.MaxUnpool3d(2)
+    MaxUnpool3d(kernel_size=(2, 2, 2), stride=(2, 2, 2), padding=(0, 0, 0))
+    """
+
+    _dims = 3
+
+
 class _LPPoolNd(Module):
     _dims = 2
 
@@ -328,7 +338,7 @@ class _LPPoolNd(Module):
         self.ceil_mode = ceil_mode
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
-        """``F.lp_pool{1,2}d(input, norm_type, kernel_size, stride, ceil_mode)``.
+        """``F.lp_pool{1,2,3}d(input, norm_type, kernel_size, stride, ceil_mode)``.
 
         >>> symgrad.nn.LPPool1d(2, 2)(symgrad.tensor([[[3.0, 4.0]]]))
         tensor([[[5.]]])
@@ -364,3 +374,13 @@ class LPPool2d(_LPPoolNd):
     """
 
     _dims = 2
+
+
+class LPPool3d(_LPPoolNd):
+    """Power-average pooling over windows of (N, C, D, H, W) input.
+
+    >>> symgrad.nn.LPPool3d(2, 2)
+    LPPool3d(norm_type=2, kernel_size=2, stride=None, ceil_mode=False)
+    """
+
+    _dims = 3
