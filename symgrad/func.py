@@ -1,11 +1,13 @@
 """``symgrad.func``: PyTorch's function transforms ``grad``, ``grad_and_value``, ``vjp``,
-``jacrev``, ``jacfwd``, ``hessian`` and ``vmap``, and ``functional_call``.
+``jvp``, ``linearize``, ``jacrev``, ``jacfwd``, ``hessian`` and ``vmap``, ``functional_call``
+and ``stack_module_state``.
 
 They are built on the recorded graph: ``grad(f)(x)`` runs ``f`` on a copy of ``x`` that
 requires grad and differentiates with ``autograd.grad``, so transforms nest (``grad(grad(f))``)
 and the graphs they record are ordinary graphs that ``symbolic.check`` can read. Inputs may be
-tensors or tuples, lists and dicts of them. Two differences from PyTorch: ``jacfwd`` computes
-its Jacobian in reverse mode (the same numbers), and ``vmap`` calls the function once per
+tensors or tuples, lists and dicts of them. Two differences from PyTorch: ``jacfwd``, ``jvp``
+and ``linearize`` compute in reverse mode (``jvp`` by the double-backward trick: the same
+numbers), and ``vmap`` calls the function once per
 element of the mapped dimension and stacks the results, so it needs no batching rules but
 costs one call per element.
 
@@ -25,8 +27,8 @@ import symgrad
 from symgrad.autograd.naming import topological
 from symgrad.tensor import Tensor
 
-__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "vjp",
-           "vmap"]
+__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
+           "linearize", "stack_module_state", "vjp", "vmap"]
 
 _state = threading.local()  # how many transforms are running on this thread
 
@@ -226,6 +228,132 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple[Any, ...]
     flat = [x for leaves in leaves_per_arg for x in leaves]
     shown, shown_aux = (output, aux) if nested else _lifted((output, aux), flat)
     return (shown, vjp_fn, shown_aux) if has_aux else (shown, vjp_fn)
+
+
+def _jvp_of(output: Any, flat: list[Tensor], who: str) -> Callable[[list[Tensor]], Any]:
+    """The map from tangents of the tracked leaves ``flat`` to the JVP of ``output``: the
+    VJP is linear in its cotangent ``u``, so the JVP is the gradient in ``u`` of
+    ``<VJP(u), tangent>`` (the double-backward trick)."""
+    outputs, rebuild = _flatten(output)
+    for o in outputs:
+        if not isinstance(o, Tensor):
+            raise RuntimeError(f"{who}: expected f(*primals) to return only tensors, got "
+                               f"unsupported type {type(o)}")
+    cotangents = [symgrad.zeros_like(o).requires_grad_() for o in outputs]
+    pulled = symgrad.autograd.grad(outputs, flat, cotangents, retain_graph=True,
+                                   create_graph=True, allow_unused=True, materialize_grads=True)
+
+    def push(tangents: list[Tensor]) -> Any:
+        for leaf, tangent in zip(flat, tangents, strict=True):
+            if tangent.shape != leaf.shape:
+                raise RuntimeError("Trying to set a forward gradient that has a different size "
+                                   "than that of the original Tensor, this is not supported. "
+                                   f"Tensor is of size {list(leaf.shape)} while the given "
+                                   f"forward gradient is of size {list(tangent.shape)}.")
+        # (a leaf the output does not depend on pulls back a constant zero: no term)
+        terms = [(p, t.to(p.dtype)) for p, t in zip(pulled, tangents, strict=True)
+                 if p.requires_grad]
+        if not terms:
+            return rebuild([symgrad.zeros_like(c) for c in cotangents])
+        pushed = symgrad.autograd.grad([p for p, _ in terms], cotangents,
+                                       [t for _, t in terms], retain_graph=True,
+                                       create_graph=True, allow_unused=True,
+                                       materialize_grads=True)
+        return rebuild(list(pushed))
+    return push
+
+
+def _structure(tree: Any) -> Any:
+    if isinstance(tree, tuple | list):
+        return (type(tree), [_structure(x) for x in tree])
+    if isinstance(tree, dict):
+        return (dict, [(k, _structure(v)) for k, v in tree.items()])
+    return None
+
+
+def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False,
+        has_aux: bool = False) -> tuple[Any, ...]:
+    """``(func(*primals), J tangents)``: the Jacobian-vector product at ``primals`` (tuples of
+    the same structure); ``(output, jvp_out, aux)`` with ``has_aux``. Computed in reverse mode
+    by the double-backward trick, so the graph it records is an ordinary one.
+
+    >>> symgrad.func.jvp(lambda x: x.sin(), (symgrad.tensor([0.0]),), (symgrad.tensor([2.0]),))
+    (tensor([0.]), tensor([2.]))
+    """
+    who = "jvp(f, primals, tangents)"
+    if not isinstance(primals, tuple):
+        raise RuntimeError(f"{who}: Expected primals to be a tuple. E.g. it should be valid to "
+                           "call f(*primals).")
+    if _structure(primals) != _structure(tangents):
+        raise RuntimeError(f"{who}: Expected primals and tangents to have the same python "
+                           "structure. For example, if primals is a tuple of 3 tensors, "
+                           "tangents also must be.")
+    if not _flatten(primals)[0]:
+        raise RuntimeError(f"{who}: Expected primals to contain at least one Tensor.")
+    with _level() as nested:
+        output, aux, leaves_per_arg, _ = _call(func, primals, {}, tuple(range(len(primals))),
+                                               has_aux, who)
+        flat = [x for leaves in leaves_per_arg for x in leaves]
+        pushed = _jvp_of(output, flat, who)(_flatten(tangents)[0])
+    result = (output, pushed, aux) if has_aux else (output, pushed)
+    return result if nested else _lifted(result, flat)
+
+
+def linearize(func: Callable, *primals: Any) -> tuple[Any, Callable]:
+    """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` gives the Jacobian-vector product
+    at ``primals`` (the graph is recorded once and reused).
+
+    >>> out, jvp_fn = symgrad.func.linearize(lambda x: x ** 2, symgrad.tensor([3.0]))
+    >>> jvp_fn(symgrad.tensor([1.0]))
+    tensor([6.])
+    """
+    who = "linearize"
+    with _level() as nested:
+        output, _, leaves_per_arg, _ = _call(func, primals, {}, tuple(range(len(primals))),
+                                             False, who)
+        flat = [x for leaves in leaves_per_arg for x in leaves]
+        push = _jvp_of(output, flat, who)
+
+    def jvp_fn(*tangents: Any) -> Any:
+        if _structure(tangents) != _structure(primals):
+            raise RuntimeError("linearize: Expected tangents to have the same python structure "
+                               "as primals.")
+        with _level() as inside:
+            result = push(_flatten(tangents)[0])
+        return result if inside or nested else _lifted(result, flat)
+
+    return (output if nested else _lifted(output, flat)), jvp_fn
+
+
+def stack_module_state(models: Sequence[Any]) -> tuple[dict[str, Tensor], dict[str, Tensor]]:
+    """The parameters and buffers of ``models`` (modules of one architecture) stacked along a
+    new first dim, by name: new leaves (the parameters requiring grad), for ``vmap`` over
+    :func:`functional_call`.
+
+    >>> params, buffers = symgrad.func.stack_module_state([symgrad.nn.Linear(2, 1)] * 3)
+    >>> params["weight"].shape
+    symgrad.Size([3, 1, 2])
+    """
+    models = list(models)
+    if not models:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if not all(m.training for m in models) and any(m.training for m in models):
+        raise RuntimeError("stack_module_state: Expected all models to have the same training/"
+                           "eval mode.")
+    first = type(models[0])
+    if not all(type(m) is first for m in models):
+        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+
+    def stacked(named: list[dict[str, Tensor]], requires_grad: bool) -> dict[str, Tensor]:
+        out = {}
+        for name in named[0]:
+            value = symgrad.stack([n[name].detach() for n in named])
+            out[name] = value.requires_grad_() if requires_grad and \
+                named[0][name].requires_grad else value
+        return out
+    params = stacked([dict(m.named_parameters()) for m in models], True)
+    buffers = stacked([dict(m.named_buffers()) for m in models], False)
+    return params, buffers
 
 
 def jacrev(func: Callable, argnums: int | tuple[int, ...] = 0, *, has_aux: bool = False,

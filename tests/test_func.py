@@ -1,8 +1,9 @@
-"""``symgrad.func`` (``grad``, ``grad_and_value``, ``vjp``, ``jacrev``, ``jacfwd``, ``hessian``,
-``vmap``, ``functional_call``) against PyTorch 2.13's ``torch.func``: each case's tensors (values,
-dtype, whether they carry a graph) or its error's type and first sentence, recorded by ``python
-tools/record_torch_cases.py tests/test_func.py`` into ``tests/data/torch_func.json``; this
-module never imports torch. The graphs the transforms record are checked against sympy.
+"""``symgrad.func`` (``grad``, ``grad_and_value``, ``vjp``, ``jvp``, ``linearize``, ``jacrev``,
+``jacfwd``, ``hessian``, ``vmap``, ``functional_call``, ``stack_module_state``) against PyTorch
+2.13's ``torch.func``: each case's tensors (values, dtype, whether they carry a graph) or its
+error's type and first sentence, recorded by ``python tools/record_torch_cases.py
+tests/test_func.py`` into ``tests/data/torch_func.json``; this module never imports torch. The
+graphs the transforms record are checked against sympy.
 """
 
 from __future__ import annotations
@@ -131,6 +132,38 @@ CASES = {
             L.tensor([[1.0, 2.0], [3.0, 4.0], [0.0, 1.0]]),
         )
     )(L.nn.Linear(2, 1)),
+    "jvp": lambda L: L.func.jvp(lambda x, y: (x.sin() * y, x + y), (x3(L), x3(L) * 2),
+                                (L.ones(3), L.zeros(3))),
+    "jvp aux": lambda L: L.func.jvp(lambda x: (x**2, x.sum()), (x3(L),), (L.ones(3),),
+                                    has_aux=True),
+    "jvp of a dict": lambda L: L.func.jvp(lambda p: (p["a"] * p["b"]).sum(),
+                                          ({"a": x3(L), "b": x3(L) + 1},),
+                                          ({"a": L.ones(3), "b": x3(L)},)),
+    "jvp of an unused input": lambda L: L.func.jvp(lambda x, y: x.exp(), (x3(L), x3(L)),
+                                                   (L.ones(3), L.ones(3))),
+    "jvp closes over a parameter": lambda L: (
+        lambda w: L.func.jvp(lambda x: x * w, (x3(L),), (L.ones(3),))
+    )(L.tensor([1.0, 2.0, 3.0], requires_grad=True))[1].requires_grad,
+    "jvp of grad": lambda L: L.func.jvp(L.func.grad(lambda x: (x**3).sum()), (x3(L),),
+                                        (L.ones(3),)),
+    "grad of jvp": lambda L: L.func.grad(
+        lambda x: L.func.jvp(lambda z: z.sin(), (x,), (L.ones(3),))[1].sum())(x3(L)),
+    "jvp primals a list": lambda L: L.func.jvp(lambda x: x, [x3(L)], [x3(L)]),
+    "jvp structures": lambda L: L.func.jvp(lambda x, y: x, (x3(L), x3(L)), (x3(L),)),
+    "jvp sizes": lambda L: L.func.jvp(lambda x: x, (x3(L),), (L.ones(2),)),
+    "jvp returns a float": lambda L: L.func.jvp(lambda x: 1.0, (x3(L),), (x3(L),)),
+    "jvp of nothing": lambda L: L.func.jvp(lambda: x3(L), (), ()),
+    "linearize": lambda L: (lambda out, fn: (out, fn(L.ones(3)), fn(x3(L))))(
+        *L.func.linearize(lambda x: x.sin() * x, x3(L))),
+    "stack_module_state": lambda L: (lambda p, b: (sorted(p), [v.shape for v in p.values()],
+                                                   [v.requires_grad for v in p.values()],
+                                                   [v.is_leaf for v in p.values()], b))(
+        *L.func.stack_module_state([L.nn.Linear(2, 1) for _ in range(3)])),
+    "stack_module_state buffers": lambda L: (lambda p, b: (sorted(b), [v.shape for v in
+                                                                       b.values()],
+                                                           [v.requires_grad for v in
+                                                            b.values()]))(
+        *L.func.stack_module_state([L.nn.BatchNorm1d(2) for _ in range(2)])),
 }
 
 
@@ -172,3 +205,17 @@ def test_per_sample_gradients_are_the_gradients_of_each_sample():
         model(xs[i : i + 1]).pow(2).sum().backward()
         assert t.allclose(batched["weight"][i], model.weight.grad)
         assert t.allclose(batched["bias"][i], model.bias.grad)
+
+
+def test_jvp_agrees_with_sympy_and_differences():
+    """A JVP's graph (the double-backward trick) is checked against sympy, and its value
+    against central differences along the tangent."""
+    x = t.tensor([0.5, 1.5], dtype=t.float64, requires_grad=True)
+    tangent = t.tensor([1.0, -2.0], dtype=t.float64)
+    f = lambda z: (z.sin() * z**2).exp()  # noqa: E731
+    _, pushed = t.func.jvp(f, (x,), (tangent,))
+    symbolic.check((pushed * t.tensor([1.0, 2.0], dtype=t.float64)).sum(), inputs=[x])
+    h = 1e-6
+    with t.no_grad():
+        central = (f(x + h * tangent) - f(x - h * tangent)) / (2 * h)
+    assert t.allclose(pushed.detach(), central, rtol=1e-7)
