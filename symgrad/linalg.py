@@ -537,10 +537,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False) -> decompositions._LinalgIn
 
     info = numpy_namespace.lu_factor(A._value)[2]
     if check_errors and info.any():
-        prefix, k = products._first_singular(A._value)
-        raise LinAlgError(f"linalg.inv_ex: {prefix}The diagonal element {k} is zero, the "
-                          "inversion could not be completed because the input matrix is "
-                          "singular.")
+        raise products.singular_error("linalg.inv_ex", A._value)
     return decompositions._LinalgInvEx(apply_op(ops.linalg.inverse_ex, A), _info(info))
 
 
@@ -561,10 +558,7 @@ def cholesky_ex(A: Tensor, *, upper: bool = False,  # noqa: N803
 
     info = numpy_namespace.cholesky_ex(A._value)[1]
     if check_errors and info.any():
-        prefix, order = products._first_not_positive(A._value)
-        raise LinAlgError(f"linalg.cholesky_ex: {prefix}The factorization could not be "
-                          "completed because the input is not positive-definite (the leading "
-                          f"minor of order {order} is not positive-definite).")
+        raise products.not_positive_error("linalg.cholesky_ex", A._value)
     return decompositions._LinalgCholeskyEx(apply_op(ops.linalg.cholesky_ex, A, upper=upper),
                                             _info(info))
 
@@ -584,9 +578,7 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True,  # noqa: N803
 
     info = numpy_namespace.lu_factor(A._value)[2]
     if check_errors and info.any():
-        prefix, _ = products._first_singular(A._value)
-        raise LinAlgError(f"torch.linalg.solve_ex: {prefix}The solver failed because the input "
-                          "matrix is singular.")
+        raise products.unsolvable_error("torch.linalg.solve_ex", A._value)
     return decompositions._LinalgSolveEx(products._solved(A, B, left, ops.linalg.solve_ex),
                                          _info(info))
 

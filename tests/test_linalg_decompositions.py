@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import json
 import pathlib
-import warnings
 
 import numpy as np
 import pytest
 import sympy
-from torch_cases import first_sentence
+from torch_cases import assert_weighted_same, weighted_outcome
 
 import symgrad as t
 from symgrad import ops, symbolic
@@ -208,33 +207,8 @@ CASES = {
 }
 
 
-def _plain(values):
-    return np.asarray(values, dtype=np.float64).tolist()
-
-
-def _run(L, f):
-    A, S, B = _leaves(L)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # (torch.qr's deprecation)
-            out = f(L, A, S, B)
-        if isinstance(out, tuple):
-            out = out[-1]
-        result = ["value", _plain(out.detach().tolist()), str(out.dtype).split(".")[-1],
-                  None if out.grad_fn is None else out.grad_fn.name()]
-        if out.requires_grad and out.is_floating_point() and out.numel():
-            weights = L.arange(1.0, 1.0 + out.numel(), dtype=out.dtype).reshape(out.shape)
-            grads = L.autograd.grad((out * weights).sum(), (A, S, B), allow_unused=True,
-                                    materialize_grads=True)
-            result.append([_plain(g.tolist()) for g in grads])
-        return result
-    except Exception as e:  # noqa: BLE001 - the outcome is what is recorded
-        kind, text = first_sentence(e)
-        return ["error", kind.lstrip("_"), text]
-
-
 def record_all(L) -> dict:
-    return {name: _run(L, f) for name, f in CASES.items()}
+    return {name: weighted_outcome(L, f, _leaves(L)) for name, f in CASES.items()}
 
 
 RECORDED = json.loads(DATA.read_text()) if DATA.exists() else {}
@@ -249,18 +223,9 @@ def test_every_case_is_recorded():
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_as_pytorch(name):
-    got, expected = _run(t, CASES[name]), RECORDED[name]
-    assert got[0] == expected[0], (got, expected)
-    if got[0] == "error":
-        assert got == expected
-        return
     rtol, atol = (1e-5, 1e-6) if name in LOOSE else (1e-10, 1e-12)
-    np.testing.assert_allclose(got[1], expected[1], rtol=rtol, atol=atol)
-    assert got[2:4] == expected[2:4]
-    assert len(got) == len(expected)
-    for g, e in zip(got[4:5], expected[4:5], strict=True):
-        for mine, theirs in zip(g, e, strict=True):
-            np.testing.assert_allclose(mine, theirs, rtol=rtol * 10, atol=atol * 10)
+    assert_weighted_same(weighted_outcome(t, CASES[name], _leaves(t)), RECORDED[name],
+                         rtol=rtol, atol=atol)
 
 
 # ---------------------------------------------------------------- differences, double backward

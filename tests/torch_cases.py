@@ -74,3 +74,53 @@ def assert_same(got, expected, rtol=1e-6, atol=1e-7):
             assert_same(g, e, rtol, atol)
     else:
         assert got == expected
+
+
+def weighted_outcome(L, case, leaves):
+    """``case(L, *leaves)``'s output (the last of a tuple) as ``["value", values, dtype, node
+    name]`` followed, when it is a finite floating tensor that requires grad, by the gradients
+    of its weighted sum ``sum(out * (1, 2, 3, ...))`` with respect to each of ``leaves``
+    (zeros where unused); or ``["error", type, first sentence]``. UserWarnings (deprecations)
+    are silenced."""
+    import warnings
+
+    import numpy as np
+
+    def plain_values(values):
+        return np.asarray(values, dtype=np.float64).tolist()
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            out = case(L, *leaves)
+        if isinstance(out, tuple):
+            out = out[-1]
+        result = ["value", plain_values(out.detach().tolist()), str(out.dtype).split(".")[-1],
+                  None if out.grad_fn is None else out.grad_fn.name()]
+        if out.requires_grad and out.is_floating_point() and out.numel() \
+                and bool(out.isfinite().all()):
+            weights = L.arange(1.0, 1.0 + out.numel(), dtype=out.dtype).reshape(out.shape)
+            grads = L.autograd.grad((out * weights).sum(), leaves, allow_unused=True,
+                                    materialize_grads=True)
+            result.append([plain_values(g.tolist()) for g in grads])
+        return result
+    except Exception as e:  # noqa: BLE001 - the outcome is what is recorded
+        kind, text = first_sentence(e)
+        return ["error", kind.lstrip("_"), text]  # (PyTorch's class is _LinAlgError)
+
+
+def assert_weighted_same(got, expected, rtol, atol):
+    """A :func:`weighted_outcome` equals the recorded one: values to ``rtol``/``atol``, the
+    gradients to ten times them, dtype, node name and errors exactly."""
+    import numpy as np
+
+    assert got[0] == expected[0], (got, expected)
+    if got[0] == "error":
+        assert got == expected
+        return
+    np.testing.assert_allclose(got[1], expected[1], rtol=rtol, atol=atol)
+    assert got[2:4] == expected[2:4]
+    assert len(got) == len(expected)
+    for g, e in zip(got[4:5], expected[4:5], strict=True):
+        for mine, theirs in zip(g, e, strict=True):
+            np.testing.assert_allclose(mine, theirs, rtol=rtol * 10, atol=atol * 10)

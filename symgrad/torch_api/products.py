@@ -343,14 +343,35 @@ def inverse(self) -> Tensor:
     return _inverse(self, "linalg.inv")
 
 
+def singular_error(fn: str, a: np.ndarray) -> LinAlgError:
+    """PyTorch's error for inverting the singular matrices ``a``, in ``fn``'s name."""
+    prefix, k = _first_singular(a)
+    return LinAlgError(f"{fn}: {prefix}The diagonal element {k} is zero, the inversion could "
+                       "not be completed because the input matrix is singular.")
+
+
+def unsolvable_error(fn: str, a: np.ndarray) -> LinAlgError:
+    """PyTorch's error for solving with the singular matrices ``a``, in ``fn``'s name."""
+    prefix, _ = _first_singular(a)
+    return LinAlgError(f"{fn}: {prefix}The solver failed because the input matrix is "
+                       "singular.")
+
+
+def not_positive_error(fn: str, a: np.ndarray) -> LinAlgError:
+    """PyTorch's error for the Cholesky factorization of matrices ``a`` not all positive
+    definite, in ``fn``'s name."""
+    prefix, order = _first_not_positive(a)
+    return LinAlgError(f"{fn}: {prefix}The factorization could not be completed because the "
+                       f"input is not positive-definite (the leading minor of order {order} is "
+                       "not positive-definite).")
+
+
 def _inverse(A: Tensor, fn: str) -> Tensor:  # noqa: N803
     _square_matrices(fn, A)
     try:
         return apply_op(ops.linalg.inverse, A)
     except np.linalg.LinAlgError:
-        prefix, k = _first_singular(A._value)
-        raise LinAlgError(f"{fn}: {prefix}The diagonal element {k} is zero, the inversion could "
-                          "not be completed because the input matrix is singular.") from None
+        raise singular_error(fn, A._value) from None
 
 
 @torch_api("det", example=lambda x: x[:, :2].det())
@@ -372,10 +393,7 @@ def _cholesky(A: Tensor, upper: Any, fn: str) -> Tensor:  # noqa: N803
     try:
         return apply_op(ops.linalg.cholesky, A, upper=bool(upper))
     except np.linalg.LinAlgError:
-        prefix, order = _first_not_positive(A._value)
-        raise LinAlgError(f"{fn}: {prefix}The factorization could not be completed because the "
-                          f"input is not positive-definite (the leading minor of order {order} "
-                          "is not positive-definite).") from None
+        raise not_positive_error(fn, A._value) from None
 
 
 def _first_not_positive(a: np.ndarray) -> tuple[str, int]:
@@ -491,6 +509,4 @@ def _solved(A: Tensor, B: Tensor, left: Any, op: Any) -> Tensor:  # noqa: N803
             return apply_op(op, A, B.unsqueeze(-1)).squeeze(-1)
         return apply_op(op, A, B) if left else apply_op(op, A, B, left=False)
     except np.linalg.LinAlgError:
-        prefix, _ = _first_singular(A._value)
-        raise LinAlgError(f"symgrad.linalg.solve: {prefix}The solver failed because the input "
-                          "matrix is singular.") from None
+        raise unsolvable_error("symgrad.linalg.solve", A._value) from None
