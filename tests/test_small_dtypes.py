@@ -686,6 +686,37 @@ CASES.update(
 )
 
 
+# the fused products and linear layers refuse mixed dtypes, each with its kernel's message
+CASES.update(
+    {
+        "addmm self and mat2": lambda L: L.addmm(L.ones(2, dtype=L.float64), L.ones(1, 3),
+                                                 L.ones(3, 2)),
+        "addmm mat1 and mat2": lambda L: L.addmm(L.ones(2), L.ones(1, 3, dtype=L.float64),
+                                                 L.ones(3, 2)),
+        "addmm int64 self": lambda L: L.addmm(L.ones(2, dtype=L.long), L.ones(1, 3),
+                                              L.ones(3, 2)),
+        "addmm_ mat1": lambda L: L.ones(2, 2).addmm_(L.ones(2, 3, dtype=L.float64),
+                                                     L.ones(3, 2)),
+        "addmv dtypes": lambda L: L.addmv(L.ones(2), L.ones(2, 3), L.ones(3, dtype=L.float64)),
+        "baddbmm input": lambda L: L.baddbmm(L.ones(2, dtype=L.float64), L.ones(1, 1, 3),
+                                             L.ones(1, 3, 2)),
+        "baddbmm batches": lambda L: L.baddbmm(L.ones(2), L.ones(1, 1, 3),
+                                               L.ones(1, 3, 2, dtype=L.float64)),
+        "addbmm dtypes": lambda L: L.addbmm(L.ones(2), L.ones(1, 1, 3, dtype=L.float64),
+                                            L.ones(1, 3, 2)),
+        "addr promotes": lambda L: L.addr(L.ones(2, 2, dtype=L.float64), L.ones(2), L.ones(2)),
+        "linear bias": lambda L: L.nn.functional.linear(L.ones(2, 2, 3), L.ones(2, 3),
+                                                        L.ones(2, dtype=L.float64)),
+        "linear weight": lambda L: L.nn.functional.linear(L.ones(3), L.ones(2, 3, dtype=L.float64),
+                                                          L.ones(2, dtype=L.float64)),
+        "bilinear dtypes": lambda L: L.nn.functional.bilinear(L.ones(1, 3), L.ones(1, 3),
+                                                              L.ones(2, 3, 3),
+                                                              L.ones(2, dtype=L.float64)),
+        "lazy linear of another dtype": lambda L: L.nn.LazyLinear(2, dtype=L.float64)(
+            L.ones(1, 3)),
+    }
+)
+
 def record_all(L) -> dict:
     results = {}
     for name, case in CASES.items():

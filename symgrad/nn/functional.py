@@ -227,6 +227,11 @@ def bilinear(input1: _Tensor, input2: _Tensor, weight: _Tensor,
     if input2.shape[-1] != weight.shape[2]:
         raise RuntimeError(f"bilinear(): input2 size does not match weight size: got "
                            f"{input2.shape[-1]} but expected {weight.shape[2]}")
+    given = [(input1, "input1"), (input2, "input2"), (weight, "weight")] + (
+        [(bias, "bias")] if bias is not None else [])
+    if len({x.dtype for x, _ in given}) > 1:
+        raise RuntimeError("All tensors must have the same dtype, got " + ", ".join(
+            f"{name}: {x.dtype._cpp_name}" for x, name in given))
     out = _einsum("...i,oij,...j->...o", input1, weight, input2)
     return out if bias is None else out + bias
 

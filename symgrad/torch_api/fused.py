@@ -45,12 +45,21 @@ def _add_product(run: Any, op: ops.Op, fn: str, input: Tensor, a: Tensor, b: Ten
     return run(op, input, a, b, **params)
 
 
+def _same_dtypes(input: Tensor, mat1: Tensor, mat2: Tensor) -> None:  # noqa: A002
+    """PyTorch's addmm kernel's dtype checks, in its order (no promotion)."""
+    for first, name in ((input, "self"), (mat1, "mat1")):
+        if first.dtype is not mat2.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                               f"{first.dtype._torch_name} and {mat2.dtype._torch_name}")
+
+
 def _addmm(run: Any, fn: str, input: Tensor, mat1: Tensor, mat2: Tensor, beta: float,  # noqa: A002
            alpha: float) -> Tensor:
     for i, (x, arg) in enumerate(((input, "input"), (mat1, "mat1"), (mat2, "mat2"))):
         _tensor(x, fn, arg, i + 1)
     _matrix(mat1, "mat1")
     _matrix(mat2, "mat2")
+    _same_dtypes(input, mat1, mat2)
     (n, k), (k2, m) = mat1._value.shape, mat2._value.shape
     if k != k2:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
@@ -85,6 +94,10 @@ def _addmv(run: Any, fn: str, input: Tensor, mat: Tensor, vec: Tensor, beta: flo
         _tensor(x, fn, arg, i + 1)
     _matrix(mat, "vector + matrix @ vector expected, got mat", 2)
     _matrix(vec, "vector + matrix @ vector expected, got vec", 1)
+    if not input.dtype is mat.dtype is vec.dtype:
+        raise RuntimeError("addmv input tensors must have the same dtype, but got "
+                           f"{input.dtype._torch_name}, {mat.dtype._torch_name}, and "
+                           f"{vec.dtype._torch_name}")
     n, k = mat._value.shape
     if vec._value.shape[0] != k or input._value.ndim > 1 or (
             input._value.ndim == 1 and input._value.shape[0] not in (1, n)):
@@ -130,6 +143,13 @@ def _baddbmm(run: Any, fn: str, input: Tensor, batch1: Tensor, batch2: Tensor,  
     if b != b2 or k != k2:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{b}, {k}] but got: [{b2}, {k2}].")
+    if input.dtype is not batch1.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {input.dtype._cpp_name}, "
+                           f"batch1: {batch1.dtype._cpp_name}, batch2: "
+                           f"{batch2.dtype._cpp_name}")
+    if batch1.dtype is not batch2.dtype:
+        raise RuntimeError(f"expected scalar type {batch1.dtype._torch_name} but found "
+                           f"{batch2.dtype._torch_name}")
     return _add_product(run, _la.baddbmm, fn, input, batch1, batch2, beta, alpha, (b, n, m))
 
 
@@ -222,6 +242,7 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1,  #
     if batch1._value.shape[0] != batch2._value.shape[0]:
         raise RuntimeError("batch1 and batch2 must have same number of batches, got "
                            f"{batch1._value.shape[0]} and {batch2._value.shape[0]}")
+    _same_dtypes(input, batch1, batch2)  # (PyTorch's addbmm runs addmm's kernel)
     return _scaled_sum(input, batch1.bmm(batch2).sum(0), beta, alpha)
 
 
