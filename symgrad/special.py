@@ -55,14 +55,19 @@ exp2, expm1, log1p = lazy.function("exp2"), lazy.function("expm1"), lazy.functio
 gammaln, sinc = lazy.function("lgamma"), lazy.function("sinc")
 _round = lazy.function("round")
 
+# (strings only: the API reference's reader takes nothing else)
 __all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln",
            "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr",
-           "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py", "xlogy",
-           "gammainc", "gammaincc", "i0", "i0e", "i1", "i1e", "erfcx", "bessel_j0",
-           "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
-           "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",
-           "scaled_modified_bessel_k1", "spherical_bessel_j0", "zeta", "airy_ai",
-           *polynomials.NAMES]
+           "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py", "xlogy", "gammainc",
+           "gammaincc", "i0", "i0e", "i1", "i1e", "erfcx", "bessel_j0", "bessel_j1", "bessel_y0",
+           "bessel_y1", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
+           "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+           "spherical_bessel_j0", "zeta", "airy_ai", "chebyshev_polynomial_t",
+           "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+           "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+           "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w",
+           "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
+           "legendre_polynomial_p"]
 
 _ew = ops.elementwise
 
