@@ -16,6 +16,9 @@ symgrad's random stream, not PyTorch's.
 tensor(0.5000)
 """
 
+import sys as _sys
+import types as _types
+
 from symgrad.distributions import constraints, transforms
 from symgrad.distributions import distribution as utils
 from symgrad.distributions.bernoulli import Bernoulli
@@ -40,11 +43,42 @@ from symgrad.distributions.transformed import (
     LogNormal,
     TransformedDistribution,
 )
+from symgrad.distributions.transforms import (
+    AbsTransform,
+    AffineTransform,
+    ComposeTransform,
+    ExpTransform,
+    PowerTransform,
+    SigmoidTransform,
+    TanhTransform,
+    Transform,
+)
 from symgrad.distributions.uniform import Uniform
 
-__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
-           "Distribution", "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel",
-           "HalfNormal", "Independent", "Laplace", "LogNormal", "Multinomial",
-           "MultivariateNormal", "Normal", "OneHotCategorical",
-           "OneHotCategoricalStraightThrough", "Poisson", "StudentT", "TransformedDistribution",
-           "Uniform", "constraints", "kl_divergence", "register_kl", "transforms", "utils"]
+__all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical",
+           "Cauchy", "Chi2", "ComposeTransform", "Dirichlet", "Distribution", "ExpTransform",
+           "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "HalfNormal",
+           "Independent", "Laplace", "LogNormal", "Multinomial", "MultivariateNormal", "Normal",
+           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson", "PowerTransform",
+           "SigmoidTransform", "StudentT", "TanhTransform", "Transform",
+           "TransformedDistribution", "Uniform", "constraints", "kl_divergence", "register_kl",
+           "transforms", "utils"]
+
+
+def _alias(name: str, module: _types.ModuleType) -> None:
+    """PyTorch's submodule ``torch.distributions.<name>`` as the symgrad module holding its
+    classes (``symgrad.distributions.beta`` is ``symgrad.distributions.dirichlet``), importable
+    by that name too."""
+    globals()[name] = module
+    _sys.modules[f"{__name__}.{name}"] = module
+
+
+for _name, _module in {
+        "beta": "dirichlet", "binomial": "discrete", "chi2": "gamma", "exp_family":
+        "distribution", "geometric": "discrete", "gumbel": "transformed", "half_normal":
+        "transformed", "independent": "multivariate", "laplace": "exponential", "log_normal":
+        "transformed", "multinomial": "categorical", "multivariate_normal": "multivariate",
+        "one_hot_categorical": "categorical", "poisson": "discrete", "studentT": "gamma",
+        "transformed_distribution": "transformed"}.items():
+    _alias(_name, _sys.modules[f"{__name__}.{_module}"])
+del _name, _module
