@@ -15,8 +15,11 @@ from symgrad.distributions.cauchy import Cauchy
 from symgrad.distributions.dirichlet import Beta, Dirichlet
 from symgrad.distributions.discrete import Binomial, Geometric, Poisson
 from symgrad.distributions.distribution import Distribution, ExponentialFamily
+from symgrad.distributions.exponential import Exponential, Laplace
 from symgrad.distributions.gamma import Gamma
 from symgrad.distributions.normal import Normal
+from symgrad.distributions.pareto import Pareto
+from symgrad.distributions.transformed import Gumbel, TransformedDistribution
 from symgrad.distributions.uniform import Uniform
 from symgrad.nn.functional import softplus
 from symgrad.tensor import Tensor
@@ -168,6 +171,77 @@ def _dirichlet_dirichlet(p: Dirichlet, q: Dirichlet) -> Tensor:
 @register_kl(Beta, Beta)
 def _beta_beta(p: Beta, q: Beta) -> Tensor:
     return _dirichlet_dirichlet(p._dirichlet, q._dirichlet)
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _transformed_transformed(p: TransformedDistribution, q: TransformedDistribution) -> Tensor:
+    # the same bijections keep the divergence of the bases (PyTorch refuses others, wordless)
+    if p.transforms != q.transforms or p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return kl_divergence(p.base_dist, q.base_dist)
+
+
+@register_kl(Exponential, Exponential)
+def _exponential_exponential(p: Exponential, q: Exponential) -> Tensor:
+    # log(rate_p / rate_q) + rate_q / rate_p - 1
+    ratio = q.rate / p.rate
+    return ratio - ratio.log() - 1
+
+
+@register_kl(Pareto, Pareto)
+def _pareto_pareto(p: Pareto, q: Pareto) -> Tensor:
+    # log(a_p / a_q) + a_q log(s_p / s_q) + a_q / a_p - 1; infinite where p reaches below q
+    alpha_ratio = q.alpha / p.alpha
+    kl = q.alpha * (p.scale / q.scale).log() - alpha_ratio.log() + alpha_ratio - 1
+    kl[p.scale < q.scale] = math.inf
+    return kl
+
+
+@register_kl(Pareto, Exponential)
+def _pareto_exponential(p: Pareto, q: Exponential) -> Tensor:
+    # -H(p) - log(rate) + rate E_p[x], E_p[x] = a s / (a - 1) (infinite for a <= 1)
+    kl = (p.alpha / (p.scale * q.rate)).log() - p.alpha.reciprocal() - 1 + \
+        q.rate * p.alpha * p.scale / (p.alpha - 1)
+    kl[p.alpha <= 1] = math.inf
+    return kl
+
+
+@register_kl(Pareto, Gamma)
+def _pareto_gamma(p: Pareto, q: Gamma) -> Tensor:
+    # -H(p) - E_p[log q], with E_p[log x] = log s + 1 / a and E_p[x] = a s / (a - 1)
+    mean_log = p.scale.log() + p.alpha.reciprocal()
+    kl = p.alpha.log() - mean_log - 1 + q.concentration.lgamma() \
+        - q.concentration * q.rate.log() + (1 - q.concentration) * mean_log \
+        + q.rate * p.alpha * p.scale / (p.alpha - 1)
+    kl[p.alpha <= 1] = math.inf
+    return kl
+
+
+@register_kl(Pareto, Normal)
+def _pareto_normal(p: Pareto, q: Normal) -> Tensor:
+    # -H(p) + log(√(2π) σ) + E_p[(x - μ)²] / (2σ²), E_p[(x - μ)²] = var + (mean - μ)²
+    mean = p.alpha * p.scale / (p.alpha - 1)
+    var = p.alpha * (p.scale / (p.alpha - 1)).pow(2) / (p.alpha - 2)
+    kl = (math.sqrt(2 * math.pi) * q.scale * p.alpha / p.scale).log() - \
+        p.alpha.reciprocal() - 1 + (var + (mean - q.loc).pow(2)) / (2 * q.scale.pow(2))
+    kl[p.alpha <= 2] = math.inf
+    return kl
+
+
+def _infinite(parameter: str) -> Callable[[Any, Any], Tensor]:
+    """A KL divergence that is infinite throughout (q gives no mass where p has some), shaped
+    as p's ``parameter``."""
+    def kl(p: Any, q: Any) -> Tensor:
+        return full_like(getattr(p, parameter), math.inf)
+    return kl
+
+
+for _p, _q, _parameter in ((Beta, Pareto, "concentration1"), (Exponential, Pareto, "rate"),
+                           (Gamma, Pareto, "concentration"), (Gumbel, Pareto, "loc"),
+                           (Laplace, Pareto, "loc"), (Normal, Pareto, "loc"),
+                           (Pareto, Beta, "scale"), (Pareto, Uniform, "scale")):
+    register_kl(_p, _q)(_infinite(_parameter))
+del _p, _q, _parameter
 
 
 @register_kl(ExponentialFamily, ExponentialFamily)

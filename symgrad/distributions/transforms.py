@@ -143,6 +143,13 @@ class ExpTransform(Transform):
         return hash(ExpTransform)
 
 
+def _same(a: Tensor | float, b: Tensor | float) -> bool:
+    """Whether two parameters (numbers or tensors) are equal throughout."""
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    return bool(symgrad.as_tensor(a == b).all())
+
+
 class AffineTransform(Transform):
     """``y = loc + scale x`` (numbers or tensors).
 
@@ -177,6 +184,13 @@ class AffineTransform(Transform):
             return symgrad.full_like(x, math.log(abs(scale)))
         return scale.abs().log().expand_as(x) if scale.shape != x.shape else scale.abs().log()
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, AffineTransform) and _same(self.loc, other.loc) and \
+            _same(self.scale, other.scale)
+
+    def __hash__(self) -> int:
+        return hash(AffineTransform)
+
 
 class SigmoidTransform(Transform):
     """``y = sigmoid(x)``."""
@@ -199,6 +213,12 @@ class SigmoidTransform(Transform):
 
         return -softplus(-x) - softplus(x)
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SigmoidTransform)
+
+    def __hash__(self) -> int:
+        return hash(SigmoidTransform)
+
 
 class TanhTransform(Transform):
     """``y = tanh(x)``."""
@@ -218,6 +238,12 @@ class TanhTransform(Transform):
 
         return 2.0 * (math.log(2.0) - x - softplus(-2.0 * x))
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TanhTransform)
+
+    def __hash__(self) -> int:
+        return hash(TanhTransform)
+
 
 class AbsTransform(Transform):
     """``y = |x|`` (not bijective: its inverse gives the positive root)."""
@@ -229,6 +255,12 @@ class AbsTransform(Transform):
 
     def _inverse(self, y: Tensor) -> Tensor:
         return y
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, AbsTransform)
+
+    def __hash__(self) -> int:
+        return hash(AbsTransform)
 
 
 class PowerTransform(Transform):
@@ -257,6 +289,12 @@ class PowerTransform(Transform):
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
         return (self.exponent * y / x).abs().log()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PowerTransform) and _same(self.exponent, other.exponent)
+
+    def __hash__(self) -> int:
+        return hash(PowerTransform)
 
 
 class ComposeTransform(Transform):
@@ -309,6 +347,12 @@ class ComposeTransform(Transform):
             total = total + part.log_abs_det_jacobian(x, following)
             x = following
         return total
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ComposeTransform) and self.parts == other.parts
+
+    def __hash__(self) -> int:
+        return hash(ComposeTransform)
 
     def __repr__(self) -> str:
         inner = ",\n    ".join(repr(p) for p in self.parts)
