@@ -77,6 +77,12 @@ _TRANSFORMED = {
 }
 
 
+def _masked_write(L):
+    x = L.tensor([3.0, 1.0])[0]
+    x[x > 2] = 5.0
+    return x
+
+
 def _attempt(f):
     """``f()``, or the name of the error it raises (moments PyTorch does not define)."""
     try:
@@ -179,6 +185,49 @@ CASES.update({
         _d(L).ComposeTransform([_d(L).ExpTransform(), _d(L).AbsTransform()])
         == _d(L).ComposeTransform([_d(L).ExpTransform(), _d(L).AbsTransform()]),
         _d(L).ExpTransform().inv == _d(L).ExpTransform().inv],
+})
+
+
+CASES.update(_family_cases("FisherSnedecor", lambda L, P: _d(L).FisherSnedecor(
+    P["a"] * 3, P["b"] * 4), _V, [1.0, -1.0, 2.0]))
+CASES.update(_family_cases("NegativeBinomial", lambda L, P: _d(L).NegativeBinomial(
+    P["a"] + 1, P["p"] * 0.9), [2.0, 0.0, 5.0], [1.0, 0.5, 2.0]))
+CASES.update({
+    "FisherSnedecor moments of small df": lambda L, P: [
+        getattr(_d(L).FisherSnedecor(L.tensor([1.0, 3.0, 6.0]), L.tensor([2.0, 4.5, 9.0])), m)
+        for m in ("mean", "mode", "variance")],
+    "FisherSnedecor a negative df": lambda L, P: _d(L).FisherSnedecor(-1.0, 2.0),
+    "FisherSnedecor a negative df2, not validated": lambda L, P: _d(L).FisherSnedecor(
+        1.0, -2.0, validate_args=False).df2,
+    "FisherSnedecor repr": lambda L, P: repr(_d(L).FisherSnedecor(L.ones(2), 3.0)),
+    "NegativeBinomial of logits": lambda L, P: _d(L).NegativeBinomial(
+        P["a"], logits=P["b"] - 1).log_prob(_v(L, [0.0, 3.0, 1.0])),
+    "NegativeBinomial of logits, moments": lambda L, P: [
+        getattr(_d(L).NegativeBinomial(P["a"], logits=P["b"] - 1), m)
+        for m in ("mean", "mode", "variance", "probs", "param_shape")],
+    "NegativeBinomial of zero count at zero": lambda L, P: _d(L).NegativeBinomial(
+        L.tensor([0.0, 2.0], dtype=L.float64), P["p"][:2]).log_prob(L.zeros(2, dtype=L.float64)),
+    "NegativeBinomial sample shapes": lambda L, P: [str(s) for s in (
+        _d(L).NegativeBinomial(P["a"], P["p"]).sample((4,)).shape,
+        _d(L).NegativeBinomial(P["a"], P["p"]).expand((2, 3)).sample().shape,
+        _d(L).NegativeBinomial(2.0, 0.5).sample().shape)],
+    "NegativeBinomial probs 1": lambda L, P: _d(L).NegativeBinomial(1.0, 1.0),
+    "NegativeBinomial a negative count": lambda L, P: _d(L).NegativeBinomial(-1.0, 0.5),
+    "NegativeBinomial both": lambda L, P: _d(L).NegativeBinomial(1.0, 0.5, 0.0),
+    "NegativeBinomial neither": lambda L, P: _d(L).NegativeBinomial(1.0),
+    "NegativeBinomial repr": lambda L, P: [repr(_d(L).NegativeBinomial(2.0, 0.5)),
+                                           repr(_d(L).NegativeBinomial(2, logits=L.ones(3)))],
+    "NegativeBinomial expanded logits": lambda L, P: _d(L).NegativeBinomial(
+        2.0, logits=P["b"]).expand((2, 3)).logits,
+    "a 0-d mask indexes a 0-d tensor": lambda L, P: [
+        L.tensor(3.0)[L.tensor(3.0) > 2], L.tensor(3.0)[L.tensor(3.0) < 2],
+        L.arange(3.0)[L.tensor(True)], str(L.arange(3.0)[L.tensor(False)].shape)],
+    "a 0-d mask writes a 0-d tensor": lambda L, P: _masked_write(L),
+    "poisson of a 0-d rate": lambda L, P: [str(L.poisson(L.tensor(2.0)).shape),
+                                           L.poisson(L.tensor(0.0))],
+    "half_open_interval": lambda L, P: [
+        str(_d(L).constraints.half_open_interval(0.0, 1.0)),
+        _d(L).constraints.half_open_interval(0.0, 1.0).check(L.tensor([0.0, 0.5, 1.0]))],
 })
 
 
@@ -308,3 +357,27 @@ def test_transformed_families_gradients_agree_with_sympy_and_differences():
     b = t.tensor([0.6, 2.0], dtype=t.float64, requires_grad=True)
     symbolic.check(_transformed_loss(a, b), inputs=[a, b])  # (raises GradientMismatch)
     assert gradcheck(lambda a, b: _transformed_loss(a, b), (a, b))
+
+
+def test_fisher_snedecor_and_negative_binomial_samples_and_gradients():
+    t.manual_seed(13)
+    d = t.distributions
+    f = d.FisherSnedecor(t.tensor(6.0), t.tensor(12.0))
+    draws = f.sample((40000,))
+    assert draws.min() > 0 and abs(draws.mean().item() - f.mean.item()) < 0.02
+    assert abs(draws.var().item() - f.variance.item()) < 0.08
+    nb = d.NegativeBinomial(t.tensor(3.5), t.tensor(0.4))
+    counts = nb.sample((40000,))
+    assert (counts % 1 == 0).all() and abs(counts.mean().item() - nb.mean.item()) < 0.04
+    assert abs(counts.var().item() - nb.variance.item()) < 0.15
+    a = t.tensor([1.5, 4.0], dtype=t.float64, requires_grad=True)
+    b = t.tensor([0.3, 0.7], dtype=t.float64, requires_grad=True)
+
+    def loss(a, b):
+        value = t.tensor([0.5, 3.0], dtype=t.float64)
+        return (d.FisherSnedecor(a, a + b).log_prob(value).sum()
+                + d.NegativeBinomial(a, b).log_prob(value.floor()).sum()
+                + d.NegativeBinomial(a, logits=b).variance.sum())
+
+    symbolic.check(loss(a, b), inputs=[a, b])  # (raises GradientMismatch)
+    assert gradcheck(loss, (a, b))

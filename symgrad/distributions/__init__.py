@@ -33,12 +33,14 @@ from symgrad.distributions.dirichlet import Beta, Dirichlet
 from symgrad.distributions.discrete import Binomial, Geometric, Poisson
 from symgrad.distributions.distribution import Distribution, ExponentialFamily
 from symgrad.distributions.exponential import Exponential, Laplace
+from symgrad.distributions.fishersnedecor import FisherSnedecor
 from symgrad.distributions.gamma import Chi2, Gamma, StudentT
 from symgrad.distributions.half_cauchy import HalfCauchy
 from symgrad.distributions.inverse_gamma import InverseGamma
 from symgrad.distributions.kl import kl_divergence, register_kl
 from symgrad.distributions.kumaraswamy import Kumaraswamy
 from symgrad.distributions.multivariate import Independent, MultivariateNormal
+from symgrad.distributions.negative_binomial import NegativeBinomial
 from symgrad.distributions.normal import Normal
 from symgrad.distributions.pareto import Pareto
 from symgrad.distributions.transformed import (
@@ -62,13 +64,13 @@ from symgrad.distributions.weibull import Weibull
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical",
            "Cauchy", "Chi2", "ComposeTransform", "Dirichlet", "Distribution", "ExpTransform",
-           "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "HalfCauchy",
-           "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal",
-           "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical",
-           "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PowerTransform",
-           "SigmoidTransform", "StudentT", "TanhTransform", "Transform", "TransformedDistribution",
-           "Uniform", "Weibull", "constraints", "kl_divergence", "register_kl", "transforms",
-           "utils"]
+           "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel",
+           "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy", "Laplace",
+           "LogNormal", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
+           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
+           "PowerTransform", "SigmoidTransform", "StudentT", "TanhTransform", "Transform",
+           "TransformedDistribution", "Uniform", "Weibull", "constraints", "kl_divergence",
+           "register_kl", "transforms", "utils"]
 
 
 def _alias(name: str, module: _types.ModuleType) -> None:

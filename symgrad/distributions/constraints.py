@@ -7,11 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = ["Constraint", "boolean", "dependent", "dependent_property", "greater_than",
-           "greater_than_eq", "independent", "integer_interval", "interval", "is_dependent",
-           "less_than", "lower_cholesky", "multinomial", "nonnegative", "nonnegative_integer",
-           "one_hot", "positive",
-           "positive_definite", "positive_integer", "real",
-           "real_vector", "simplex", "square", "symmetric", "unit_interval"]
+           "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval",
+           "is_dependent", "less_than", "lower_cholesky", "multinomial", "nonnegative",
+           "nonnegative_integer", "one_hot", "positive", "positive_definite", "positive_integer",
+           "real", "real_vector", "simplex", "square", "symmetric", "unit_interval"]
 
 
 class Constraint:
@@ -90,6 +89,14 @@ class _Interval(_Bound):
 
     def check(self, value: Any) -> Any:
         return (self.lower_bound <= value) & (value <= self.upper_bound)
+
+
+class _HalfOpenInterval(_Bound):
+    def __init__(self, lower_bound: Any, upper_bound: Any) -> None:
+        super().__init__(lower_bound=lower_bound, upper_bound=upper_bound)
+
+    def check(self, value: Any) -> Any:
+        return (self.lower_bound <= value) & (value < self.upper_bound)
 
 
 class _IntegerInterval(_Interval):
@@ -255,4 +262,5 @@ simplex = _Simplex()
 greater_than, greater_than_eq, less_than, interval = _GreaterThan, _GreaterThanEq, _LessThan, \
     _Interval
 integer_interval = _IntegerInterval
+half_open_interval = _HalfOpenInterval
 independent = _IndependentConstraint
