@@ -231,6 +231,61 @@ CASES.update({
 })
 
 
+def _cb_probs(L, P):
+    """Probabilities on both sides of 1/2 and within the Taylor region about it."""
+    return L.cat([P["p"], L.tensor([0.4995, 0.5, 0.5005, 0.7], dtype=L.float64)
+                  * P["p"][1:2] * 2])
+
+
+_CB_VALUES = [0.3, 0.0, 1.0, 0.6, 0.25, 0.5, 0.99]
+CASES.update(_family_cases("ContinuousBernoulli", lambda L, P: _d(L).ContinuousBernoulli(
+    _cb_probs(L, P)), _CB_VALUES, [0.3, 0.0, 1.5, 0.6, 0.2, 0.5, 0.9]))
+CASES.update({
+    "ContinuousBernoulli of logits": lambda L, P: [
+        getattr(_d(L).ContinuousBernoulli(logits=P["a"] - 1), m) for m in (
+            "mean", "variance", "probs")] + [
+        _d(L).ContinuousBernoulli(logits=P["a"] - 1).log_prob(_v(L, _U)),
+        _d(L).ContinuousBernoulli(logits=P["a"] - 1).entropy()],
+    "ContinuousBernoulli icdf and cdf": lambda L, P: [
+        _d(L).ContinuousBernoulli(_cb_probs(L, P)).icdf(_v(L, _CB_VALUES)),
+        _d(L).ContinuousBernoulli(_cb_probs(L, P), validate_args=False).cdf(
+            _v(L, [-0.5, 0.0, 1.0, 1.5, 0.25, 0.5, 0.99]))],
+    "ContinuousBernoulli wider lims": lambda L, P: [
+        _d(L).ContinuousBernoulli(_cb_probs(L, P), lims=(0.3, 0.7)).log_prob(_v(L, _CB_VALUES)),
+        _d(L).ContinuousBernoulli(_cb_probs(L, P), lims=(0.3, 0.7)).expand((2, 7)).mean],
+    "ContinuousBernoulli probs clamped": lambda L, P: _d(L).ContinuousBernoulli(
+        L.tensor([0.0, 1.0], dtype=L.float64), validate_args=False).probs,
+    "ContinuousBernoulli invalid probs, validated": lambda L, P: _d(L).ContinuousBernoulli(
+        L.tensor([1.5]), validate_args=True),
+    "ContinuousBernoulli invalid probs, default": lambda L, P: _d(L).ContinuousBernoulli(
+        L.tensor([1.5])).probs,
+    "ContinuousBernoulli a nan logit": lambda L, P: _d(L).ContinuousBernoulli(
+        logits=L.tensor(float("nan"))),
+    "ContinuousBernoulli both": lambda L, P: _d(L).ContinuousBernoulli(0.5, 0.0),
+    "ContinuousBernoulli repr": lambda L, P: [repr(_d(L).ContinuousBernoulli(0.3)),
+                                              repr(_d(L).ContinuousBernoulli(logits=L.ones(2)))],
+    "kl ContinuousBernoulli pairs": lambda L, P: [_d(L).kl_divergence(p, q) for p, q in (
+        (_d(L).ContinuousBernoulli(P["p"]), _d(L).ContinuousBernoulli(P["p"].flip(0))),
+        (_d(L).ContinuousBernoulli(P["p"]), _d(L).ContinuousBernoulli(logits=P["b"])),
+        (_d(L).Beta(P["a"], P["b"]), _d(L).ContinuousBernoulli(P["p"])),
+        (_d(L).Uniform(P["p"] * 0.5, P["p"] * 0.5 + 0.5), _d(L).ContinuousBernoulli(0.3)),
+        (_d(L).Uniform(P["p"] - 0.5, 1.0), _d(L).ContinuousBernoulli(P["p"])),
+        (_d(L).ContinuousBernoulli(P["p"]), _d(L).Exponential(P["a"])),
+        (_d(L).ContinuousBernoulli(P["p"]), _d(L).Normal(P["a"], P["b"])),
+        (_d(L).ContinuousBernoulli(P["p"]), _d(L).Uniform(P["a"] - 2, P["b"] + 1)),
+        (_d(L).ContinuousBernoulli(P["p"]), _d(L).Uniform(-1.0, 2.0)),
+        (_d(L).ContinuousBernoulli(P["p"]), _d(L).Pareto(1.0, 2.0)),
+        (_d(L).Exponential(P["a"]), _d(L).ContinuousBernoulli(0.3)),
+        (_d(L).Gamma(P["a"], P["b"]), _d(L).ContinuousBernoulli(0.3)),
+        (_d(L).Gumbel(P["a"], P["b"]), _d(L).ContinuousBernoulli(0.3)),
+        (_d(L).Laplace(P["a"], P["b"]), _d(L).ContinuousBernoulli(0.3)),
+        (_d(L).Normal(P["a"], P["b"]), _d(L).ContinuousBernoulli(0.3)),
+        (_d(L).Pareto(P["a"], P["b"]), _d(L).ContinuousBernoulli(0.3)))],
+    "kl ContinuousBernoulli Bernoulli": lambda L, P: _d(L).kl_divergence(
+        _d(L).ContinuousBernoulli(0.3), _d(L).Bernoulli(0.3)),
+})
+
+
 def _plain(L, value):
     if isinstance(value, L.Tensor):
         return {"values": np.asarray(value.detach().tolist(), dtype=np.float64).tolist(),
@@ -271,7 +326,7 @@ RECORDED = json.loads(DATA.read_text()) if DATA.exists() else {}
 # gradients through digamma's derivative (trigamma: symgrad's series agree with PyTorch's to
 # about 1e-9 relative)
 LOOSER = {name: 1e-9 for name in ("InverseGamma.entropy", "Kumaraswamy.entropy",
-                                    "kl InverseGamma InverseGamma")}
+                                    "kl InverseGamma InverseGamma", "kl ContinuousBernoulli pairs")}
 
 
 def test_every_case_is_recorded():
@@ -381,3 +436,28 @@ def test_fisher_snedecor_and_negative_binomial_samples_and_gradients():
 
     symbolic.check(loss(a, b), inputs=[a, b])  # (raises GradientMismatch)
     assert gradcheck(loss, (a, b))
+
+
+def test_continuous_bernoulli_samples_and_gradients():
+    t.manual_seed(14)
+    d = t.distributions
+    for probs in (0.2, 0.5, 0.85):
+        cb = d.ContinuousBernoulli(t.tensor(probs, dtype=t.float64))
+        draws = cb.sample((40000,))
+        assert draws.min() >= 0 and draws.max() <= 1
+        assert abs(draws.mean().item() - cb.mean.item()) < 0.005
+        assert abs(draws.var().item() - cb.variance.item()) < 0.003
+    p = t.tensor([0.2, 0.4996, 0.85], dtype=t.float64, requires_grad=True)
+    logits = t.tensor([-1.0, 0.5], dtype=t.float64, requires_grad=True)
+
+    def loss(p, logits):
+        value = t.tensor([0.3, 0.6, 0.9], dtype=t.float64)
+        cb, by_logits = d.ContinuousBernoulli(p), d.ContinuousBernoulli(logits=logits)
+        t.manual_seed(15)
+        return (cb.log_prob(value).sum() + cb.entropy().sum() + cb.cdf(value).sum()
+                + cb.rsample((2,)).sum() + by_logits.log_prob(value[:2]).sum()
+                + d.kl_divergence(cb, d.ContinuousBernoulli(value)).sum()
+                + by_logits.variance.sum())
+
+    symbolic.check(loss(p, logits), inputs=[p, logits])  # (raises GradientMismatch)
+    assert gradcheck(loss, (p, logits))

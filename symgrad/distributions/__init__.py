@@ -29,6 +29,7 @@ from symgrad.distributions.categorical import (
     OneHotCategoricalStraightThrough,
 )
 from symgrad.distributions.cauchy import Cauchy
+from symgrad.distributions.continuous_bernoulli import ContinuousBernoulli
 from symgrad.distributions.dirichlet import Beta, Dirichlet
 from symgrad.distributions.discrete import Binomial, Geometric, Poisson
 from symgrad.distributions.distribution import Distribution, ExponentialFamily
@@ -63,14 +64,14 @@ from symgrad.distributions.uniform import Uniform
 from symgrad.distributions.weibull import Weibull
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical",
-           "Cauchy", "Chi2", "ComposeTransform", "Dirichlet", "Distribution", "ExpTransform",
-           "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel",
-           "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy", "Laplace",
-           "LogNormal", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
-           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
-           "PowerTransform", "SigmoidTransform", "StudentT", "TanhTransform", "Transform",
-           "TransformedDistribution", "Uniform", "Weibull", "constraints", "kl_divergence",
-           "register_kl", "transforms", "utils"]
+           "Cauchy", "Chi2", "ComposeTransform", "ContinuousBernoulli", "Dirichlet", "Distribution",
+           "ExpTransform", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma",
+           "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma",
+           "Kumaraswamy", "Laplace", "LogNormal", "Multinomial", "MultivariateNormal",
+           "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+           "Pareto", "Poisson", "PowerTransform", "SigmoidTransform", "StudentT", "TanhTransform",
+           "Transform", "TransformedDistribution", "Uniform", "Weibull", "constraints",
+           "kl_divergence", "register_kl", "transforms", "utils"]
 
 
 def _alias(name: str, module: _types.ModuleType) -> None:

@@ -12,6 +12,7 @@ from symgrad.creation import full_like
 from symgrad.distributions.bernoulli import Bernoulli
 from symgrad.distributions.categorical import Categorical, OneHotCategorical
 from symgrad.distributions.cauchy import Cauchy
+from symgrad.distributions.continuous_bernoulli import ContinuousBernoulli
 from symgrad.distributions.dirichlet import Beta, Dirichlet
 from symgrad.distributions.discrete import Binomial, Geometric, Poisson
 from symgrad.distributions.distribution import Distribution, ExponentialFamily
@@ -228,6 +229,53 @@ def _pareto_normal(p: Pareto, q: Normal) -> Tensor:
     return kl
 
 
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _continuous_bernoulli_pair(p: ContinuousBernoulli, q: ContinuousBernoulli) -> Tensor:
+    # E_p[log p - log q]: E_p[x] (logit_p - logit_q) + the log-normalizers' and log(1 - λ)'s
+    return p.mean * (p.logits - q.logits) + (p._cont_bern_log_norm() + (-p.probs).log1p()) \
+        + (-q._cont_bern_log_norm() - (-q.probs).log1p())
+
+
+def _minus_expected_log_cb(start: Tensor, p: Distribution, q: ContinuousBernoulli) -> Tensor:
+    """``start - E_p[log q]`` for p on [0, 1]: ``E_p[log q] = E_p[x] logit_q + log(1 - λ_q)
+    + log C(λ_q)``."""
+    return start - p.mean * q.logits - (-q.probs).log1p() - q._cont_bern_log_norm()
+
+
+@register_kl(Beta, ContinuousBernoulli)
+def _beta_continuous_bernoulli(p: Beta, q: ContinuousBernoulli) -> Tensor:
+    return _minus_expected_log_cb(-p.entropy(), p, q)
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _uniform_continuous_bernoulli(p: Uniform, q: ContinuousBernoulli) -> Tensor:
+    # (infinite, as PyTorch, unless p lies strictly inside (0, 1))
+    kl = _minus_expected_log_cb(-p.entropy(), p, q)
+    outside = (p.high >= q.support.upper_bound) | (p.low <= q.support.lower_bound)
+    return symgrad.where(outside, symgrad.ones_like(kl) * math.inf, kl)
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _continuous_bernoulli_exponential(p: ContinuousBernoulli, q: Exponential) -> Tensor:
+    return -p.entropy() - q.rate.log() + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _continuous_bernoulli_normal(p: ContinuousBernoulli, q: Normal) -> Tensor:
+    # -H(p) + log(√(2π) σ) + E_p[(x - μ)²] / (2σ²), E_p[x²] = var + mean²
+    t1 = 0.5 * (math.log(2.0 * math.pi) + (q.loc / q.scale).square()) + q.scale.log()
+    t2 = (p.variance + p.mean.square() - 2.0 * q.loc * p.mean) / (2.0 * q.scale.square())
+    return -p.entropy() + t1 + t2
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _continuous_bernoulli_uniform(p: ContinuousBernoulli, q: Uniform) -> Tensor:
+    # (PyTorch's test: infinite wherever q.low >= 0 or q.high <= 1)
+    kl = -p.entropy() + (q.high - q.low).log()
+    outside = (q.low >= p.support.lower_bound) | (q.high <= p.support.upper_bound)
+    return symgrad.where(outside, symgrad.ones_like(kl) * math.inf, kl)
+
+
 def _infinite(parameter: str) -> Callable[[Any, Any], Tensor]:
     """A KL divergence that is infinite throughout (q gives no mass where p has some), shaped
     as p's ``parameter``."""
@@ -239,7 +287,14 @@ def _infinite(parameter: str) -> Callable[[Any, Any], Tensor]:
 for _p, _q, _parameter in ((Beta, Pareto, "concentration1"), (Exponential, Pareto, "rate"),
                            (Gamma, Pareto, "concentration"), (Gumbel, Pareto, "loc"),
                            (Laplace, Pareto, "loc"), (Normal, Pareto, "loc"),
-                           (Pareto, Beta, "scale"), (Pareto, Uniform, "scale")):
+                           (Pareto, Beta, "scale"), (Pareto, Uniform, "scale"),
+                           (ContinuousBernoulli, Pareto, "probs"),
+                           (Exponential, ContinuousBernoulli, "rate"),
+                           (Gamma, ContinuousBernoulli, "concentration"),
+                           (Gumbel, ContinuousBernoulli, "loc"),
+                           (Laplace, ContinuousBernoulli, "loc"),
+                           (Normal, ContinuousBernoulli, "loc"),
+                           (Pareto, ContinuousBernoulli, "scale")):
     register_kl(_p, _q)(_infinite(_parameter))
 del _p, _q, _parameter
 
