@@ -286,6 +286,144 @@ CASES.update({
 })
 
 
+def _T(L):
+    return L.distributions.transforms
+
+
+def _round_trip(transform, x):
+    """A transform's value, its inverse's, and its log-Jacobian at ``x``."""
+    y = transform(x)
+    return [y, transform.inv(y), transform.log_abs_det_jacobian(x, y)]
+
+
+def _x(L, P):
+    """Two vectors of three reals, differentiable."""
+    return L.stack([P["a"] - 1, P["b"] * P["p"]])
+
+
+CASES.update({
+    "SoftplusTransform": lambda L, P: _round_trip(_T(L).SoftplusTransform(), _x(L, P)),
+    "SoftplusTransform's inverse": lambda L, P: _round_trip(_T(L).SoftplusTransform().inv,
+                                                            P["a"]),
+    "SoftmaxTransform": lambda L, P: [_T(L).SoftmaxTransform()(_x(L, P)),
+                                      _T(L).SoftmaxTransform().inv(_x(L, P).exp())],
+    "SoftmaxTransform has no log-Jacobian": lambda L, P: _T(L).SoftmaxTransform(
+        ).log_abs_det_jacobian(_x(L, P), _x(L, P)),
+    "SoftmaxTransform of a 0-d shape": lambda L, P: _T(L).SoftmaxTransform().forward_shape(()),
+    "StickBreakingTransform": lambda L, P: _round_trip(_T(L).StickBreakingTransform(),
+                                                       _x(L, P)),
+    "StickBreakingTransform shapes": lambda L, P: [
+        list(_T(L).StickBreakingTransform().forward_shape((2, 3))),
+        list(_T(L).StickBreakingTransform().inverse_shape((2, 3))),
+        list(_T(L).StickBreakingTransform().inv.forward_shape((2, 3)))],
+    "LowerCholeskyTransform": lambda L, P: [
+        _T(L).LowerCholeskyTransform()(_x(L, P)[:, :2].repeat(1, 2).reshape(2, 2, 2)),
+        _T(L).LowerCholeskyTransform().inv(_T(L).LowerCholeskyTransform()(
+            _x(L, P)[:, :2].repeat(1, 2).reshape(2, 2, 2)))],
+    "PositiveDefiniteTransform": lambda L, P: [
+        _T(L).PositiveDefiniteTransform()(_x(L, P)[:, :2].repeat(1, 2).reshape(2, 2, 2)),
+        _T(L).PositiveDefiniteTransform().inv(_T(L).PositiveDefiniteTransform()(
+            _x(L, P)[:, :2].repeat(1, 2).reshape(2, 2, 2)))],
+    "IndependentTransform": lambda L, P: _round_trip(
+        _T(L).IndependentTransform(_T(L).ExpTransform(), 1), _x(L, P)),
+    "IndependentTransform of two dims": lambda L, P: _round_trip(
+        _T(L).IndependentTransform(_T(L).SigmoidTransform(), 2), _x(L, P)),
+    "IndependentTransform too few dims": lambda L, P: _T(L).IndependentTransform(
+        _T(L).ExpTransform(), 2)(P["a"]),
+    "ReshapeTransform": lambda L, P: _round_trip(_T(L).ReshapeTransform((2, 3), (3, 2)),
+                                                 _x(L, P)),
+    "ReshapeTransform shapes": lambda L, P: [
+        list(_T(L).ReshapeTransform((2, 3), (6,)).forward_shape((4, 2, 3))),
+        list(_T(L).ReshapeTransform((2, 3), (6,)).inverse_shape((4, 6)))],
+    "ReshapeTransform a mismatch": lambda L, P: _T(L).ReshapeTransform((2, 3), (6,)
+                                                                        ).forward_shape((3, 3)),
+    "ReshapeTransform different sizes": lambda L, P: _T(L).ReshapeTransform((2, 3), (5,)),
+    "CumulativeDistributionTransform": lambda L, P: _round_trip(
+        _T(L).CumulativeDistributionTransform(_d(L).Normal(P["a"], P["b"])), P["p"]),
+    "identity_transform": lambda L, P: _round_trip(_d(L).identity_transform, _x(L, P)),
+    "AffineTransform over an event": lambda L, P: _round_trip(
+        _T(L).AffineTransform(P["p"], P["b"], event_dim=1), _x(L, P)),
+    "AffineTransform's shapes": lambda L, P: [
+        list(_T(L).AffineTransform(L.zeros(3), 1.0).forward_shape((2, 1))),
+        str(_T(L).AffineTransform(0.0, 1.0, event_dim=2).domain),
+        _T(L).AffineTransform(0.0, 1.0, event_dim=2).event_dim],
+    "SigmoidTransform's inverse at the ends": lambda L, P: [
+        _T(L).SigmoidTransform().inv(L.tensor([0.0, 1e-300, 1.0], dtype=L.float64)),
+        _T(L).SigmoidTransform()(L.tensor([-800.0, 800.0], dtype=L.float64))],
+    "ComposeTransform over events": lambda L, P: _round_trip(_T(L).ComposeTransform(
+        [_T(L).ExpTransform(), _T(L).AffineTransform(1.0, P["a"]),
+         _T(L).ExpTransform().inv, _T(L).StickBreakingTransform()]), _x(L, P)),
+    "ComposeTransform's constraints": lambda L, P: [str(c) for c in (
+        _T(L).ComposeTransform([_T(L).ExpTransform(), _T(L).StickBreakingTransform()]).domain,
+        _T(L).ComposeTransform([_T(L).StickBreakingTransform(), _T(L).ExpTransform()]
+                               ).codomain,
+        _T(L).ComposeTransform([_T(L).SoftplusTransform(),
+                                _T(L).IndependentTransform(_T(L).ExpTransform(), 2)]).domain,
+        _T(L).ComposeTransform([]).domain)],
+    "transforms' constraints": lambda L, P: [str(c) for t in (
+        _T(L).SoftplusTransform(), _T(L).SoftmaxTransform(), _T(L).StickBreakingTransform(),
+        _T(L).LowerCholeskyTransform(), _T(L).PositiveDefiniteTransform(),
+        _T(L).IndependentTransform(_T(L).SigmoidTransform(), 1),
+        _T(L).ReshapeTransform((2, 3), (6,)),
+        _T(L).CumulativeDistributionTransform(_d(L).Gamma(1.0, 1.0)))
+        for c in (t.domain, t.codomain, t.bijective)],
+    "transforms' repr": lambda L, P: [repr(t) for t in (
+        _T(L).SoftplusTransform(), _T(L).StickBreakingTransform().inv,
+        _T(L).IndependentTransform(_T(L).ExpTransform(), 1),
+        _T(L).ReshapeTransform((2,), (2, 1)), _d(L).identity_transform)],
+    "transforms' signs": lambda L, P: [
+        _T(L).SoftplusTransform().sign, _T(L).SoftplusTransform().inv.sign,
+        _T(L).IndependentTransform(_T(L).ExpTransform(), 1).sign,
+        _T(L).CumulativeDistributionTransform(_d(L).Normal(0.0, 1.0)).sign],
+    "biject_to and transform_to": lambda L, P: [
+        repr(registry(c)).replace("\n", " ") for c in (
+            _d(L).constraints.real, _d(L).constraints.positive,
+            _d(L).constraints.greater_than_eq(1.0), _d(L).constraints.less_than(2.0),
+            _d(L).constraints.unit_interval, _d(L).constraints.interval(-1.0, 3.0),
+            _d(L).constraints.half_open_interval(0.0, 1.0), _d(L).constraints.simplex,
+            _d(L).constraints.real_vector,
+            _d(L).constraints.independent(_d(L).constraints.positive, 2))
+        for registry in (_d(L).biject_to, _d(L).transform_to)],
+    "biject_to's values": lambda L, P: [
+        _d(L).biject_to(c)(_x(L, P)) for c in (
+            _d(L).constraints.positive, _d(L).constraints.greater_than(P["b"]),
+            _d(L).constraints.less_than(2.0), _d(L).constraints.interval(-1.0, P["b"]),
+            _d(L).constraints.simplex, _d(L).constraints.independent(
+                _d(L).constraints.unit_interval, 1))],
+    "transform_to's values": lambda L, P: [
+        _d(L).transform_to(_d(L).constraints.simplex)(_x(L, P)),
+        _d(L).transform_to(_d(L).constraints.lower_cholesky)(
+            _x(L, P)[:, :2].repeat(1, 2).reshape(2, 2, 2))],
+    "biject_to a lower Cholesky factor": lambda L, P: _d(L).biject_to(
+        _d(L).constraints.lower_cholesky),
+    "transform_to booleans": lambda L, P: _d(L).transform_to(_d(L).constraints.boolean),
+    "register a non-constraint": lambda L, P: _d(L).biject_to.register(int, lambda c: None),
+    "TransformedDistribution over a stick": lambda L, P: _d(L).TransformedDistribution(
+        _d(L).Normal(_x(L, P), P["b"]), _T(L).StickBreakingTransform()).log_prob(
+            L.tensor([[0.1, 0.2, 0.3, 0.4], [0.25, 0.25, 0.25, 0.25]], dtype=L.float64)),
+    "TransformedDistribution over a stick, shapes": lambda L, P: [str(s) for s in (
+        _d(L).TransformedDistribution(_d(L).Normal(_x(L, P), P["b"]),
+                                      _T(L).StickBreakingTransform()).batch_shape,
+        _d(L).TransformedDistribution(_d(L).Normal(_x(L, P), P["b"]),
+                                      _T(L).StickBreakingTransform()).event_shape,
+        _d(L).TransformedDistribution(_d(L).Normal(_x(L, P), P["b"]),
+                                      _T(L).StickBreakingTransform()).sample((5,)).shape,
+        _d(L).TransformedDistribution(_d(L).Normal(_x(L, P), P["b"]),
+                                      _T(L).StickBreakingTransform()).support,
+        _d(L).TransformedDistribution(
+            _d(L).Normal(P["a"], 1.0), _T(L).StickBreakingTransform()).expand(
+            (2,)).batch_shape)],
+    "TransformedDistribution of an event affine": lambda L, P: _d(L).TransformedDistribution(
+        _d(L).Normal(P["a"], 1.0), _T(L).AffineTransform(P["p"], P["b"], event_dim=1)
+    ).log_prob(_x(L, P)),
+    "TransformedDistribution of a reshaped event": lambda L, P: _d(L).TransformedDistribution(
+        _d(L).Independent(_d(L).Normal(_x(L, P), 1.0), 2),
+        _T(L).ReshapeTransform((2, 3), (3, 2))).log_prob(L.ones(3, 2, dtype=L.float64)),
+    "TransformedDistribution of a scalar base to a vector": lambda L, P:
+        _d(L).TransformedDistribution(_d(L).Normal(0.0, 1.0), _T(L).StickBreakingTransform()),
+})
+
+
 def _plain(L, value):
     if isinstance(value, L.Tensor):
         return {"values": np.asarray(value.detach().tolist(), dtype=np.float64).tolist(),
@@ -461,3 +599,40 @@ def test_continuous_bernoulli_samples_and_gradients():
 
     symbolic.check(loss(p, logits), inputs=[p, logits])  # (raises GradientMismatch)
     assert gradcheck(loss, (p, logits))
+
+
+def test_transforms_gradients_agree_with_sympy_and_differences():
+    T = t.distributions.transforms
+    d = t.distributions
+    x = t.tensor([[0.3, -1.0, 2.0], [1.5, 0.2, -0.4]], dtype=t.float64, requires_grad=True)
+    scale = t.tensor([0.5, 2.0, 1.5], dtype=t.float64, requires_grad=True)
+
+    def loss(x, scale):
+        total = 0
+        for transform in (T.SoftplusTransform(), T.StickBreakingTransform(),
+                          T.IndependentTransform(T.SigmoidTransform(), 1),
+                          T.AffineTransform(1.0, scale, event_dim=1),
+                          T.ComposeTransform([T.SoftplusTransform(),
+                                              T.StickBreakingTransform().inv.inv])):
+            y = transform(x)
+            total = total + (y * y).sum() + transform.log_abs_det_jacobian(x, y).sum() \
+                + transform.inv(y).sum()
+        stick = d.TransformedDistribution(d.Normal(x, scale), T.StickBreakingTransform())
+        simplex = t.tensor([0.1, 0.2, 0.3, 0.4], dtype=t.float64)
+        return total + T.SoftmaxTransform()(x).pow(3).sum() + stick.log_prob(simplex).sum()
+
+    symbolic.check(loss(x, scale), inputs=[x, scale])  # (raises GradientMismatch)
+    assert gradcheck(loss, (x, scale))
+
+
+def test_biject_to_round_trips_and_reaches_its_constraint():
+    C = t.distributions.constraints
+    t.manual_seed(16)
+    x = t.randn(4, 3, dtype=t.float64)
+    for constraint in (C.positive, C.greater_than(-2.0), C.less_than(1.0), C.unit_interval,
+                       C.interval(-1.0, 3.0), C.simplex, C.real_vector,
+                       C.independent(C.positive, 1)):
+        transform = t.distributions.biject_to(constraint)
+        y = transform(x)
+        assert bool(constraint.check(y).all()), constraint
+        np.testing.assert_allclose(transform.inv(y).numpy(), x.numpy(), atol=1e-9)

@@ -19,7 +19,7 @@ tensor(0.5000)
 import sys as _sys
 import types as _types
 
-from symgrad.distributions import constraints, transforms
+from symgrad.distributions import constraint_registry, constraints, transforms
 from symgrad.distributions import distribution as utils
 from symgrad.distributions.bernoulli import Bernoulli
 from symgrad.distributions.categorical import (
@@ -29,6 +29,7 @@ from symgrad.distributions.categorical import (
     OneHotCategoricalStraightThrough,
 )
 from symgrad.distributions.cauchy import Cauchy
+from symgrad.distributions.constraint_registry import biject_to, transform_to
 from symgrad.distributions.continuous_bernoulli import ContinuousBernoulli
 from symgrad.distributions.dirichlet import Beta, Dirichlet
 from symgrad.distributions.discrete import Binomial, Geometric, Poisson
@@ -54,24 +55,37 @@ from symgrad.distributions.transforms import (
     AbsTransform,
     AffineTransform,
     ComposeTransform,
+    CumulativeDistributionTransform,
     ExpTransform,
+    IndependentTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
     PowerTransform,
+    ReshapeTransform,
     SigmoidTransform,
+    SoftmaxTransform,
+    SoftplusTransform,
+    StickBreakingTransform,
     TanhTransform,
     Transform,
+    identity_transform,
 )
 from symgrad.distributions.uniform import Uniform
 from symgrad.distributions.weibull import Weibull
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical",
-           "Cauchy", "Chi2", "ComposeTransform", "ContinuousBernoulli", "Dirichlet", "Distribution",
-           "ExpTransform", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma",
-           "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma",
-           "Kumaraswamy", "Laplace", "LogNormal", "Multinomial", "MultivariateNormal",
-           "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
-           "Pareto", "Poisson", "PowerTransform", "SigmoidTransform", "StudentT", "TanhTransform",
-           "Transform", "TransformedDistribution", "Uniform", "Weibull", "constraints",
-           "kl_divergence", "register_kl", "transforms", "utils"]
+           "Cauchy", "Chi2", "ComposeTransform", "ContinuousBernoulli",
+           "CumulativeDistributionTransform", "Dirichlet", "Distribution", "ExpTransform",
+           "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel",
+           "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "InverseGamma",
+           "Kumaraswamy", "Laplace", "LogNormal", "LowerCholeskyTransform", "Multinomial",
+           "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PositiveDefiniteTransform",
+           "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
+           "SoftplusTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
+           "TransformedDistribution", "Uniform", "Weibull", "biject_to", "constraint_registry",
+           "constraints", "identity_transform", "kl_divergence", "register_kl", "transform_to",
+           "transforms", "utils"]
 
 
 def _alias(name: str, module: _types.ModuleType) -> None:

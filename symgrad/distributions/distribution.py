@@ -36,6 +36,11 @@ def broadcast_all(*values: Tensor | float) -> tuple[Tensor, ...]:
     return tuple(symgrad.broadcast_tensors(*tensors))
 
 
+def _sum_rightmost(value: Tensor, dims: int) -> Tensor:
+    """``value`` summed over its last ``dims`` dims."""
+    return value.reshape(*value.shape[:value.ndim - dims], -1).sum(-1) if dims > 0 else value
+
+
 def clamp_probs(probs: Tensor) -> Tensor:
     """``probs`` kept within ``[eps, 1 - eps]`` of their dtype."""
     eps = float(np.finfo(probs.dtype.np_dtype).eps)
