@@ -424,6 +424,87 @@ CASES.update({
 })
 
 
+def _temperature(L, P):
+    return P["b"][1] * 0.5
+
+
+def _relaxed_bernoulli(L, P):
+    return _d(L).RelaxedBernoulli(_temperature(L, P), P["p"])
+
+
+def _simplex(L):
+    return L.tensor([[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]], dtype=L.float64)
+
+
+CASES.update({
+    "RelaxedBernoulli.log_prob": lambda L, P: _relaxed_bernoulli(L, P).log_prob(_v(L, _U)),
+    "RelaxedBernoulli of logits": lambda L, P: _d(L).RelaxedBernoulli(
+        _temperature(L, P), logits=P["a"]).log_prob(_v(L, _U)),
+    "RelaxedBernoulli attributes": lambda L, P: [
+        _relaxed_bernoulli(L, P).temperature, _relaxed_bernoulli(L, P).logits,
+        _relaxed_bernoulli(L, P).probs, str(_relaxed_bernoulli(L, P).support),
+        _relaxed_bernoulli(L, P).has_rsample, str(_relaxed_bernoulli(L, P).batch_shape),
+        str(_relaxed_bernoulli(L, P).expand((2, 3)).batch_shape),
+        str(_relaxed_bernoulli(L, P).rsample((4,)).shape), repr(_relaxed_bernoulli(L, P))],
+    "RelaxedBernoulli outside": lambda L, P: _relaxed_bernoulli(L, P).log_prob(
+        _v(L, [0.5, 1.5, 0.2])),
+    "RelaxedBernoulli invalid probs": lambda L, P: _d(L).RelaxedBernoulli(
+        L.tensor(1.0), L.tensor([1.5])),
+    "RelaxedBernoulli's mean": lambda L, P: _relaxed_bernoulli(L, P).mean,
+    "LogitRelaxedBernoulli": lambda L, P: [
+        _d(L).relaxed_bernoulli.LogitRelaxedBernoulli(_temperature(L, P), P["p"]).log_prob(
+            _x(L, P)),
+        str(_d(L).relaxed_bernoulli.LogitRelaxedBernoulli(L.tensor(1.0), 0.5).support),
+        _d(L).relaxed_bernoulli.LogitRelaxedBernoulli(L.tensor(1.0), 0.5).has_rsample],
+    "RelaxedOneHotCategorical.log_prob": lambda L, P: _d(L).RelaxedOneHotCategorical(
+        _temperature(L, P), P["p"] + 0.1).log_prob(_simplex(L)),
+    "RelaxedOneHotCategorical of logits": lambda L, P: _d(L).RelaxedOneHotCategorical(
+        _temperature(L, P), logits=_x(L, P)).log_prob(_simplex(L)),
+    "RelaxedOneHotCategorical attributes": lambda L, P: [
+        str(s) for s in (
+            _d(L).RelaxedOneHotCategorical(L.tensor(0.5), logits=_x(L, P)).batch_shape,
+            _d(L).RelaxedOneHotCategorical(L.tensor(0.5), logits=_x(L, P)).event_shape,
+            _d(L).RelaxedOneHotCategorical(L.tensor(0.5), logits=_x(L, P)).rsample((4,)).shape,
+            _d(L).RelaxedOneHotCategorical(L.tensor(0.5), logits=_x(L, P)).expand(
+                (3, 2)).batch_shape,
+            _d(L).RelaxedOneHotCategorical(L.tensor(0.5), logits=_x(L, P)).support,
+            _d(L).RelaxedOneHotCategorical(L.tensor(0.5), logits=_x(L, P)).base_dist.support,
+            _d(L).RelaxedOneHotCategorical(L.tensor(0.5), logits=_x(L, P)).probs.shape)],
+    "RelaxedOneHotCategorical off the simplex": lambda L, P: _d(L).RelaxedOneHotCategorical(
+        L.tensor(0.5), L.ones(3)).log_prob(L.tensor([0.5, 0.5, 0.5])),
+    "RelaxedOneHotCategorical negative probs": lambda L, P: _d(L).RelaxedOneHotCategorical(
+        L.tensor(0.5), L.tensor([0.5, -0.5, 1.0])),
+    "ExpRelaxedCategorical": lambda L, P: [
+        _d(L).relaxed_categorical.ExpRelaxedCategorical(_temperature(L, P), P["p"]).log_prob(
+            _simplex(L).log()),
+        str(_d(L).relaxed_categorical.ExpRelaxedCategorical(L.tensor(1.0), L.ones(3)
+                                                            ).param_shape)],
+    "LogisticNormal.log_prob": lambda L, P: _d(L).LogisticNormal(_x(L, P)[:, :2], P["b"][:2]
+                                                                ).log_prob(_simplex(L)),
+    "LogisticNormal of numbers": lambda L, P: _d(L).LogisticNormal(0.5, 2.0).log_prob(
+        L.tensor([0.25, 0.75])),
+    "LogisticNormal attributes": lambda L, P: [
+        _d(L).LogisticNormal(P["a"], P["b"]).loc, _d(L).LogisticNormal(P["a"], P["b"]).scale,
+        str(_d(L).LogisticNormal(P["a"], P["b"]).batch_shape),
+        str(_d(L).LogisticNormal(P["a"], P["b"]).event_shape),
+        str(_d(L).LogisticNormal(P["a"], P["b"]).support),
+        str(_d(L).LogisticNormal(P["a"], P["b"]).sample((2,)).shape),
+        str(_d(L).LogisticNormal(P["a"], P["b"]).expand((5,)).rsample().shape),
+        str(_d(L).LogisticNormal(0.0, 1.0).event_shape)],
+    "LogisticNormal a negative scale": lambda L, P: _d(L).LogisticNormal(0.0, -1.0),
+    "LogisticNormal off the simplex": lambda L, P: _d(L).LogisticNormal(
+        P["a"], P["b"]).log_prob(_v(L, _U + [0.1])),
+    "kl LogisticNormal LogisticNormal": lambda L, P: _d(L).kl_divergence(
+        _d(L).LogisticNormal(P["a"], P["b"]), _d(L).LogisticNormal(P["p"], 1.0)),
+    "kl Independent Independent": lambda L, P: _d(L).kl_divergence(
+        _d(L).Independent(_d(L).Normal(_x(L, P), 1.0), 2),
+        _d(L).Independent(_d(L).Normal(P["p"], P["b"]).expand((2, 3)), 2)),
+    "kl Independent of other dims": lambda L, P: _d(L).kl_divergence(
+        _d(L).Independent(_d(L).Normal(_x(L, P), 1.0), 2),
+        _d(L).Independent(_d(L).Normal(_x(L, P), 1.0), 1)),
+})
+
+
 def _plain(L, value):
     if isinstance(value, L.Tensor):
         return {"values": np.asarray(value.detach().tolist(), dtype=np.float64).tolist(),
@@ -636,3 +717,39 @@ def test_biject_to_round_trips_and_reaches_its_constraint():
         y = transform(x)
         assert bool(constraint.check(y).all()), constraint
         np.testing.assert_allclose(transform.inv(y).numpy(), x.numpy(), atol=1e-9)
+
+
+def test_relaxed_and_logistic_normal_samples_and_gradients():
+    t.manual_seed(17)
+    d = t.distributions
+    n = 40000
+    # a relaxed coin lands above 1/2 with the coin's probability, at any temperature
+    coins = d.RelaxedBernoulli(t.tensor(2.0), t.tensor([0.3, 0.8])).sample((n,))
+    assert coins.min() > 0 and coins.max() < 1
+    np.testing.assert_allclose((coins > 0.5).double().mean(0).numpy(), [0.3, 0.8], atol=0.01)
+    # the Gumbel-max trick: the largest relaxed coordinate is categorical
+    probs = t.tensor([0.1, 0.2, 0.7])
+    draws = d.RelaxedOneHotCategorical(t.tensor(0.7), probs).sample((n,))
+    np.testing.assert_allclose(draws.sum(-1).numpy(), 1.0, rtol=1e-5)
+    counts = t.bincount(draws.argmax(-1), minlength=3) / float(n)
+    np.testing.assert_allclose(counts.numpy(), probs.numpy(), atol=0.01)
+    # stick breaking undone gives back the normal draws
+    logistic = d.LogisticNormal(t.tensor([0.5, -1.0]), t.tensor([1.0, 0.5]))
+    normal = d.transforms.StickBreakingTransform().inv(logistic.sample((n,)))
+    np.testing.assert_allclose(normal.mean(0).numpy(), [0.5, -1.0], atol=0.02)
+    np.testing.assert_allclose(normal.std(0).numpy(), [1.0, 0.5], atol=0.02)
+
+    p = t.tensor([0.3, 0.6, 0.1], dtype=t.float64, requires_grad=True)
+    temperature = t.tensor(0.7, dtype=t.float64, requires_grad=True)
+
+    def loss(p, temperature):
+        t.manual_seed(18)
+        coin = d.RelaxedBernoulli(temperature, p)
+        one_hot = d.RelaxedOneHotCategorical(temperature, p)
+        logistic = d.LogisticNormal(p[:2], p[1:] + 0.5)
+        return (coin.log_prob(coin.rsample((2,))).sum() + one_hot.log_prob(
+            one_hot.rsample()).sum() + logistic.log_prob(logistic.rsample((2,))).sum()
+            + d.kl_divergence(logistic, d.LogisticNormal(p[1:], 1.0)).sum())
+
+    symbolic.check(loss(p, temperature), inputs=[p, temperature])  # (raises GradientMismatch)
+    assert gradcheck(loss, (p, temperature))

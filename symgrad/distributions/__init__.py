@@ -41,10 +41,13 @@ from symgrad.distributions.half_cauchy import HalfCauchy
 from symgrad.distributions.inverse_gamma import InverseGamma
 from symgrad.distributions.kl import kl_divergence, register_kl
 from symgrad.distributions.kumaraswamy import Kumaraswamy
+from symgrad.distributions.logistic_normal import LogisticNormal
 from symgrad.distributions.multivariate import Independent, MultivariateNormal
 from symgrad.distributions.negative_binomial import NegativeBinomial
 from symgrad.distributions.normal import Normal
 from symgrad.distributions.pareto import Pareto
+from symgrad.distributions.relaxed_bernoulli import RelaxedBernoulli
+from symgrad.distributions.relaxed_categorical import RelaxedOneHotCategorical
 from symgrad.distributions.transformed import (
     Gumbel,
     HalfNormal,
@@ -78,14 +81,14 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "CumulativeDistributionTransform", "Dirichlet", "Distribution", "ExpTransform",
            "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel",
            "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "InverseGamma",
-           "Kumaraswamy", "Laplace", "LogNormal", "LowerCholeskyTransform", "Multinomial",
-           "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+           "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal", "LowerCholeskyTransform",
+           "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
            "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PositiveDefiniteTransform",
-           "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
-           "SoftplusTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
-           "TransformedDistribution", "Uniform", "Weibull", "biject_to", "constraint_registry",
-           "constraints", "identity_transform", "kl_divergence", "register_kl", "transform_to",
-           "transforms", "utils"]
+           "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform",
+           "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform",
+           "StudentT", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
+           "Weibull", "biject_to", "constraint_registry", "constraints", "identity_transform",
+           "kl_divergence", "register_kl", "transform_to", "transforms", "utils"]
 
 
 def _alias(name: str, module: _types.ModuleType) -> None:

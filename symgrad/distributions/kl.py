@@ -15,9 +15,10 @@ from symgrad.distributions.cauchy import Cauchy
 from symgrad.distributions.continuous_bernoulli import ContinuousBernoulli
 from symgrad.distributions.dirichlet import Beta, Dirichlet
 from symgrad.distributions.discrete import Binomial, Geometric, Poisson
-from symgrad.distributions.distribution import Distribution, ExponentialFamily
+from symgrad.distributions.distribution import Distribution, ExponentialFamily, _sum_rightmost
 from symgrad.distributions.exponential import Exponential, Laplace
 from symgrad.distributions.gamma import Gamma
+from symgrad.distributions.multivariate import Independent
 from symgrad.distributions.normal import Normal
 from symgrad.distributions.pareto import Pareto
 from symgrad.distributions.transformed import Gumbel, TransformedDistribution
@@ -180,6 +181,14 @@ def _transformed_transformed(p: TransformedDistribution, q: TransformedDistribut
     if p.transforms != q.transforms or p.event_shape != q.event_shape:
         raise NotImplementedError
     return kl_divergence(p.base_dist, q.base_dist)
+
+
+@register_kl(Independent, Independent)
+def _independent_independent(p: Independent, q: Independent) -> Tensor:
+    # the bases' divergence summed over the reinterpreted dims (PyTorch refuses other counts)
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError
+    return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
 
 
 @register_kl(Exponential, Exponential)
