@@ -505,6 +505,54 @@ CASES.update({
 })
 
 
+def _mixture(L, P):
+    """Two mixtures of three normals."""
+    return _d(L).MixtureSameFamily(_d(L).Categorical(logits=_x(L, P)),
+                                   _d(L).Normal(P["a"], P["b"]).expand((2, 3)))
+
+
+def _vector_mixture(L, P):
+    """A mixture of three diagonal normals in 2-D, one weighting for a batch of two."""
+    return _d(L).MixtureSameFamily(
+        _d(L).Categorical(P["p"]),
+        _d(L).Independent(_d(L).Normal(_x(L, P).mT.reshape(3, 2).expand(2, 3, 2),
+                                       P["b"][0]), 1))
+
+
+CASES.update({
+    "MixtureSameFamily.log_prob": lambda L, P: _mixture(L, P).log_prob(_v(L, [0.5, -1.0])),
+    "MixtureSameFamily moments": lambda L, P: [_mixture(L, P).mean, _mixture(L, P).variance,
+                                               _mixture(L, P).stddev],
+    "MixtureSameFamily.cdf": lambda L, P: _mixture(L, P).cdf(_v(L, [0.5, -1.0])),
+    "MixtureSameFamily of vectors": lambda L, P: [
+        _vector_mixture(L, P).log_prob(L.tensor([[0.5, 1.0], [-1.0, 0.0]], dtype=L.float64)),
+        _vector_mixture(L, P).mean, _vector_mixture(L, P).variance],
+    "MixtureSameFamily shapes": lambda L, P: [str(s) for s in (
+        _mixture(L, P).batch_shape, _mixture(L, P).event_shape,
+        _mixture(L, P).sample((4,)).shape, _mixture(L, P).expand((5, 2)).batch_shape,
+        _mixture(L, P).expand((5, 2)).sample().shape, _vector_mixture(L, P).batch_shape,
+        _vector_mixture(L, P).event_shape, _vector_mixture(L, P).sample((4,)).shape,
+        _mixture(L, P).support, _vector_mixture(L, P).support,
+        _mixture(L, P).has_rsample)],
+    "MixtureSameFamily repr": lambda L, P: repr(_mixture(L, P)),
+    "MixtureSameFamily rsample": lambda L, P: _mixture(L, P).rsample(),
+    "MixtureSameFamily entropy": lambda L, P: _mixture(L, P).entropy(),
+    "MixtureSameFamily outside the support": lambda L, P: _d(L).MixtureSameFamily(
+        _d(L).Categorical(L.ones(2)), _d(L).Exponential(L.ones(2))).log_prob(L.tensor(-1.0)),
+    "MixtureSameFamily not a Categorical": lambda L, P: _d(L).MixtureSameFamily(
+        _d(L).Normal(0.0, 1.0), _d(L).Normal(L.zeros(2), 1.0)),
+    "MixtureSameFamily not a distribution": lambda L, P: _d(L).MixtureSameFamily(
+        _d(L).Categorical(L.ones(2)), L.zeros(2)),
+    "MixtureSameFamily too many components": lambda L, P: _d(L).MixtureSameFamily(
+        _d(L).Categorical(L.ones(3)), _d(L).Normal(L.zeros(2), 1.0)),
+    "MixtureSameFamily incompatible batches": lambda L, P: _d(L).MixtureSameFamily(
+        _d(L).Categorical(L.ones(3, 2)), _d(L).Normal(L.zeros(4, 2), 1.0)),
+    "MixtureSameFamily's support check": lambda L, P: _d(L).MixtureSameFamily(
+        _d(L).Categorical(L.ones(2)), _d(L).Exponential(L.ones(2))).support.check(
+            L.tensor([1.0, -1.0])),
+})
+
+
 def _plain(L, value):
     if isinstance(value, L.Tensor):
         return {"values": np.asarray(value.detach().tolist(), dtype=np.float64).tolist(),
@@ -753,3 +801,25 @@ def test_relaxed_and_logistic_normal_samples_and_gradients():
 
     symbolic.check(loss(p, temperature), inputs=[p, temperature])  # (raises GradientMismatch)
     assert gradcheck(loss, (p, temperature))
+
+
+def test_mixture_samples_and_gradients():
+    t.manual_seed(19)
+    d = t.distributions
+    mix = d.MixtureSameFamily(d.Categorical(t.tensor([0.2, 0.8], dtype=t.float64)),
+                              d.Normal(t.tensor([-2.0, 1.0], dtype=t.float64),
+                                       t.tensor([0.5, 1.0], dtype=t.float64)))
+    draws = mix.sample((40000,))
+    assert abs(draws.mean().item() - mix.mean.item()) < 0.02
+    assert abs(draws.var().item() - mix.variance.item()) < 0.05
+    assert abs((draws < 0).double().mean().item() - mix.cdf(t.tensor(0.0)).item()) < 0.01
+    logits = t.tensor([0.3, -0.2, 1.0], dtype=t.float64, requires_grad=True)
+    loc = t.tensor([-1.0, 0.5, 2.0], dtype=t.float64, requires_grad=True)
+
+    def loss(logits, loc):
+        mix = d.MixtureSameFamily(d.Categorical(logits=logits), d.Normal(loc, loc.exp()))
+        value = t.tensor([0.3, -1.5], dtype=t.float64)
+        return mix.log_prob(value).sum() + mix.cdf(value).sum() + mix.variance + mix.mean
+
+    symbolic.check(loss(logits, loc), inputs=[logits, loc])  # (raises GradientMismatch)
+    assert gradcheck(loss, (logits, loc))

@@ -42,6 +42,7 @@ from symgrad.distributions.inverse_gamma import InverseGamma
 from symgrad.distributions.kl import kl_divergence, register_kl
 from symgrad.distributions.kumaraswamy import Kumaraswamy
 from symgrad.distributions.logistic_normal import LogisticNormal
+from symgrad.distributions.mixture_same_family import MixtureSameFamily
 from symgrad.distributions.multivariate import Independent, MultivariateNormal
 from symgrad.distributions.negative_binomial import NegativeBinomial
 from symgrad.distributions.normal import Normal
@@ -82,13 +83,14 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel",
            "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "InverseGamma",
            "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal", "LowerCholeskyTransform",
-           "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
-           "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PositiveDefiniteTransform",
-           "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform",
-           "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform",
-           "StudentT", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
-           "Weibull", "biject_to", "constraint_registry", "constraints", "identity_transform",
-           "kl_divergence", "register_kl", "transform_to", "transforms", "utils"]
+           "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
+           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
+           "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli",
+           "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
+           "SoftplusTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
+           "TransformedDistribution", "Uniform", "Weibull", "biject_to", "constraint_registry",
+           "constraints", "identity_transform", "kl_divergence", "register_kl", "transform_to",
+           "transforms", "utils"]
 
 
 def _alias(name: str, module: _types.ModuleType) -> None:
