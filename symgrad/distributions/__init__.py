@@ -42,6 +42,7 @@ from symgrad.distributions.inverse_gamma import InverseGamma
 from symgrad.distributions.kl import kl_divergence, register_kl
 from symgrad.distributions.kumaraswamy import Kumaraswamy
 from symgrad.distributions.logistic_normal import LogisticNormal
+from symgrad.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
 from symgrad.distributions.mixture_same_family import MixtureSameFamily
 from symgrad.distributions.multivariate import Independent, MultivariateNormal
 from symgrad.distributions.negative_binomial import NegativeBinomial
@@ -82,10 +83,10 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "CumulativeDistributionTransform", "Dirichlet", "Distribution", "ExpTransform",
            "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel",
            "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "InverseGamma",
-           "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal", "LowerCholeskyTransform",
-           "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
-           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
-           "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli",
+           "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal",
+           "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
+           "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+           "Pareto", "Poisson", "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli",
            "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
            "SoftplusTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
            "TransformedDistribution", "Uniform", "Weibull", "biject_to", "constraint_registry",

@@ -18,7 +18,14 @@ from symgrad.distributions.discrete import Binomial, Geometric, Poisson
 from symgrad.distributions.distribution import Distribution, ExponentialFamily, _sum_rightmost
 from symgrad.distributions.exponential import Exponential, Laplace
 from symgrad.distributions.gamma import Gamma
-from symgrad.distributions.multivariate import Independent
+from symgrad.distributions.lowrank_multivariate_normal import (
+    LowRankMultivariateNormal,
+    _lowrank_logdet,
+    _lowrank_mahalanobis,
+    _mahalanobis,
+    _trace_xxt,
+)
+from symgrad.distributions.multivariate import Independent, MultivariateNormal
 from symgrad.distributions.normal import Normal
 from symgrad.distributions.pareto import Pareto
 from symgrad.distributions.transformed import Gumbel, TransformedDistribution
@@ -189,6 +196,90 @@ def _independent_independent(p: Independent, q: Independent) -> Tensor:
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError
     return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+
+
+def _check_events(p: Distribution, q: Distribution, kinds: str) -> None:
+    if p.event_shape != q.event_shape:
+        raise ValueError(f"KL-divergence between two {kinds} with                          "
+                         "different event shapes cannot be computed")
+
+
+def _half_log_det(tril: Tensor) -> Tensor:
+    return tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+
+
+def _woodbury_factor(q: LowRankMultivariateNormal) -> Tensor:
+    """``A = C⁻¹ Wᵀ D⁻¹`` of q, so that ``Σ_q⁻¹ = D⁻¹ - Aᵀ A``."""
+    return symgrad.linalg.solve_triangular(
+        q._capacitance_tril,
+        q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2), upper=False)
+
+
+def _common_batch(*tensors: Tensor) -> tuple[int, ...]:
+    return tuple(symgrad.broadcast_shapes(*(tuple(t.shape[:-2]) for t in tensors)))
+
+
+# KL between normals: (log |Σq| - log |Σp| + tr(Σq⁻¹ Σp) + Mahalanobis_q(μq - μp) - n) / 2
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _mvn_mvn(p: MultivariateNormal, q: MultivariateNormal) -> Tensor:
+    _check_events(p, q, "Multivariate Normals")
+    lp, lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    n = p.event_shape[0]
+    batch = _common_batch(lp, lq)
+    trace = _trace_xxt(symgrad.linalg.solve_triangular(
+        lq.expand(*batch, n, n), lp.expand(*batch, n, n), upper=False))
+    return _half_log_det(lq) - _half_log_det(lp) + 0.5 * (
+        trace + _mahalanobis(lq, q.loc - p.loc) - n)
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _lowrank_lowrank(p: LowRankMultivariateNormal, q: LowRankMultivariateNormal) -> Tensor:
+    _check_events(p, q, "Low Rank Multivariate Normals")
+    log_dets = _lowrank_logdet(q._unbroadcasted_cov_diag, q._capacitance_tril) - \
+        _lowrank_logdet(p._unbroadcasted_cov_diag, p._capacitance_tril)
+    mahalanobis = _lowrank_mahalanobis(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag,
+                                       q.loc - p.loc, q._capacitance_tril)
+    # tr((Dq⁻¹ - AᵀA)(Wp Wpᵀ + Dp)), term by term
+    a, dp, dq = _woodbury_factor(q), p._unbroadcasted_cov_diag, q._unbroadcasted_cov_diag
+    wp = p._unbroadcasted_cov_factor
+    trace = (dp / dq).sum(-1) + _trace_xxt(wp * dq.rsqrt().unsqueeze(-1)) \
+        - _trace_xxt(a * dp.sqrt().unsqueeze(-2)) - _trace_xxt(a.matmul(wp))
+    return 0.5 * (log_dets + trace + mahalanobis - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _mvn_lowrank(p: MultivariateNormal, q: LowRankMultivariateNormal) -> Tensor:
+    _check_events(p, q, "(Low Rank) Multivariate Normals")
+    lp = p._unbroadcasted_scale_tril
+    log_dets = _lowrank_logdet(q._unbroadcasted_cov_diag, q._capacitance_tril) - \
+        2 * _half_log_det(lp)
+    mahalanobis = _lowrank_mahalanobis(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag,
+                                       q.loc - p.loc, q._capacitance_tril)
+    # tr((Dq⁻¹ - AᵀA) Lp Lpᵀ)
+    a = _woodbury_factor(q)
+    trace = _trace_xxt(lp * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1)) - \
+        _trace_xxt(a.matmul(lp))
+    return 0.5 * (log_dets + trace + mahalanobis - p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _lowrank_mvn(p: LowRankMultivariateNormal, q: MultivariateNormal) -> Tensor:
+    _check_events(p, q, "(Low Rank) Multivariate Normals")
+    lq = q._unbroadcasted_scale_tril
+    log_dets = 2 * _half_log_det(lq) - _lowrank_logdet(p._unbroadcasted_cov_diag,
+                                                        p._capacitance_tril)
+    mahalanobis = _mahalanobis(lq, q.loc - p.loc)
+    # tr(Lq⁻ᵀ Lq⁻¹ (Wp Wpᵀ + Dp)) = |Lq⁻¹ Wp|² + |Lq⁻¹ √Dp|²
+    n, m = p.event_shape[0], p.cov_factor.shape[-1]
+    batch = _common_batch(lq, p._unbroadcasted_cov_factor)
+    lq = lq.expand(*batch, n, n)
+    trace = _trace_xxt(symgrad.linalg.solve_triangular(
+        lq, p._unbroadcasted_cov_factor.expand(*batch, n, m), upper=False)) + \
+        _trace_xxt(symgrad.linalg.solve_triangular(
+            lq, symgrad.diag_embed(p._unbroadcasted_cov_diag.sqrt()).expand(*batch, n, n),
+            upper=False))
+    return 0.5 * (log_dets + trace + mahalanobis - p.event_shape[0])
 
 
 @register_kl(Exponential, Exponential)
