@@ -11,6 +11,7 @@ symgrad's stream, so only their shapes and statistics are compared.
 from __future__ import annotations
 
 import json
+import math
 import pathlib
 
 import numpy as np
@@ -624,6 +625,34 @@ CASES.update({
 })
 
 
+def _von_mises(L, P):
+    """Concentrations on both sides of 3.75, where the approximations switch."""
+    return _d(L).VonMises(P["p"], L.cat([P["a"], P["b"] * 4]))
+
+
+CASES.update({
+    "VonMises.log_prob": lambda L, P: _von_mises(L, P).log_prob(
+        _v(L, [0.5, -3.0, 10.0, 0.0, 2.0, -1.0])),
+    "VonMises moments": lambda L, P: [_attempt(lambda m=m: getattr(_von_mises(L, P), m))
+                                      for m in ("mean", "mode", "variance", "stddev")],
+    "VonMises has no entropy, cdf nor rsample": lambda L, P: [
+        _attempt(lambda: _von_mises(L, P).entropy()),
+        _attempt(lambda: _von_mises(L, P).cdf(L.zeros(6))),
+        _attempt(lambda: _von_mises(L, P).rsample()), _von_mises(L, P).has_rsample],
+    "VonMises shapes": lambda L, P: [str(s) for s in (
+        _von_mises(L, P).batch_shape, _von_mises(L, P).sample((4,)).shape,
+        _von_mises(L, P).expand((2, 6)).batch_shape, _d(L).VonMises(0.0, 1.0).batch_shape,
+        _von_mises(L, P).sample().dtype, _d(L).VonMises(0.0, 1.0).sample().dtype)],
+    "VonMises samples' range": lambda L, P: [
+        bool(_von_mises(L, P).sample((100,)).abs().max() <= math.pi),
+        _von_mises(L, P).sample().requires_grad],
+    "VonMises a zero concentration": lambda L, P: _d(L).VonMises(0.0, 0.0),
+    "VonMises repr": lambda L, P: repr(_d(L).VonMises(0.0, 1.0)),
+    "VonMises constraints": lambda L, P: [str(_d(L).VonMises(0.0, 1.0).support), sorted(
+        f"{k}: {v}" for k, v in _d(L).VonMises(0.0, 1.0).arg_constraints.items())],
+})
+
+
 def _plain(L, value):
     if isinstance(value, L.Tensor):
         return {"values": np.asarray(value.detach().tolist(), dtype=np.float64).tolist(),
@@ -933,3 +962,26 @@ def test_lowrank_normal_samples_and_gradients():
 
     symbolic.check(loss(loc, w, D), inputs=[loc, w, D])  # (raises GradientMismatch)
     assert gradcheck(loss, (loc, w, D))
+
+
+def test_von_mises_samples_and_gradients():
+    t.manual_seed(22)
+    d = t.distributions
+    for kappa in (1e-6, 0.5, 4.0, 30.0):
+        vm = d.VonMises(t.tensor(2.5, dtype=t.float64), t.tensor(kappa, dtype=t.float64))
+        draws = vm.sample((40000,))
+        assert draws.min() >= -math.pi and draws.max() < math.pi
+        resultant = complex(draws.cos().mean().item(), draws.sin().mean().item())
+        # the circular variance 1 - |E e^{ix}|, and the circular mean (defined for κ > 0)
+        assert abs(1 - abs(resultant) - vm.variance.item()) < 0.01, kappa
+        if kappa > 0.1:
+            assert abs(np.angle(resultant) - 2.5) < 0.05, kappa
+    loc = t.tensor([0.3, -2.0], dtype=t.float64, requires_grad=True)
+    kappa = t.tensor([1.5, 6.0], dtype=t.float64, requires_grad=True)
+
+    def loss(loc, kappa):
+        vm = d.VonMises(loc, kappa)
+        return vm.log_prob(t.tensor([1.0, 3.0], dtype=t.float64)).sum() + vm.variance.sum()
+
+    symbolic.check(loss(loc, kappa), inputs=[loc, kappa])  # (raises GradientMismatch)
+    assert gradcheck(loss, (loc, kappa))

@@ -76,6 +76,7 @@ from symgrad.distributions.transforms import (
     identity_transform,
 )
 from symgrad.distributions.uniform import Uniform
+from symgrad.distributions.von_mises import VonMises
 from symgrad.distributions.weibull import Weibull
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical",
@@ -89,9 +90,9 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "Pareto", "Poisson", "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli",
            "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
            "SoftplusTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
-           "TransformedDistribution", "Uniform", "Weibull", "biject_to", "constraint_registry",
-           "constraints", "identity_transform", "kl_divergence", "register_kl", "transform_to",
-           "transforms", "utils"]
+           "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to",
+           "constraint_registry", "constraints", "identity_transform", "kl_divergence",
+           "register_kl", "transform_to", "transforms", "utils"]
 
 
 def _alias(name: str, module: _types.ModuleType) -> None:
