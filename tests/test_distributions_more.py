@@ -653,6 +653,55 @@ CASES.update({
 })
 
 
+def _cat(L):
+    T = _T(L)
+    return T.CatTransform([T.ExpTransform(), T.StickBreakingTransform(), T.SigmoidTransform()],
+                          dim=-1, lengths=[1, 2, 1])
+
+
+def _stack(L):
+    T = _T(L)
+    return T.StackTransform([T.ExpTransform(), T.SoftplusTransform(), T.AffineTransform(1., 2.)],
+                            dim=-1)
+
+
+CASES.update({
+    "CatTransform": lambda L, P: [_T(L).CatTransform(
+        [_T(L).ExpTransform(), _T(L).SigmoidTransform()], dim=-1, lengths=[2, 1])(_x(L, P)),
+        _round_trip(_T(L).CatTransform([_T(L).ExpTransform(), _T(L).SoftplusTransform()],
+                                       dim=0), _x(L, P)),
+        _round_trip(_T(L).CatTransform([_T(L).ExpTransform(), _T(L).SoftplusTransform()],
+                                       dim=-1, lengths=[2, 1]), _x(L, P))],
+    "CatTransform over an event": lambda L, P: [
+        _cat(L)(L.cat([_x(L, P), P["p"].unsqueeze(-1).expand(3, 1).mT.expand(2, 1)], -1)),
+        _cat(L).log_abs_det_jacobian(
+            L.cat([_x(L, P), L.ones(2, 1, dtype=L.float64)], -1),
+            _cat(L)(L.cat([_x(L, P), L.ones(2, 1, dtype=L.float64)], -1))),
+        _cat(L).event_dim, str(_cat(L).domain.event_dim), _cat(L).bijective],
+    "CatTransform a wrong length": lambda L, P: _cat(L)(_x(L, P)),
+    "CatTransform a dim out of range": lambda L, P: _T(L).CatTransform(
+        [_T(L).ExpTransform()], dim=2)(P["a"]),
+    "StackTransform": lambda L, P: _round_trip(_stack(L), _x(L, P)),
+    "StackTransform along dim 0": lambda L, P: _round_trip(_T(L).StackTransform(
+        [_T(L).ExpTransform(), _T(L).TanhTransform()]), _x(L, P) / 4),
+    "StackTransform too many entries": lambda L, P: _stack(L)(L.zeros(2, 2)),
+    "cat and stack constraints": lambda L, P: [
+        _d(L).constraints.cat([_d(L).constraints.positive, _d(L).constraints.real],
+                              lengths=[1, 2]).check(L.tensor([1.0, -1.0, 2.0])),
+        _d(L).constraints.stack([_d(L).constraints.positive, _d(L).constraints.unit_interval],
+                                dim=1).check(L.tensor([[1.0, 0.5], [-1.0, 2.0]])),
+        _d(L).constraints.stack([_d(L).constraints.simplex] * 2, dim=-1).event_dim,
+        _d(L).constraints.cat([_d(L).constraints.simplex, _d(L).constraints.real]).event_dim],
+    "biject_to cat and stack": lambda L, P: [
+        _d(L).biject_to(_d(L).constraints.cat(
+            [_d(L).constraints.positive, _d(L).constraints.unit_interval], -1, [2, 1]))(
+                _x(L, P)),
+        _d(L).transform_to(_d(L).constraints.stack(
+            [_d(L).constraints.positive, _d(L).constraints.real,
+             _d(L).constraints.greater_than(1.0)], -1))(_x(L, P))],
+})
+
+
 def _plain(L, value):
     if isinstance(value, L.Tensor):
         return {"values": np.asarray(value.detach().tolist(), dtype=np.float64).tolist(),
@@ -843,7 +892,11 @@ def test_transforms_gradients_agree_with_sympy_and_differences():
                           T.IndependentTransform(T.SigmoidTransform(), 1),
                           T.AffineTransform(1.0, scale, event_dim=1),
                           T.ComposeTransform([T.SoftplusTransform(),
-                                              T.StickBreakingTransform().inv.inv])):
+                                              T.StickBreakingTransform().inv.inv]),
+                          T.CatTransform([T.ExpTransform(), T.SoftplusTransform()], dim=-1,
+                                         lengths=[2, 1]),
+                          T.StackTransform([T.ExpTransform(), T.SoftplusTransform(),
+                                            T.SigmoidTransform()], dim=-1)):
             y = transform(x)
             total = total + (y * y).sum() + transform.log_abs_det_jacobian(x, y).sum() \
                 + transform.inv(y).sum()

@@ -59,6 +59,7 @@ from symgrad.distributions.transformed import (
 from symgrad.distributions.transforms import (
     AbsTransform,
     AffineTransform,
+    CatTransform,
     ComposeTransform,
     CumulativeDistributionTransform,
     ExpTransform,
@@ -70,6 +71,7 @@ from symgrad.distributions.transforms import (
     SigmoidTransform,
     SoftmaxTransform,
     SoftplusTransform,
+    StackTransform,
     StickBreakingTransform,
     TanhTransform,
     Transform,
@@ -79,8 +81,8 @@ from symgrad.distributions.uniform import Uniform
 from symgrad.distributions.von_mises import VonMises
 from symgrad.distributions.weibull import Weibull
 
-__all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical",
-           "Cauchy", "Chi2", "ComposeTransform", "ContinuousBernoulli",
+__all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "CatTransform",
+           "Categorical", "Cauchy", "Chi2", "ComposeTransform", "ContinuousBernoulli",
            "CumulativeDistributionTransform", "Dirichlet", "Distribution", "ExpTransform",
            "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel",
            "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "InverseGamma",
@@ -89,10 +91,10 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
            "Pareto", "Poisson", "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli",
            "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
-           "SoftplusTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
-           "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to",
-           "constraint_registry", "constraints", "identity_transform", "kl_divergence",
-           "register_kl", "transform_to", "transforms", "utils"]
+           "SoftplusTransform", "StackTransform", "StickBreakingTransform", "StudentT",
+           "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "VonMises",
+           "Weibull", "biject_to", "constraint_registry", "constraints", "identity_transform",
+           "kl_divergence", "register_kl", "transform_to", "transforms", "utils"]
 
 
 def _alias(name: str, module: _types.ModuleType) -> None:

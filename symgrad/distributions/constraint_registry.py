@@ -82,7 +82,23 @@ def _between(constraint: Any) -> transforms.Transform:
                                         transforms.AffineTransform(low, high - low)])
 
 
+def _cat_of(registry: ConstraintRegistry) -> Callable[[Any], transforms.Transform]:
+    def factory(constraint: Any) -> transforms.Transform:
+        return transforms.CatTransform([registry(c) for c in constraint.cseq], constraint.dim,
+                                       constraint.lengths)
+    return factory
+
+
+def _stack_of(registry: ConstraintRegistry) -> Callable[[Any], transforms.Transform]:
+    def factory(constraint: Any) -> transforms.Transform:
+        return transforms.StackTransform([registry(c) for c in constraint.cseq],
+                                         constraint.dim)
+    return factory
+
+
 for _registry in (biject_to, transform_to):
+    _registry.register(constraints.cat, _cat_of(_registry))
+    _registry.register(constraints.stack, _stack_of(_registry))
     _registry.register(constraints.real, _real)
     _registry.register(constraints.independent, _independent_of(_registry))
     for _kind in (constraints.greater_than, constraints.greater_than_eq):

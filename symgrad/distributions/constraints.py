@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Constraint", "boolean", "dependent", "dependent_property", "greater_than",
+__all__ = ["Constraint", "boolean", "cat", "dependent", "dependent_property", "greater_than",
            "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval",
            "is_dependent", "less_than", "lower_cholesky", "multinomial", "nonnegative",
            "nonnegative_integer", "one_hot", "positive", "positive_definite", "positive_integer",
-           "real", "real_vector", "simplex", "square", "symmetric", "unit_interval"]
+           "real", "real_vector", "simplex", "square", "stack", "symmetric", "unit_interval"]
 
 
 class Constraint:
@@ -214,6 +214,71 @@ class _IndependentConstraint(Constraint):
                 f"{self.reinterpreted_batch_ndims})")
 
 
+def _check_dim(dim: int, value: Any, what: str = "value") -> None:
+    if not -value.dim() <= dim < value.dim():
+        raise AssertionError(f"dim {dim} out of range for {what} with {value.dim()} dimensions")
+
+
+class _Cat(Constraint):
+    """The constraints ``cseq`` on consecutive slices (of ``lengths``, 1 each by default) of
+    dim ``dim``, as ``cat`` joins them."""
+
+    def __init__(self, cseq: Any, dim: int = 0, lengths: Any = None) -> None:
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq = list(cseq)
+        self.lengths = list(lengths) if lengths is not None else [1] * len(self.cseq)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq "
+                                 f"({len(self.cseq)})")
+        self.dim = dim
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value: Any) -> Any:
+        import symgrad
+
+        _check_dim(self.dim, value)
+        checks, start = [], 0
+        for constraint, length in zip(self.cseq, self.lengths, strict=True):
+            checks.append(constraint.check(value.narrow(self.dim, start, length)))
+            start += length
+        return symgrad.cat(checks, self.dim)
+
+
+class _Stack(Constraint):
+    """The constraints ``cseq`` on the successive entries of dim ``dim``, as ``stack`` joins
+    them."""
+
+    def __init__(self, cseq: Any, dim: int = 0) -> None:
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq, self.dim = list(cseq), dim
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        dim = max(c.event_dim for c in self.cseq)
+        return dim + 1 if self.dim + dim < 0 else dim
+
+    def check(self, value: Any) -> Any:
+        import symgrad
+
+        _check_dim(self.dim, value)
+        entries = [value.select(self.dim, i) for i in range(value.size(self.dim))]
+        return symgrad.stack([c.check(v) for v, c in zip(entries, self.cseq, strict=False)],
+                             self.dim)
+
+
 class _Dependent(Constraint):
     """A region that depends on the distribution's parameters: not checked on its own."""
 
@@ -263,4 +328,5 @@ greater_than, greater_than_eq, less_than, interval = _GreaterThan, _GreaterThanE
     _Interval
 integer_interval = _IntegerInterval
 half_open_interval = _HalfOpenInterval
+cat, stack = _Cat, _Stack
 independent = _IndependentConstraint

@@ -17,11 +17,12 @@ from symgrad.distributions import constraints
 from symgrad.distributions.distribution import _sum_rightmost
 from symgrad.tensor import Tensor
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "CumulativeDistributionTransform",
-           "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
-           "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
-           "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform", "TanhTransform",
-           "Transform", "identity_transform"]
+__all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
+           "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
+           "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform",
+           "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
+           "StackTransform", "StickBreakingTransform", "TanhTransform", "Transform",
+           "identity_transform"]
 
 
 class Transform:
@@ -770,3 +771,152 @@ class PositiveDefiniteTransform(Transform):
 
     def __hash__(self) -> int:
         return hash(PositiveDefiniteTransform)
+
+
+class CatTransform(Transform):
+    """The transforms ``tseq`` applied to consecutive slices of dim ``dim`` (of ``lengths``,
+    1 each by default), joined by ``cat``.
+
+    >>> T = symgrad.distributions.transforms
+    >>> T.CatTransform([T.ExpTransform(), T.identity_transform], lengths=[1, 2])(
+    ...     symgrad.zeros(3))
+    tensor([1., 0., 0.])
+    """
+
+    def __init__(self, tseq: Sequence[Transform], dim: int = 0,
+                 lengths: Sequence[int] | None = None) -> None:
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        super().__init__()
+        self.transforms = list(tseq)
+        self.lengths = list(lengths) if lengths is not None else [1] * len(self.transforms)
+        if len(self.lengths) != len(self.transforms):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match transforms "
+                                 f"({len(self.transforms)})")
+        self.dim = dim
+
+    @property
+    def event_dim(self) -> int:
+        """The most event dims any part couples."""
+        return max(t.event_dim for t in self.transforms)
+
+    @property
+    def length(self) -> int:
+        """The size of dim ``dim`` the parts cover."""
+        return sum(self.lengths)
+
+    @property
+    def bijective(self) -> bool:  # type: ignore[override]
+        return all(t.bijective for t in self.transforms)
+
+    @property
+    def domain(self) -> constraints.Constraint:  # type: ignore[override]
+        """The parts' domains, side by side."""
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @property
+    def codomain(self) -> constraints.Constraint:  # type: ignore[override]
+        """The parts' codomains, side by side."""
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+    def _check(self, z: Tensor, what: str, name: str) -> None:
+        if not -z.dim() <= self.dim < z.dim():
+            raise AssertionError(f"dim {self.dim} out of range for {what} with {z.dim()} "
+                                 "dimensions")
+        if z.size(self.dim) != self.length:
+            raise AssertionError(f"{name}.size({self.dim}) = {z.size(self.dim)} must equal "
+                                 f"length {self.length}")
+
+    def _slices(self, z: Tensor) -> list[Tensor]:
+        slices, start = [], 0
+        for length in self.lengths:
+            slices.append(z.narrow(self.dim, start, length))
+            start += length
+        return slices
+
+    def _call(self, x: Tensor) -> Tensor:
+        self._check(x, "tensor", "x")
+        return symgrad.cat([t(s) for t, s in zip(self.transforms, self._slices(x),
+                                                  strict=True)], dim=self.dim)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        self._check(y, "tensor", "y")
+        return symgrad.cat([t.inv(s) for t, s in zip(self.transforms, self._slices(y),
+                                                      strict=True)], dim=self.dim)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        """The parts' log-Jacobians: joined along ``dim`` if it is a batch dim, summed if it
+        lies within the event."""
+        self._check(x, "x", "x")
+        self._check(y, "y", "y")
+        terms = []
+        for t, a, b in zip(self.transforms, self._slices(x), self._slices(y), strict=True):
+            term = t.log_abs_det_jacobian(a, b)
+            if t.event_dim < self.event_dim:
+                term = _sum_rightmost(term, self.event_dim - t.event_dim)
+            terms.append(term)
+        dim = (self.dim - x.dim() if self.dim >= 0 else self.dim) + self.event_dim
+        if dim < 0:
+            return symgrad.cat(terms, dim=dim)
+        total: Any = 0
+        for term in terms:
+            total = total + term
+        return total
+
+
+class StackTransform(Transform):
+    """The transforms ``tseq`` applied to the successive entries of dim ``dim``, joined by
+    ``stack``.
+
+    >>> T = symgrad.distributions.transforms
+    >>> T.StackTransform([T.ExpTransform(), T.identity_transform])(symgrad.zeros(2))
+    tensor([1., 0.])
+    """
+
+    def __init__(self, tseq: Sequence[Transform], dim: int = 0) -> None:
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        super().__init__()
+        self.transforms, self.dim = list(tseq), dim
+
+    @property
+    def bijective(self) -> bool:  # type: ignore[override]
+        return all(t.bijective for t in self.transforms)
+
+    @property
+    def domain(self) -> constraints.Constraint:  # type: ignore[override]
+        """The parts' domains, stacked."""
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @property
+    def codomain(self) -> constraints.Constraint:  # type: ignore[override]
+        """The parts' codomains, stacked."""
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+    def _check(self, z: Tensor, what: str, name: str) -> None:
+        if not -z.dim() <= self.dim < z.dim():
+            raise AssertionError(f"dim {self.dim} out of range for {what} with {z.dim()} "
+                                 "dimensions")
+        if z.size(self.dim) != len(self.transforms):
+            raise AssertionError(f"{name}.size({self.dim}) = {z.size(self.dim)} must equal "
+                                 f"len(transforms) {len(self.transforms)}")
+
+    def _entries(self, z: Tensor) -> list[Tensor]:
+        return [z.select(self.dim, i) for i in range(z.size(self.dim))]
+
+    def _call(self, x: Tensor) -> Tensor:
+        self._check(x, "tensor", "x")
+        return symgrad.stack([t(s) for t, s in zip(self.transforms, self._entries(x),
+                                                    strict=True)], dim=self.dim)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        self._check(y, "tensor", "y")
+        return symgrad.stack([t.inv(s) for t, s in zip(self.transforms, self._entries(y),
+                                                        strict=True)], dim=self.dim)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        """The parts' log-Jacobians, stacked."""
+        self._check(x, "x", "x")
+        self._check(y, "y", "y")
+        return symgrad.stack([t.log_abs_det_jacobian(a, b) for t, a, b in zip(
+            self.transforms, self._entries(x), self._entries(y), strict=True)], dim=self.dim)
