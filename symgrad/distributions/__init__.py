@@ -1,13 +1,11 @@
-"""``symgrad.distributions``: PyTorch's ``torch.distributions`` for ``Normal``, ``Uniform``,
-``Bernoulli``, ``Categorical``, ``Exponential``, ``Laplace``, ``Cauchy``, ``Gamma``, ``Chi2``,
-``StudentT``, ``Beta``, ``Dirichlet``, ``Poisson``, ``Geometric``, ``Binomial``,
-``OneHotCategorical``, ``Multinomial``, ``MultivariateNormal`` and
-``Independent``, with ``kl_divergence``
-where PyTorch gives it in closed form and PyTorch's argument validation. ``log_prob``,
-``entropy``, ``cdf`` and ``rsample`` are recorded from symgrad's ops (their results end in the
-nodes PyTorch's do), so the reparameterization trick's gradients can be checked against sympy
-like any graph (not through a gamma draw, whose gradient is implicit). Samples come from
-symgrad's random stream, not PyTorch's.
+"""``symgrad.distributions``: PyTorch's ``torch.distributions``: the distributions (``Normal``,
+``Gamma``, ``Pareto``, ``MixtureSameFamily``, ``LowRankMultivariateNormal`` ... and those built on
+``TransformedDistribution``), ``kl_divergence`` where PyTorch gives it in closed form, the
+transforms, the constraints with ``biject_to``/``transform_to``, and PyTorch's argument
+validation. ``log_prob``, ``entropy``, ``cdf`` and ``rsample`` are recorded from symgrad's ops
+(their results end in the nodes PyTorch's do), so the reparameterization trick's gradients can
+be checked against sympy like any graph (not through a gamma draw, whose gradient is implicit).
+Samples come from symgrad's random stream, not PyTorch's.
 
 >>> mu = symgrad.tensor(0.5, requires_grad=True)
 >>> d = symgrad.distributions.Normal(mu, 1.0)
