@@ -739,6 +739,63 @@ CASES.update({
 })
 
 
+def _corr(L, P):
+    """Two correlation Cholesky factors (3 × 3), differentiable."""
+    return _T(L).CorrCholeskyTransform()(_x(L, P))
+
+
+CASES.update({
+    "CorrCholeskyTransform": lambda L, P: _round_trip(_T(L).CorrCholeskyTransform(),
+                                                      _x(L, P)),
+    "CorrCholeskyTransform shapes": lambda L, P: [
+        list(_T(L).CorrCholeskyTransform().forward_shape((2, 6))),
+        list(_T(L).CorrCholeskyTransform().inverse_shape((2, 4, 4))),
+        str(_T(L).CorrCholeskyTransform().domain), str(_T(L).CorrCholeskyTransform().codomain)],
+    "CorrCholeskyTransform not triangular": lambda L, P: _T(L).CorrCholeskyTransform(
+        ).forward_shape((4,)),
+    "CorrCholeskyTransform not square": lambda L, P: _T(L).CorrCholeskyTransform(
+        ).inverse_shape((2, 3)),
+    "tril_matrix_to_vec and back": lambda L, P: [
+        _d(L).utils.tril_matrix_to_vec(_corr(L, P), diag=-1),
+        _d(L).utils.vec_to_tril_matrix(_x(L, P), diag=-1),
+        _d(L).utils.vec_to_tril_matrix(_x(L, P)[:, :1], diag=0),
+        _d(L).utils.tril_matrix_to_vec(_corr(L, P))],
+    "vec_to_tril_matrix of a wrong size": lambda L, P: _d(L).utils.vec_to_tril_matrix(
+        L.zeros(4)),
+    "tril_matrix_to_vec outside the diagonals": lambda L, P: _d(L).utils.tril_matrix_to_vec(
+        L.zeros(3, 3), diag=3),
+    "new constraints": lambda L, P: [
+        _d(L).constraints.corr_cholesky.check(_corr(L, P)),
+        _d(L).constraints.corr_cholesky.check(L.tensor([[1.0, 0.0], [0.5, 0.5]])),
+        _d(L).constraints.lower_triangular.check(L.tensor([[[1.0, 0.0], [2.0, -1.0]],
+                                                           [[1.0, 1.0], [0.0, 1.0]]])),
+        _d(L).constraints.positive_semidefinite.check(L.tensor([[[1.0, 1.0], [1.0, 1.0]],
+                                                                [[1.0, 2.0], [2.0, 1.0]]])),
+        str(_d(L).constraints.corr_cholesky), str(_d(L).constraints.lower_triangular),
+        str(_d(L).constraints.positive_semidefinite),
+        _d(L).constraints.MixtureSameFamilyConstraint(_d(L).constraints.positive).check(
+            L.tensor([[1.0, 2.0], [1.0, -1.0]])),
+        repr(_d(L).biject_to(_d(L).constraints.corr_cholesky))],
+    "LKJCholesky.log_prob": lambda L, P: _d(L).LKJCholesky(3, P["a"].unsqueeze(-1)).log_prob(
+        _corr(L, P).detach()),
+    "LKJCholesky of a number": lambda L, P: _d(L).LKJCholesky(4, 0.5).log_prob(
+        _d(L).transforms.CorrCholeskyTransform()(L.tensor([0.1, -0.3, 0.5, 0.2, 0.0, -0.7]))),
+    "LKJCholesky shapes": lambda L, P: [str(s) for s in (
+        _d(L).LKJCholesky(3, P["a"]).batch_shape, _d(L).LKJCholesky(3, P["a"]).event_shape,
+        _d(L).LKJCholesky(3, P["a"]).sample((2,)).shape, _d(L).LKJCholesky(3).batch_shape,
+        _d(L).LKJCholesky(3).expand((4,)).sample().shape, _d(L).LKJCholesky(3).support,
+        _d(L).LKJCholesky(3).has_rsample)],
+    "LKJCholesky expanded log_prob": lambda L, P: _d(L).LKJCholesky(3, P["b"][0]).expand(
+        (2,)).log_prob(_corr(L, P)),
+    "LKJCholesky dim 1": lambda L, P: _d(L).LKJCholesky(1),
+    "LKJCholesky a negative concentration": lambda L, P: _d(L).LKJCholesky(2, -1.0),
+    "LKJCholesky not a correlation factor": lambda L, P: _d(L).LKJCholesky(2).log_prob(
+        L.tensor([[1.0, 0.0], [0.5, 0.5]])),
+    "LKJCholesky repr": lambda L, P: repr(_d(L).LKJCholesky(3, 2.0)),
+    "LKJCholesky rsample": lambda L, P: _d(L).LKJCholesky(3).rsample(),
+})
+
+
 def _plain(L, value):
     if isinstance(value, L.Tensor):
         return {"values": np.asarray(value.detach().tolist(), dtype=np.float64).tolist(),
@@ -1108,3 +1165,26 @@ def test_generalized_pareto_samples_and_gradients():
     with pytest.raises(RuntimeError, match="Double did not match Float"):
         d.GeneralizedPareto(0.0, 1.0, t.zeros(2, dtype=t.float64)).log_prob(
             t.ones(2, dtype=t.float64))
+
+
+def test_lkj_samples_and_gradients():
+    t.manual_seed(25)
+    d = t.distributions
+    for eta in (0.5, 1.0, 4.0):
+        draws = d.LKJCholesky(3, t.tensor(eta, dtype=t.float64)).sample((20000,))
+        assert bool(d.constraints.corr_cholesky.check(draws).all())
+        corr = draws @ draws.mT
+        # an LKJ(η) correlation in dim 3 is 2 Beta(η + 1/2, η + 1/2) - 1: variance 1 / (2η + 2)
+        off = corr[..., 1, 0]
+        assert abs(off.mean().item()) < 0.02 and abs(off.var().item() - 1 / (2 * eta + 2)) < 0.01
+    eta = t.tensor([1.5, 0.7], dtype=t.float64, requires_grad=True)
+    x = t.tensor([[0.3, -1.0, 2.0], [0.1, 0.4, -0.2]], dtype=t.float64, requires_grad=True)
+
+    def loss(eta, x):
+        corr = d.transforms.CorrCholeskyTransform()
+        y = corr(x)
+        return (d.LKJCholesky(3, eta).log_prob(y).sum() + corr.log_abs_det_jacobian(x, y).sum()
+                + corr.inv(y).pow(2).sum())
+
+    symbolic.check(loss(eta, x), inputs=[eta, x])  # (raises GradientMismatch)
+    assert gradcheck(loss, (eta, x))

@@ -40,6 +40,7 @@ from symgrad.distributions.half_cauchy import HalfCauchy
 from symgrad.distributions.inverse_gamma import InverseGamma
 from symgrad.distributions.kl import kl_divergence, register_kl
 from symgrad.distributions.kumaraswamy import Kumaraswamy
+from symgrad.distributions.lkj_cholesky import LKJCholesky
 from symgrad.distributions.logistic_normal import LogisticNormal
 from symgrad.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
 from symgrad.distributions.mixture_same_family import MixtureSameFamily
@@ -60,6 +61,7 @@ from symgrad.distributions.transforms import (
     AffineTransform,
     CatTransform,
     ComposeTransform,
+    CorrCholeskyTransform,
     CumulativeDistributionTransform,
     ExpTransform,
     IndependentTransform,
@@ -82,19 +84,19 @@ from symgrad.distributions.weibull import Weibull
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "CatTransform",
            "Categorical", "Cauchy", "Chi2", "ComposeTransform", "ContinuousBernoulli",
-           "CumulativeDistributionTransform", "Dirichlet", "Distribution", "ExpTransform",
-           "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto",
-           "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform",
-           "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal",
-           "LowRankMultivariateNormal", "LowerCholeskyTransform", "MixtureSameFamily",
-           "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
-           "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PositiveDefiniteTransform",
-           "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform",
-           "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StackTransform",
-           "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
-           "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to",
-           "constraint_registry", "constraints", "identity_transform", "kl_divergence",
-           "register_kl", "transform_to", "transforms", "utils"]
+           "CorrCholeskyTransform", "CumulativeDistributionTransform", "Dirichlet", "Distribution",
+           "ExpTransform", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma",
+           "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
+           "IndependentTransform", "InverseGamma", "Kumaraswamy", "LKJCholesky", "Laplace",
+           "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "LowerCholeskyTransform",
+           "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
+           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
+           "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli",
+           "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
+           "SoftplusTransform", "StackTransform", "StickBreakingTransform", "StudentT",
+           "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "VonMises",
+           "Weibull", "biject_to", "constraint_registry", "constraints", "identity_transform",
+           "kl_divergence", "register_kl", "transform_to", "transforms", "utils"]
 
 
 def _alias(name: str, module: _types.ModuleType) -> None:

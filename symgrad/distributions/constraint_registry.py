@@ -106,6 +106,8 @@ for _registry in (biject_to, transform_to):
     _registry.register(constraints.less_than, _below)
     for _kind in (constraints.interval, constraints.half_open_interval):
         _registry.register(_kind, _between)
+for _registry in (biject_to, transform_to):
+    _registry.register(constraints.corr_cholesky, lambda c: transforms.CorrCholeskyTransform())
 biject_to.register(constraints.simplex, lambda c: transforms.StickBreakingTransform())
 transform_to.register(constraints.simplex, lambda c: transforms.SoftmaxTransform())
 transform_to.register(constraints.lower_cholesky, lambda c: transforms.LowerCholeskyTransform())

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Constraint", "boolean", "cat", "dependent", "dependent_property", "greater_than",
-           "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval",
-           "is_dependent", "less_than", "lower_cholesky", "multinomial", "nonnegative",
+__all__ = ["Constraint", "MixtureSameFamilyConstraint", "boolean", "cat", "corr_cholesky",
+           "dependent", "dependent_property", "greater_than", "greater_than_eq",
+           "half_open_interval", "independent", "integer_interval", "interval", "is_dependent",
+           "less_than", "lower_cholesky", "lower_triangular", "multinomial", "nonnegative",
            "nonnegative_integer", "one_hot", "positive", "positive_definite", "positive_integer",
-           "real", "real_vector", "simplex", "square", "stack", "symmetric", "unit_interval"]
+           "positive_semidefinite", "real", "real_vector", "simplex", "square", "stack",
+           "symmetric", "unit_interval"]
 
 
 class Constraint:
@@ -189,6 +191,39 @@ class _LowerCholesky(Constraint):
         return lower & (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
 
 
+class _LowerTriangular(Constraint):
+    event_dim = 2
+
+    def check(self, value: Any) -> Any:
+        return (value.tril() == value).flatten(-2).all(-1)
+
+
+class _CorrCholesky(Constraint):
+    """Lower Cholesky factors of correlation matrices: rows of unit norm (to 10 ulps a row
+    element)."""
+
+    event_dim = 2
+
+    def check(self, value: Any) -> Any:
+        import numpy as np
+
+        import symgrad
+
+        tolerance = float(np.finfo(value.dtype.np_dtype).eps) * value.size(-1) * 10
+        norms = symgrad.linalg.norm(value.detach(), dim=-1)
+        return _LowerCholesky().check(value) & ((norms - 1.0).abs() <= tolerance).all(-1)
+
+
+class _PositiveSemidefinite(_Symmetric):
+    def check(self, value: Any) -> Any:
+        import symgrad
+
+        symmetric = super().check(value)
+        if not bool(symmetric.all()):
+            return symmetric
+        return (symgrad.linalg.eigvalsh(value) >= 0).all(-1)
+
+
 class _IndependentConstraint(Constraint):
     """``base`` over the last ``reinterpreted_batch_ndims`` dims at once."""
 
@@ -279,6 +314,33 @@ class _Stack(Constraint):
                              self.dim)
 
 
+class MixtureSameFamilyConstraint(Constraint):
+    """The support of a mixture: its component's, checked at every component (the rightmost
+    batch dim added back) and required of all of them."""
+
+    def __init__(self, base_constraint: Constraint) -> None:
+        self.base_constraint = base_constraint
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return self.base_constraint.event_dim
+
+    def check(self, value: Any) -> Any:
+        """Whether ``value`` lies in every component's support."""
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        if value.ndim < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.ndim}")
+        kept = value.ndim - self.event_dim
+        return result.reshape(*result.shape[:kept], -1).all(-1)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.base_constraint!r})"
+
+
 class _Dependent(Constraint):
     """A region that depends on the distribution's parameters: not checked on its own."""
 
@@ -322,6 +384,9 @@ square = _Square()
 symmetric = _Symmetric()
 positive_definite = _PositiveDefinite()
 lower_cholesky = _LowerCholesky()
+lower_triangular = _LowerTriangular()
+corr_cholesky = _CorrCholesky()
+positive_semidefinite = _PositiveSemidefinite()
 unit_interval = _Interval(0.0, 1.0)
 simplex = _Simplex()
 greater_than, greater_than_eq, less_than, interval = _GreaterThan, _GreaterThanEq, _LessThan, \
@@ -330,3 +395,4 @@ integer_interval = _IntegerInterval
 half_open_interval = _HalfOpenInterval
 cat, stack = _Cat, _Stack
 independent = _IndependentConstraint
+

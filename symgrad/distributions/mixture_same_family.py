@@ -3,40 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import symgrad
 from symgrad.distributions import constraints
 from symgrad.distributions.categorical import Categorical
+from symgrad.distributions.constraints import MixtureSameFamilyConstraint
 from symgrad.distributions.distribution import Distribution
 from symgrad.tensor import Size, Tensor
-
-
-class MixtureSameFamilyConstraint(constraints.Constraint):
-    """The support of a mixture: its component's, checked at every component (the rightmost
-    batch dim added back) and required of all of them."""
-
-    def __init__(self, base_constraint: constraints.Constraint) -> None:
-        self.base_constraint = base_constraint
-
-    @property
-    def is_discrete(self) -> bool:  # type: ignore[override]
-        return self.base_constraint.is_discrete
-
-    @property
-    def event_dim(self) -> int:  # type: ignore[override]
-        return self.base_constraint.event_dim
-
-    def check(self, value: Any) -> Any:
-        """Whether ``value`` lies in every component's support."""
-        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
-        if value.ndim < self.event_dim:
-            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.ndim}")
-        kept = value.ndim - self.event_dim
-        return result.reshape(*result.shape[:kept], -1).all(-1)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.base_constraint!r})"
 
 
 class MixtureSameFamily(Distribution):

@@ -14,15 +14,19 @@ from typing import Any
 
 import symgrad
 from symgrad.distributions import constraints
-from symgrad.distributions.distribution import _sum_rightmost
+from symgrad.distributions.distribution import (
+    _sum_rightmost,
+    tril_matrix_to_vec,
+    vec_to_tril_matrix,
+)
 from symgrad.tensor import Tensor
 
 __all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
-           "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
-           "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform",
-           "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
-           "StackTransform", "StickBreakingTransform", "TanhTransform", "Transform",
-           "identity_transform"]
+           "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform",
+           "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+           "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
+           "SoftplusTransform", "StackTransform", "StickBreakingTransform", "TanhTransform",
+           "Transform", "identity_transform"]
 
 
 class Transform:
@@ -920,3 +924,62 @@ class StackTransform(Transform):
         self._check(y, "y", "y")
         return symgrad.stack([t.log_abs_det_jacobian(a, b) for t, a, b in zip(
             self.transforms, self._entries(x), self._entries(y), strict=True)], dim=self.dim)
+
+
+class CorrCholeskyTransform(Transform):
+    """Real vectors of ``D (D - 1) / 2`` elements to lower Cholesky factors of ``D × D``
+    correlation matrices, bijectively: ``tanh`` puts each element in (-1, 1), and each row is
+    filled from them by stick breaking so that it has unit norm.
+
+    >>> symgrad.distributions.transforms.CorrCholeskyTransform()(symgrad.zeros(1))
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def _call(self, x: Tensor) -> Tensor:
+        from symgrad.nn.functional import pad
+
+        eps = float(symgrad.finfo(x.dtype).eps)
+        r = vec_to_tril_matrix(x.tanh().clamp(min=-1 + eps, max=1 - eps), diag=-1)
+        # row i: r_ij times what the earlier elements of the row left of its unit norm
+        remaining = (1 - r ** 2).sqrt().cumprod(-1)
+        r = r + symgrad.eye(r.shape[-1], dtype=r.dtype)
+        return r * pad(remaining[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        from symgrad.nn.functional import pad
+
+        left = pad((1 - (y * y).cumsum(-1))[..., :-1], [1, 0], value=1)
+        t = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(left, diag=-1).sqrt()
+        return (t.log1p() - t.neg().log1p()) / 2
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        """The stick breaking's ``Σ log(1 - Σ_{k<j} y_ik²) / 2`` plus tanh's
+        ``log(1 - tanh² x)``."""
+        from symgrad.nn.functional import softplus
+
+        left = tril_matrix_to_vec(1 - (y * y).cumsum(-1), diag=-2)
+        stick = 0.5 * left.log().sum(-1)
+        tanh = -2 * (x + softplus(-2 * x) - math.log(2.0)).sum(-1)
+        return stick + tanh
+
+    def forward_shape(self, shape: Sequence[int]) -> Sequence[int]:
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        n = shape[-1]
+        d = round((0.25 + 2 * n) ** 0.5 + 0.5)
+        if d * (d - 1) // 2 != n:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return (*shape[:-1], d, d)
+
+    def inverse_shape(self, shape: Sequence[int]) -> Sequence[int]:
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        d = shape[-1]
+        return (*shape[:-2], d * (d - 1) // 2)
