@@ -796,6 +796,71 @@ CASES.update({
 })
 
 
+def _scale_tril(L, P):
+    return L.stack([L.stack([P["b"][2], P["a"][0] * 0]), L.stack([P["p"][0], P["b"][1]])])
+
+
+def _wishart(L, P):
+    return _d(L).Wishart(P["a"] + 2, scale_tril=_scale_tril(L, P))
+
+
+def _wishart_value(L):
+    return L.tensor([[2.0, 0.3], [0.3, 1.0]], dtype=L.float64)
+
+
+def _quietly(f):
+    """``f()`` with its warnings (Wishart's "Singular sample detected.") silenced."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return f()
+
+
+def _rsample_warned(L, P):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        draw = _wishart(L, P).rsample()
+    return [str(draw.shape), [str(w.message) for w in caught], draw.grad_fn.name()]
+
+
+CASES.update({
+    "Wishart.log_prob": lambda L, P: _wishart(L, P).log_prob(_wishart_value(L)),
+    "Wishart.entropy": lambda L, P: _wishart(L, P).entropy(),
+    "Wishart moments": lambda L, P: [_wishart(L, P).mean, _wishart(L, P).mode,
+                                     _wishart(L, P).variance],
+    "Wishart matrices": lambda L, P: [
+        _wishart(L, P).scale_tril, _wishart(L, P).covariance_matrix,
+        _wishart(L, P).precision_matrix],
+    "Wishart of a covariance": lambda L, P: _d(L).Wishart(
+        P["b"][2] + 1, covariance_matrix=_scale_tril(L, P) @ _scale_tril(L, P).mT).log_prob(
+            _wishart_value(L)),
+    "Wishart of a precision": lambda L, P: [
+        _d(L).Wishart(4.0, precision_matrix=_scale_tril(L, P) @ _scale_tril(L, P).mT
+                      ).log_prob(_wishart_value(L)),
+        _d(L).Wishart(4.0, precision_matrix=_scale_tril(L, P) @ _scale_tril(L, P).mT
+                      ).entropy()],
+    "Wishart shapes": lambda L, P: [str(s) for s in (
+        _wishart(L, P).batch_shape, _wishart(L, P).event_shape,
+        _wishart(L, P).expand((2, 3)).batch_shape, _wishart(L, P).support,
+        _d(L).Wishart(3.0, L.eye(2)).batch_shape, _wishart(L, P).has_rsample,
+        _quietly(lambda: _wishart(L, P).sample((4,))).shape)],
+    "Wishart expanded log_prob": lambda L, P: _wishart(L, P).expand((2, 3)).log_prob(
+        _wishart_value(L)),
+    "Wishart's rsample warns": lambda L, P: _rsample_warned(L, P),
+    "Wishart a low df": lambda L, P: _d(L).Wishart(0.5, L.eye(2)),
+    "Wishart two matrices": lambda L, P: _d(L).Wishart(3.0, L.eye(2), scale_tril=L.eye(2)),
+    "Wishart a vector": lambda L, P: _d(L).Wishart(3.0, L.ones(2)),
+    "Wishart not positive definite": lambda L, P: _d(L).Wishart(3.0, -L.eye(2)),
+    "Wishart a value outside": lambda L, P: _d(L).Wishart(3.0, L.eye(2)).log_prob(-L.eye(2)),
+    "Wishart constraints": lambda L, P: sorted(
+        f"{k}: {v}" for k, v in _d(L).Wishart(3.0, L.eye(3)).arg_constraints.items()),
+    "Wishart repr": lambda L, P: repr(_d(L).Wishart(3.0, L.eye(2))),
+})
+
+
 def _plain(L, value):
     if isinstance(value, L.Tensor):
         return {"values": np.asarray(value.detach().tolist(), dtype=np.float64).tolist(),
@@ -839,7 +904,8 @@ FLOAT32 = {"GeneralizedPareto in float32": 3e-7}
 # gradients through digamma's derivative (trigamma: symgrad's series agree with PyTorch's to
 # about 1e-9 relative)
 LOOSER = {name: 1e-9 for name in ("InverseGamma.entropy", "Kumaraswamy.entropy",
-                                    "kl InverseGamma InverseGamma", "kl ContinuousBernoulli pairs")}
+                                    "kl InverseGamma InverseGamma", "kl ContinuousBernoulli pairs",
+                                    "Wishart.entropy", "Wishart of a precision")}
 
 
 def test_every_case_is_recorded():
@@ -1188,3 +1254,28 @@ def test_lkj_samples_and_gradients():
 
     symbolic.check(loss(eta, x), inputs=[eta, x])  # (raises GradientMismatch)
     assert gradcheck(loss, (eta, x))
+
+
+def test_wishart_samples_and_gradients():
+    import warnings
+
+    t.manual_seed(26)
+    d = t.distributions
+    scale = t.tensor([[2.0, 0.5], [0.5, 1.0]], dtype=t.float64)
+    wishart = d.Wishart(t.tensor(5.0, dtype=t.float64), covariance_matrix=scale)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        draws = wishart.sample((20000,))
+    assert bool(d.constraints.positive_definite.check(draws).all())
+    np.testing.assert_allclose(draws.mean(0).numpy(), wishart.mean.numpy(), rtol=0.03)
+    np.testing.assert_allclose(draws.var(0).numpy(), wishart.variance.numpy(), rtol=0.08)
+    df = t.tensor(4.5, dtype=t.float64, requires_grad=True)
+    tril = t.tensor([[1.5, 0.0], [0.3, 0.8]], dtype=t.float64, requires_grad=True)
+
+    def loss(df, tril):
+        w = d.Wishart(df, scale_tril=tril, validate_args=False)  # (differences leave tril)
+        return w.log_prob(t.tensor([[2.0, 0.3], [0.3, 1.0]], dtype=t.float64)) + w.entropy() \
+            + w.variance.sum() + w.precision_matrix.sum()
+
+    symbolic.check(loss(df, tril), inputs=[df, tril])  # (raises GradientMismatch)
+    assert gradcheck(loss, (df, tril))

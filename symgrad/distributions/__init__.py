@@ -81,6 +81,7 @@ from symgrad.distributions.transforms import (
 from symgrad.distributions.uniform import Uniform
 from symgrad.distributions.von_mises import VonMises
 from symgrad.distributions.weibull import Weibull
+from symgrad.distributions.wishart import Wishart
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "CatTransform",
            "Categorical", "Cauchy", "Chi2", "ComposeTransform", "ContinuousBernoulli",
@@ -95,8 +96,9 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
            "SoftplusTransform", "StackTransform", "StickBreakingTransform", "StudentT",
            "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "VonMises",
-           "Weibull", "biject_to", "constraint_registry", "constraints", "identity_transform",
-           "kl_divergence", "register_kl", "transform_to", "transforms", "utils"]
+           "Weibull", "Wishart", "biject_to", "constraint_registry", "constraints",
+           "identity_transform", "kl_divergence", "register_kl", "transform_to", "transforms",
+           "utils"]
 
 
 def _alias(name: str, module: _types.ModuleType) -> None:

@@ -117,8 +117,16 @@ index_backward = register(Op(
              Sample(((2,),), {"shape": (5,), "key": slice(1, 3)})),
 ))
 
+def _zero_d_mask(part: object) -> bool:
+    return isinstance(part, np.ndarray) and part.ndim == 0 and part.dtype == bool
+
+
 def _setitem_node_name(params, *values):
     key = params["key"]
+    parts = key if isinstance(key, tuple) else (key,)
+    if any(_zero_d_mask(p) for p in parts) and all(
+            _zero_d_mask(p) or is_basic_index(p) for p in parts):
+        return "CopySlices"  # (PyTorch reads a 0-d mask as a new dim: a view, then a copy)
     if not is_basic_index(key):
         return "IndexPutBackward0"
     return "CopyBackwards" if key is Ellipsis else "CopySlices"
