@@ -861,6 +861,49 @@ CASES.update({
 })
 
 
+def _family(L, P, name):
+    """One distribution of each family, differentiable in the parameters."""
+    d = _d(L)
+    return {"Bernoulli": lambda: d.Bernoulli(P["p"]),
+            "Binomial": lambda: d.Binomial(3, P["p"]),
+            "Poisson": lambda: d.Poisson(P["a"]),
+            "Beta": lambda: d.Beta(P["a"], P["b"]),
+            "Exponential": lambda: d.Exponential(P["b"]),
+            "Gamma": lambda: d.Gamma(P["a"] + 0.5, P["b"]),
+            "Normal": lambda: d.Normal(P["p"], P["a"]),
+            "Gumbel": lambda: d.Gumbel(P["p"], P["a"]),
+            "Laplace": lambda: d.Laplace(P["p"] - 0.3, P["b"]),
+            "HalfNormal": lambda: d.HalfNormal(P["a"]),
+            "Uniform": lambda: d.Uniform(P["p"] * 0.5, P["p"] * 0.5 + 0.4),
+            "Uniform wide": lambda: d.Uniform(P["p"] - 1.0, P["p"] + 1.0),
+            "Uniform partly outside": lambda: d.Uniform(
+                L.tensor([-1.0, 0.5, 0.1], dtype=L.float64), P["p"] + 0.5),
+            "Pareto": lambda: d.Pareto(L.tensor(0.12, dtype=L.float64), P["a"])}[name]()
+
+
+_CROSS_KL = [("Bernoulli", "Poisson"), ("Beta", "Exponential"), ("Beta", "Gamma"),
+             ("Beta", "Normal"), ("Beta", "Uniform wide"), ("Beta", "Uniform partly outside"),
+             ("Exponential", "Gamma"), ("Exponential", "Gumbel"), ("Exponential", "Normal"),
+             ("Gamma", "Exponential"), ("Gamma", "Gumbel"), ("Gamma", "Normal"),
+             ("Gumbel", "Gumbel"), ("Gumbel", "Normal"), ("HalfNormal", "HalfNormal"),
+             ("Laplace", "Laplace"), ("Laplace", "Normal"), ("Normal", "Gumbel"),
+             ("Normal", "Laplace"), ("Uniform", "Beta"), ("Uniform partly outside", "Beta"),
+             ("Uniform", "Exponential"), ("Uniform partly outside", "Exponential"),
+             ("Uniform", "Gamma"), ("Uniform partly outside", "Gamma"), ("Uniform", "Gumbel"),
+             ("Uniform", "Pareto"), ("Uniform partly outside", "Pareto")]
+_INFINITE_KL = [("Exponential", "Beta"), ("Exponential", "Uniform"), ("Gamma", "Beta"),
+                ("Gamma", "Uniform"), ("Gumbel", "Beta"), ("Gumbel", "Exponential"),
+                ("Gumbel", "Gamma"), ("Gumbel", "Uniform"), ("Laplace", "Beta"),
+                ("Laplace", "Exponential"), ("Laplace", "Gamma"), ("Laplace", "Uniform"),
+                ("Normal", "Beta"), ("Normal", "Exponential"), ("Normal", "Gamma"),
+                ("Poisson", "Bernoulli"), ("Poisson", "Binomial")]
+for _p, _q in _CROSS_KL:
+    CASES[f"kl {_p} {_q}"] = lambda L, P, p=_p, q=_q: _d(L).kl_divergence(
+        _family(L, P, p), _family(L, P, q).expand((3,)))
+CASES["kl infinite across families"] = lambda L, P: [
+    _d(L).kl_divergence(_family(L, P, p), _family(L, P, q)) for p, q in _INFINITE_KL]
+
+
 def _plain(L, value):
     if isinstance(value, L.Tensor):
         return {"values": np.asarray(value.detach().tolist(), dtype=np.float64).tolist(),
@@ -906,6 +949,11 @@ FLOAT32 = {"GeneralizedPareto in float32": 3e-7}
 LOOSER = {name: 1e-9 for name in ("InverseGamma.entropy", "Kumaraswamy.entropy",
                                     "kl InverseGamma InverseGamma", "kl ContinuousBernoulli pairs",
                                     "Wishart.entropy", "Wishart of a precision")}
+# (through digamma or its derivative, as above)
+LOOSER.update({f"kl {p} {q}": 1e-9 for p, q in (("Beta", "Exponential"), ("Beta", "Gamma"),
+                                               ("Beta", "Normal"), ("Beta", "Uniform wide"),
+                                               ("Gamma", "Exponential"), ("Gamma", "Gumbel"),
+                                               ("Gamma", "Normal"))})
 
 
 def test_every_case_is_recorded():
@@ -1279,3 +1327,22 @@ def test_wishart_samples_and_gradients():
 
     symbolic.check(loss(df, tril), inputs=[df, tril])  # (raises GradientMismatch)
     assert gradcheck(loss, (df, tril))
+
+
+def test_cross_family_kl_gradients_agree_with_sympy_and_differences():
+    d = t.distributions
+    a = t.tensor([1.5, 0.7], dtype=t.float64, requires_grad=True)
+    b = t.tensor([0.4, 2.0], dtype=t.float64, requires_grad=True)
+
+    def loss(a, b):
+        pairs = [(d.Beta(a, b), d.Gamma(b + 1, a)), (d.Exponential(a), d.Gumbel(b, a)),
+                 (d.Gamma(a, b), d.Normal(b, a)), (d.Normal(b, a), d.Laplace(a, b)),
+                 (d.Gumbel(a, b), d.Gumbel(b, a)), (d.Uniform(b * 0.1, b * 0.1 + 0.5),
+                                                    d.Pareto(t.tensor(0.01, dtype=t.float64),
+                                                             a)),
+                 (d.Uniform(b * 0.1, b * 0.1 + 0.5), d.Beta(a, b)),
+                 (d.Laplace(a, b), d.Laplace(b, a))]
+        return sum(d.kl_divergence(p, q).sum() for p, q in pairs)
+
+    symbolic.check(loss(a, b), inputs=[a, b])  # (raises GradientMismatch)
+    assert gradcheck(loss, (a, b))

@@ -28,7 +28,7 @@ from symgrad.distributions.lowrank_multivariate_normal import (
 from symgrad.distributions.multivariate import Independent, MultivariateNormal
 from symgrad.distributions.normal import Normal
 from symgrad.distributions.pareto import Pareto
-from symgrad.distributions.transformed import Gumbel, TransformedDistribution
+from symgrad.distributions.transformed import _EULER, Gumbel, HalfNormal, TransformedDistribution
 from symgrad.distributions.uniform import Uniform
 from symgrad.nn.functional import softplus
 from symgrad.tensor import Tensor
@@ -395,6 +395,212 @@ for _p, _q, _parameter in ((Beta, Pareto, "concentration1"), (Exponential, Paret
                            (Laplace, ContinuousBernoulli, "loc"),
                            (Normal, ContinuousBernoulli, "loc"),
                            (Pareto, ContinuousBernoulli, "scale")):
+    register_kl(_p, _q)(_infinite(_parameter))
+del _p, _q, _parameter
+
+
+# Pairs across families: KL(p || q) = -H(p) - E_p[log q], E_p taken in closed form.
+
+def _x_log_x(x: Tensor) -> Tensor:
+    return symgrad.special.xlogy(x, x)  # (0 at 0)
+
+
+@register_kl(Laplace, Laplace)
+def _laplace_laplace(p: Laplace, q: Laplace) -> Tensor:
+    ratio, gap = p.scale / q.scale, (p.loc - q.loc).abs()
+    return -ratio.log() + gap / q.scale + ratio * symgrad.exp(-gap / p.scale) - 1
+
+
+@register_kl(Gumbel, Gumbel)
+def _gumbel_gumbel(p: Gumbel, q: Gumbel) -> Tensor:
+    # E_p[exp(-(x - μq)/βq)] = exp((μq - μp)/βq) Γ(1 + βp/βq)
+    ratio, q_loc, p_loc = p.scale / q.scale, q.loc / q.scale, p.loc / q.scale
+    return (-ratio.log() - q_loc + p_loc) + ratio * _EULER + \
+        symgrad.exp(q_loc + (1 + ratio).lgamma() - p_loc) - (1 + _EULER)
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _half_normal_half_normal(p: HalfNormal, q: HalfNormal) -> Tensor:
+    return _normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Bernoulli, Poisson)
+def _bernoulli_poisson(p: Bernoulli, q: Poisson) -> Tensor:
+    return -p.entropy() - (p.probs * q.rate.log() - q.rate)
+
+
+def _beta_mean(p: Beta) -> Tensor:
+    return p.concentration1 / (p.concentration1 + p.concentration0)
+
+
+@register_kl(Beta, Exponential)
+def _beta_exponential(p: Beta, q: Exponential) -> Tensor:
+    return -p.entropy() - q.rate.log() + q.rate * _beta_mean(p)
+
+
+@register_kl(Beta, Gamma)
+def _beta_gamma(p: Beta, q: Gamma) -> Tensor:
+    mean_log = p.concentration1.digamma() - (p.concentration1 + p.concentration0).digamma()
+    return -p.entropy() + (q.concentration.lgamma() - q.concentration * q.rate.log()) \
+        - (q.concentration - 1) * mean_log + q.rate * _beta_mean(p)
+
+
+@register_kl(Beta, Normal)
+def _beta_normal(p: Beta, q: Normal) -> Tensor:
+    mean, var = _beta_mean(p), q.scale.pow(2)
+    second = (mean * (1 - mean) / (p.concentration1 + p.concentration0 + 1) + mean.pow(2)) * 0.5
+    return -p.entropy() + 0.5 * (var * 2 * math.pi).log() + \
+        (second - q.loc * mean + q.loc.pow(2) * 0.5) / var
+
+
+@register_kl(Beta, Uniform)
+def _beta_uniform(p: Beta, q: Uniform) -> Tensor:
+    kl = -p.entropy() + (q.high - q.low).log()
+    kl[(q.low > p.support.lower_bound) | (q.high < p.support.upper_bound)] = math.inf
+    return kl
+
+
+@register_kl(Exponential, Gamma)
+def _exponential_gamma(p: Exponential, q: Gamma) -> Tensor:
+    # E_p[log x] = -γ - log rate_p, E_p[x] = 1 / rate_p
+    ratio = q.rate / p.rate
+    return -q.concentration * ratio.log() + ratio + q.concentration.lgamma() + \
+        q.concentration * _EULER - (1 + _EULER)
+
+
+@register_kl(Exponential, Gumbel)
+def _exponential_gumbel(p: Exponential, q: Gumbel) -> Tensor:
+    product, loc_ratio = p.rate * q.scale, q.loc / q.scale
+    return (product.log() - 1) - loc_ratio + \
+        symgrad.exp(loc_ratio) * product / (product + 1) + product.reciprocal()
+
+
+@register_kl(Exponential, Normal)
+def _exponential_normal(p: Exponential, q: Normal) -> Tensor:
+    var, rate_sq = q.scale.pow(2), p.rate.pow(2)
+    return 0.5 * symgrad.log(rate_sq * var * 2 * math.pi) - 1 + \
+        (rate_sq.reciprocal() - q.loc / p.rate + q.loc.pow(2) * 0.5) / var
+
+
+@register_kl(Gamma, Exponential)
+def _gamma_exponential(p: Gamma, q: Exponential) -> Tensor:
+    return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
+
+
+@register_kl(Gamma, Gumbel)
+def _gamma_gumbel(p: Gamma, q: Gumbel) -> Tensor:
+    # E_p[exp(-x / β)] = (1 + 1 / (rate β))^-a
+    product, loc_ratio = p.rate * q.scale, q.loc / q.scale
+    a = p.concentration
+    t1 = (a - 1) * a.digamma() - a.lgamma() - a
+    t2 = product.log() + a / product
+    t3 = symgrad.exp(loc_ratio) * (1 + product.reciprocal()).pow(-a) - loc_ratio
+    return t1 + t2 + t3
+
+
+@register_kl(Gamma, Normal)
+def _gamma_normal(p: Gamma, q: Normal) -> Tensor:
+    var, rate_sq, a = q.scale.pow(2), p.rate.pow(2), p.concentration
+    t1 = 0.5 * symgrad.log(rate_sq * var * 2 * math.pi) - a - a.lgamma()
+    second = 0.5 * (a.pow(2) + a) / rate_sq
+    return t1 + (a - 1) * a.digamma() + (second - q.loc * a / p.rate + 0.5 * q.loc.pow(2)) / var
+
+
+@register_kl(Gumbel, Normal)
+def _gumbel_normal(p: Gumbel, q: Normal) -> Tensor:
+    ratio = p.scale / q.scale
+    t1 = (ratio / math.sqrt(2 * math.pi)).log()
+    t2 = (math.pi * ratio * 0.5).pow(2) / 3
+    t3 = ((p.loc + p.scale * _EULER - q.loc) / q.scale).pow(2) * 0.5
+    return -t1 + t2 + t3 - (_EULER + 1)
+
+
+@register_kl(Laplace, Normal)
+def _laplace_normal(p: Laplace, q: Normal) -> Tensor:
+    var = q.scale.pow(2)
+    ratio = p.scale.pow(2) / var
+    t1 = 0.5 * symgrad.log(2 * ratio / math.pi)
+    return -t1 + ratio + (0.5 * p.loc.pow(2) - p.loc * q.loc + 0.5 * q.loc.pow(2)) / var - 1
+
+
+@register_kl(Normal, Gumbel)
+def _normal_gumbel(p: Normal, q: Gumbel) -> Tensor:
+    # E_p[exp(-(x - μq)/β)] = exp(-(μp - μq)/β + σ²/(2β²))
+    mean_ratio, var_ratio = p.loc / q.scale, (p.scale / q.scale).pow(2)
+    loc_ratio = q.loc / q.scale
+    return -(var_ratio.log() * 0.5) + (mean_ratio - loc_ratio) + \
+        symgrad.exp(-mean_ratio + 0.5 * var_ratio + loc_ratio) - \
+        (0.5 * (1 + math.log(2 * math.pi)))
+
+
+@register_kl(Normal, Laplace)
+def _normal_laplace(p: Normal, q: Laplace) -> Tensor:
+    # E_p|x - μq| for a normal: its folded mean
+    gap = p.loc - q.loc
+    ratio, standardized = p.scale / q.scale, gap / p.scale
+    folded = math.sqrt(2 / math.pi) * p.scale * symgrad.exp(-0.5 * standardized.pow(2)) + \
+        gap * symgrad.erf(math.sqrt(0.5) * standardized)
+    return -symgrad.log(ratio) + folded / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
+
+
+@register_kl(Uniform, Beta)
+def _uniform_beta(p: Uniform, q: Beta) -> Tensor:
+    # E_p[log x] = (h log h - l log l - (h - l)) / (h - l), likewise for log(1 - x)
+    width = p.high - p.low
+    t1 = symgrad.log(width)
+    t2 = (q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    t3 = (q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + width) / width
+    t4 = q.concentration1.lgamma() + q.concentration0.lgamma() - \
+        (q.concentration1 + q.concentration0).lgamma()
+    kl = t3 + t4 - t1 - t2
+    kl[(p.high > q.support.upper_bound) | (p.low < q.support.lower_bound)] = math.inf
+    return kl
+
+
+@register_kl(Uniform, Exponential)
+def _uniform_exponential(p: Uniform, q: Exponential) -> Tensor:
+    kl = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
+    kl[p.low < q.support.lower_bound] = math.inf
+    return kl
+
+
+@register_kl(Uniform, Gamma)
+def _uniform_gamma(p: Uniform, q: Gamma) -> Tensor:
+    width = p.high - p.low
+    mean_log_term = (1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    kl = -width.log() + (q.concentration.lgamma() - q.concentration * q.rate.log()) + \
+        mean_log_term + q.rate * (p.high + p.low) / 2
+    kl[p.low < q.support.lower_bound] = math.inf
+    return kl
+
+
+@register_kl(Uniform, Gumbel)
+def _uniform_gumbel(p: Uniform, q: Gumbel) -> Tensor:
+    ratio = q.scale / (p.high - p.low)
+    high, low = (p.high - q.loc) / q.scale, (p.low - q.loc) / q.scale
+    return (ratio.log() + 0.5 * (high + low)) - \
+        ratio * (symgrad.exp(-high) - symgrad.exp(-low))
+
+
+@register_kl(Uniform, Pareto)
+def _uniform_pareto(p: Uniform, q: Pareto) -> Tensor:
+    width = p.high - p.low
+    t1 = (q.alpha * q.scale.pow(q.alpha) * width).log()
+    mean_log = (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    kl = mean_log * (q.alpha + 1) - t1
+    kl[p.low < q.support.lower_bound] = math.inf
+    return kl
+
+
+for _p, _q, _parameter in ((Exponential, Beta, "rate"), (Exponential, Uniform, "rate"),
+                           (Gamma, Beta, "concentration"), (Gamma, Uniform, "concentration"),
+                           (Gumbel, Beta, "loc"), (Gumbel, Exponential, "loc"),
+                           (Gumbel, Gamma, "loc"), (Gumbel, Uniform, "loc"),
+                           (Laplace, Beta, "loc"), (Laplace, Exponential, "loc"),
+                           (Laplace, Gamma, "loc"), (Laplace, Uniform, "loc"),
+                           (Normal, Beta, "loc"), (Normal, Exponential, "loc"),
+                           (Normal, Gamma, "loc"), (Poisson, Bernoulli, "rate"),
+                           (Poisson, Binomial, "rate")):
     register_kl(_p, _q)(_infinite(_parameter))
 del _p, _q, _parameter
 
