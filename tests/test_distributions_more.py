@@ -904,6 +904,43 @@ CASES["kl infinite across families"] = lambda L, P: [
     _d(L).kl_divergence(_family(L, P, p), _family(L, P, q)) for p, q in _INFINITE_KL]
 
 
+def _cached(L, transform, x):
+    """What a cached transform gives back: identical objects, and values."""
+    y = transform(x)
+    return [transform.inv(y) is x, transform(x) is y, transform.with_cache(1) is transform,
+            y, transform.inv(y * 1)]
+
+
+CASES.update({
+    "cached ExpTransform": lambda L, P: _cached(L, _T(L).ExpTransform(cache_size=1), P["a"]),
+    "cached StickBreakingTransform": lambda L, P: _cached(
+        L, _T(L).StickBreakingTransform().with_cache(), _x(L, P)),
+    "cached ComposeTransform": lambda L, P: _cached(L, _T(L).ComposeTransform(
+        [_T(L).ExpTransform(), _T(L).AffineTransform(1.0, P["b"])], cache_size=1), P["a"]),
+    "cached inverse": lambda L, P: _cached(L, _T(L).SigmoidTransform().inv.with_cache(),
+                                           P["p"]),
+    "cached parametrized transforms": lambda L, P: [
+        type(t.with_cache()).__name__ for t in (
+            _T(L).AffineTransform(0.0, 2.0), _T(L).PowerTransform(L.tensor(2.0)),
+            _T(L).IndependentTransform(_T(L).ExpTransform(), 1),
+            _T(L).ReshapeTransform((2,), (2, 1)),
+            _T(L).CumulativeDistributionTransform(_d(L).Normal(0.0, 1.0)),
+            _T(L).CatTransform([_T(L).ExpTransform()]),
+            _T(L).StackTransform([_T(L).ExpTransform()]),
+            _T(L).CorrCholeskyTransform(), _T(L).SoftmaxTransform())],
+    "uncached transforms recompute": lambda L, P: [
+        _T(L).ExpTransform().inv(_T(L).ExpTransform()(P["a"])) is P["a"],
+        _T(L).ExpTransform().with_cache(0).inv(P["a"])],
+    "cache_size 2": lambda L, P: _T(L).ExpTransform(cache_size=2),
+    "ComposeTransform's inverse": lambda L, P: [
+        repr(_T(L).ComposeTransform([_T(L).ExpTransform(), _T(L).AffineTransform(1.0, 2.0)]
+                                    ).inv),
+        _round_trip(_T(L).ComposeTransform([_T(L).ExpTransform(),
+                                            _T(L).AffineTransform(1.0, P["b"])]).inv,
+                    P["a"] + 1.5)],
+})
+
+
 def _plain(L, value):
     if isinstance(value, L.Tensor):
         return {"values": np.asarray(value.detach().tolist(), dtype=np.float64).tolist(),

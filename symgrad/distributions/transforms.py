@@ -42,8 +42,27 @@ class Transform:
     domain: constraints.Constraint = constraints.real
     codomain: constraints.Constraint = constraints.real
 
-    def __init__(self) -> None:
+    def __init__(self, cache_size: int = 0) -> None:
+        if cache_size not in (0, 1):
+            raise ValueError("cache_size must be 0 or 1")
+        self._cache_size = cache_size
+        self._cached_x_y: tuple[Any, Any] = (None, None)
         self._inv: Transform | None = None
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        """The same map keeping its last ``(x, y)`` pair (``cache_size=1``): calling it on that
+        ``x``, or its inverse on that ``y``, returns the other without computing.
+
+        >>> t = symgrad.distributions.transforms.ExpTransform().with_cache()
+        >>> x = symgrad.tensor(1.0)
+        >>> t.inv(t(x)) is x
+        True
+        """
+        if self._cache_size == cache_size:
+            return self
+        if type(self).__init__ is Transform.__init__:
+            return type(self)(cache_size=cache_size)
+        raise NotImplementedError(f"{type(self)}.with_cache is not implemented")
 
     @property
     def event_dim(self) -> int:
@@ -63,7 +82,23 @@ class Transform:
         return self._inv
 
     def __call__(self, x: Tensor) -> Tensor:
-        return self._call(x)
+        if not self._cache_size:
+            return self._call(x)
+        if x is self._cached_x_y[0]:
+            return self._cached_x_y[1]
+        y = self._call(x)
+        self._cached_x_y = (x, y)
+        return y
+
+    def _inv_call(self, y: Tensor) -> Tensor:
+        """The inverse at ``y`` (the cached ``x`` if ``y`` is the cached output)."""
+        if not self._cache_size:
+            return self._inverse(y)
+        if y is self._cached_x_y[1]:
+            return self._cached_x_y[0]
+        x = self._inverse(y)
+        self._cached_x_y = (x, y)
+        return x
 
     def _call(self, x: Tensor) -> Tensor:
         raise NotImplementedError
@@ -97,8 +132,11 @@ class _InverseTransform(Transform):
     """The inverse of a transform: its calls swapped, its Jacobian negated."""
 
     def __init__(self, transform: Transform) -> None:
-        super().__init__()
+        super().__init__(cache_size=transform._cache_size)
         self._inv = transform
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        return self._inv.with_cache(cache_size).inv
 
     @property
     def domain(self) -> constraints.Constraint:  # type: ignore[override]
@@ -117,7 +155,7 @@ class _InverseTransform(Transform):
         return self._inv.sign
 
     def __call__(self, x: Tensor) -> Tensor:
-        return self._inv._inverse(x)
+        return self._inv._inv_call(x)
 
     def _inverse(self, y: Tensor) -> Tensor:
         return self._inv(y)
@@ -186,10 +224,16 @@ class AffineTransform(Transform):
 
     bijective = True
 
-    def __init__(self, loc: Tensor | float, scale: Tensor | float, event_dim: int = 0) -> None:
-        super().__init__()
+    def __init__(self, loc: Tensor | float, scale: Tensor | float, event_dim: int = 0,
+                 cache_size: int = 0) -> None:
+        super().__init__(cache_size=cache_size)
         self.loc, self.scale = loc, scale
         self._event_dim = event_dim
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return AffineTransform(self.loc, self.scale, self._event_dim, cache_size=cache_size)
 
     @property
     def event_dim(self) -> int:
@@ -327,9 +371,14 @@ class PowerTransform(Transform):
     codomain = constraints.positive
     bijective = True
 
-    def __init__(self, exponent: Tensor | float) -> None:
-        super().__init__()
+    def __init__(self, exponent: Tensor | float, cache_size: int = 0) -> None:
+        super().__init__(cache_size=cache_size)
         self.exponent = exponent
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return PowerTransform(self.exponent, cache_size=cache_size)
 
     @property
     def sign(self) -> Any:
@@ -362,9 +411,25 @@ class ComposeTransform(Transform):
     tensor(3.)
     """
 
-    def __init__(self, parts: Sequence[Transform]) -> None:
-        super().__init__()
+    def __init__(self, parts: Sequence[Transform], cache_size: int = 0) -> None:
+        if cache_size:
+            parts = [part.with_cache(cache_size) for part in parts]
+        super().__init__(cache_size=cache_size)
         self.parts = list(parts)
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return ComposeTransform(self.parts, cache_size=cache_size)
+
+    @property
+    def inv(self) -> Transform:
+        """The composition of the parts' inverses, in reverse order."""
+        if self._inv is None:
+            inverse = ComposeTransform([part.inv for part in reversed(self.parts)])
+            inverse._inv = self
+            self._inv = inverse
+        return self._inv
 
     @property
     def domain(self) -> constraints.Constraint:  # type: ignore[override]
@@ -405,7 +470,7 @@ class ComposeTransform(Transform):
             sign = sign * part.sign
         return sign
 
-    def __call__(self, x: Tensor) -> Tensor:
+    def _call(self, x: Tensor) -> Tensor:
         for part in self.parts:
             x = part(x)
         return x
@@ -611,10 +676,17 @@ class IndependentTransform(Transform):
     tensor(2.)
     """
 
-    def __init__(self, base_transform: Transform, reinterpreted_batch_ndims: int) -> None:
-        super().__init__()
-        self.base_transform = base_transform
+    def __init__(self, base_transform: Transform, reinterpreted_batch_ndims: int,
+                 cache_size: int = 0) -> None:
+        super().__init__(cache_size=cache_size)
+        self.base_transform = base_transform.with_cache(cache_size)
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return IndependentTransform(self.base_transform, self.reinterpreted_batch_ndims,
+                                    cache_size=cache_size)
 
     @property
     def domain(self) -> constraints.Constraint:  # type: ignore[override]
@@ -672,11 +744,17 @@ class ReshapeTransform(Transform):
 
     bijective = True
 
-    def __init__(self, in_shape: Sequence[int], out_shape: Sequence[int]) -> None:
+    def __init__(self, in_shape: Sequence[int], out_shape: Sequence[int],
+                 cache_size: int = 0) -> None:
         self.in_shape, self.out_shape = symgrad.Size(in_shape), symgrad.Size(out_shape)
         if self.in_shape.numel() != self.out_shape.numel():
             raise ValueError("in_shape, out_shape have different numbers of elements")
-        super().__init__()
+        super().__init__(cache_size=cache_size)
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
 
     @property
     def domain(self) -> constraints.Constraint:  # type: ignore[override]
@@ -731,9 +809,14 @@ class CumulativeDistributionTransform(Transform):
     codomain = constraints.unit_interval
     sign = +1
 
-    def __init__(self, distribution: Any) -> None:
-        super().__init__()
+    def __init__(self, distribution: Any, cache_size: int = 0) -> None:
+        super().__init__(cache_size=cache_size)
         self.distribution = distribution
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
 
     @property
     def domain(self) -> constraints.Constraint:  # type: ignore[override]
@@ -788,16 +871,23 @@ class CatTransform(Transform):
     """
 
     def __init__(self, tseq: Sequence[Transform], dim: int = 0,
-                 lengths: Sequence[int] | None = None) -> None:
+                 lengths: Sequence[int] | None = None, cache_size: int = 0) -> None:
         if not all(isinstance(t, Transform) for t in tseq):
             raise AssertionError("All elements of tseq must be Transform instances")
-        super().__init__()
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
         self.transforms = list(tseq)
         self.lengths = list(lengths) if lengths is not None else [1] * len(self.transforms)
         if len(self.lengths) != len(self.transforms):
             raise AssertionError(f"lengths ({len(self.lengths)}) must match transforms "
                                  f"({len(self.transforms)})")
         self.dim = dim
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size=cache_size)
 
     @property
     def event_dim(self) -> int:
@@ -877,11 +967,18 @@ class StackTransform(Transform):
     tensor([1., 0.])
     """
 
-    def __init__(self, tseq: Sequence[Transform], dim: int = 0) -> None:
+    def __init__(self, tseq: Sequence[Transform], dim: int = 0, cache_size: int = 0) -> None:
         if not all(isinstance(t, Transform) for t in tseq):
             raise AssertionError("All elements of tseq must be Transform instances")
-        super().__init__()
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
         self.transforms, self.dim = list(tseq), dim
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return StackTransform(self.transforms, self.dim, cache_size=cache_size)
 
     @property
     def bijective(self) -> bool:  # type: ignore[override]
