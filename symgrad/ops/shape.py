@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from symgrad.numeric.numpy_namespace import is_basic_index
+from symgrad.numeric.numpy_namespace import is_basic_index, is_mask_view_index
 from symgrad.ops.record import Op, Sample, register
 
 reshape = register(Op(
@@ -117,15 +117,9 @@ index_backward = register(Op(
              Sample(((2,),), {"shape": (5,), "key": slice(1, 3)})),
 ))
 
-def _zero_d_mask(part: object) -> bool:
-    return isinstance(part, np.ndarray) and part.ndim == 0 and part.dtype == bool
-
-
 def _setitem_node_name(params, *values):
     key = params["key"]
-    parts = key if isinstance(key, tuple) else (key,)
-    if any(_zero_d_mask(p) for p in parts) and all(
-            _zero_d_mask(p) or is_basic_index(p) for p in parts):
+    if is_mask_view_index(key):
         return "CopySlices"  # (PyTorch reads a 0-d mask as a new dim: a view, then a copy)
     if not is_basic_index(key):
         return "IndexPutBackward0"
