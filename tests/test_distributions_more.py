@@ -858,6 +858,13 @@ CASES.update({
     "Wishart constraints": lambda L, P: sorted(
         f"{k}: {v}" for k, v in _d(L).Wishart(3.0, L.eye(3)).arg_constraints.items()),
     "Wishart repr": lambda L, P: repr(_d(L).Wishart(3.0, L.eye(2))),
+    "kl Wishart Wishart": lambda L, P: _d(L).kl_divergence(
+        _wishart(L, P), _d(L).Wishart(P["b"] + 2, covariance_matrix=_wishart_value(L))),
+    "kl Wishart of q's gradients": lambda L, P: L.autograd.grad(_d(L).kl_divergence(
+        _d(L).Wishart(4.0, covariance_matrix=_wishart_value(L)),
+        _wishart(L, P)).sum(), [P["a"], P["b"]], allow_unused=True, materialize_grads=True),
+    "kl Wishart LKJCholesky": lambda L, P: _d(L).kl_divergence(
+        _wishart(L, P), _d(L).LKJCholesky(2)),
 })
 
 

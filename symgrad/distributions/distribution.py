@@ -291,12 +291,22 @@ class Distribution:
 
 
 class ExponentialFamily(Distribution):
-    """The distributions of an exponential family (``Normal``, ``Bernoulli``): PyTorch's KL
-    divergence between two of different families is refused with its own message.
+    """The distributions of an exponential family (``Normal``, ``Bernoulli``): the KL divergence
+    of two of one family without a closed form registered is the Bregman divergence of the
+    log-normalizer; between two families PyTorch's refusal, with its message.
 
     >>> issubclass(symgrad.distributions.Normal, symgrad.distributions.ExponentialFamily)
     True
     """
+
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        """The natural parameters η of the family's density ``exp(<η, T(x)> - A(η))``."""
+        raise NotImplementedError
+
+    def _log_normalizer(self, *natural_params: Tensor) -> Tensor:
+        """The log-normalizer A(η)."""
+        raise NotImplementedError
 
 
 class Rate(Distribution):

@@ -607,7 +607,19 @@ del _p, _q, _parameter
 
 @register_kl(ExponentialFamily, ExponentialFamily)
 def _exponential_families(p: ExponentialFamily, q: ExponentialFamily) -> Tensor:
-    # (PyTorch's Bregman divergence needs one family: between two, its error, spaces and all)
-    raise NotImplementedError("The cross KL-divergence between different exponential families "
-                              "cannot                             be computed using Bregman "
-                              "divergences")
+    # Two of one family (none registered): the Bregman divergence of the log-normalizer A at
+    # the natural parameters, A(η_q) - A(η_p) - <η_q - η_p, ∇A(η_p)>, ∇A by autograd at η_p
+    # detached (so, as PyTorch's, differentiable in q only). Between two families, PyTorch's
+    # error, spaces and all.
+    if type(p) is not type(q):
+        raise NotImplementedError("The cross KL-divergence between different exponential "
+                                  "families cannot                             be computed "
+                                  "using Bregman divergences")
+    p_params = [param.detach().requires_grad_() for param in p._natural_params]
+    q_params = q._natural_params
+    p_normalizer = p._log_normalizer(*p_params)
+    gradients = symgrad.autograd.grad(p_normalizer.sum(), p_params, create_graph=True)
+    result = q._log_normalizer(*q_params) - p_normalizer
+    for p_param, q_param, gradient in zip(p_params, q_params, gradients, strict=True):
+        result = result - _sum_rightmost((q_param - p_param) * gradient, len(q.event_shape))
+    return result

@@ -215,6 +215,18 @@ class Wishart(ExponentialFamily):
         return -nu * (p * _LOG_2 / 2 + half_log_det) - symgrad.mvlgamma(nu / 2, p=p) \
             + (nu - p - 1) / 2 * symgrad.linalg.slogdet(value).logabsdet - trace / 2
 
+    @property
+    def _natural_params(self) -> tuple[Tensor, Tensor]:
+        """``(-V⁻¹ / 2, (ν - p - 1) / 2)``."""
+        nu, p = self.df, self._event_shape[-1]
+        return -self.precision_matrix / 2, (nu - p - 1) / 2
+
+    def _log_normalizer(self, x: Tensor, y: Tensor) -> Tensor:
+        """``(y + (p+1)/2)(p log 2 - log |-2x|) + mvlgamma(y + (p+1)/2, p)``."""
+        p = self._event_shape[-1]
+        return (y + (p + 1) / 2) * (-symgrad.linalg.slogdet(-2 * x).logabsdet + _LOG_2 * p) \
+            + symgrad.mvlgamma(y + (p + 1) / 2, p=p)
+
     def entropy(self) -> Tensor:
         """``(p + 1)(p log 2 / 2 + log |L|) + mvlgamma(ν/2, p) - (ν - p - 1)/2 mvdigamma(ν/2, p)
         + ν p / 2``.
