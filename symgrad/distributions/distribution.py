@@ -16,7 +16,7 @@ from symgrad.distributions import constraints
 from symgrad.tensor import Size, Tensor
 
 __all__ = ["Distribution", "ExponentialFamily", "broadcast_all", "lazy_property", "logits_to_probs",
-           "probs_to_logits"]
+           "probs_to_logits", "tril_matrix_to_vec", "vec_to_tril_matrix"]
 
 
 def broadcast_all(*values: Tensor | float) -> tuple[Tensor, ...]:
@@ -34,6 +34,11 @@ def broadcast_all(*values: Tensor | float) -> tuple[Tensor, ...]:
                  symgrad.get_default_dtype())
     tensors = [v if isinstance(v, Tensor) else symgrad.tensor(v, dtype=dtype) for v in values]
     return tuple(symgrad.broadcast_tensors(*tensors))
+
+
+def _sum_rightmost(value: Tensor, dims: int) -> Tensor:
+    """``value`` summed over its last ``dims`` dims."""
+    return value.reshape(*value.shape[:value.ndim - dims], -1).sum(-1) if dims > 0 else value
 
 
 def clamp_probs(probs: Tensor) -> Tensor:
@@ -63,6 +68,44 @@ def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
     if is_binary:
         return logits.sigmoid()
     return logits.softmax(-1)
+
+
+def _tril_mask(n: int, diag: int) -> Tensor:
+    """The ``n × n`` mask of the entries on and below diagonal ``diag``."""
+    index = symgrad.arange(n)
+    return index < index.view(-1, 1) + (diag + 1)
+
+
+def tril_matrix_to_vec(mat: Tensor, diag: int = 0) -> Tensor:
+    """The entries of (a batch of) square matrices on and below diagonal ``diag``, row by row.
+
+    >>> symgrad.distributions.utils.tril_matrix_to_vec(symgrad.tensor([[1., 2.], [3., 4.]]))
+    tensor([1., 3., 4.])
+    """
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    return mat[..., _tril_mask(n, diag)]
+
+
+def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
+    """The square matrices whose entries on and below diagonal ``diag`` are ``vec``'s, row by
+    row, zeros elsewhere.
+
+    >>> symgrad.distributions.utils.vec_to_tril_matrix(symgrad.tensor([1., 3., 4.]))
+    tensor([[1., 0.],
+            [3., 4.]])
+    """
+    # n solves n (n + 1) / 2 + diag n + |diag| (diag + 1) / 2... as its quadratic's root
+    n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * vec.shape[-1]
+                            + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    if round(n) - n > float(np.finfo(vec.dtype.np_dtype).eps):
+        raise ValueError(f"The size of last dimension is {vec.shape[-1]} which cannot be "
+                         "expressed as the lower triangular part of a square D x D matrix.")
+    n = round(n)
+    mat = vec.new_zeros((*vec.shape[:-1], n, n))
+    mat[..., _tril_mask(n, diag)] = vec
+    return mat
 
 
 class lazy_property:  # noqa: N801 - PyTorch's name
@@ -248,12 +291,22 @@ class Distribution:
 
 
 class ExponentialFamily(Distribution):
-    """The distributions of an exponential family (``Normal``, ``Bernoulli``): PyTorch's KL
-    divergence between two of different families is refused with its own message.
+    """The distributions of an exponential family (``Normal``, ``Bernoulli``): the KL divergence
+    of two of one family without a closed form registered is the Bregman divergence of the
+    log-normalizer; between two families PyTorch's refusal, with its message.
 
     >>> issubclass(symgrad.distributions.Normal, symgrad.distributions.ExponentialFamily)
     True
     """
+
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        """The natural parameters η of the family's density ``exp(<η, T(x)> - A(η))``."""
+        raise NotImplementedError
+
+    def _log_normalizer(self, *natural_params: Tensor) -> Tensor:
+        """The log-normalizer A(η)."""
+        raise NotImplementedError
 
 
 class Rate(Distribution):

@@ -7,13 +7,13 @@ from collections.abc import Sequence
 
 import symgrad
 from symgrad.distributions import constraints
-from symgrad.distributions.distribution import Distribution, LocationScale, lazy_property
+from symgrad.distributions.distribution import (
+    Distribution,
+    LocationScale,
+    _sum_rightmost,
+    lazy_property,
+)
 from symgrad.tensor import Size, Tensor
-
-
-def _sum_rightmost(value: Tensor, dims: int) -> Tensor:
-    """``value`` summed over its last ``dims`` dims."""
-    return value.reshape(*value.shape[:value.ndim - dims], -1).sum(-1) if dims else value
 
 
 class Independent(Distribution):
@@ -69,6 +69,18 @@ class Independent(Distribution):
     def variance(self) -> Tensor:
         """The base distribution's variance."""
         return self.base_dist.variance
+
+    def expand(self, batch_shape: Sequence[int]) -> Independent:
+        """The same distribution over ``batch_shape`` (the base expanded).
+
+        >>> base = symgrad.distributions.Normal(symgrad.zeros(3), 1.0)
+        >>> symgrad.distributions.Independent(base, 1).expand((2,)).batch_shape
+        symgrad.Size([2])
+        """
+        reinterpreted = tuple(self.event_shape)[:self.reinterpreted_batch_ndims]
+        return self._expanded(batch_shape, base_dist=self.base_dist.expand(
+            tuple(batch_shape) + reinterpreted),
+            reinterpreted_batch_ndims=self.reinterpreted_batch_ndims)
 
     def sample(self, sample_shape: Sequence[int] = Size()) -> Tensor:
         """The base distribution's samples."""

@@ -11,11 +11,12 @@ import numpy as np
 
 import symgrad
 from symgrad.distributions import constraints
-from symgrad.distributions.distribution import Distribution, broadcast_all
+from symgrad.distributions.distribution import Distribution, _sum_rightmost, broadcast_all
 from symgrad.distributions.normal import Normal
 from symgrad.distributions.transforms import (
     AbsTransform,
     AffineTransform,
+    ComposeTransform,
     ExpTransform,
     Transform,
 )
@@ -26,9 +27,10 @@ _EULER = 0.57721566490153286060
 
 
 class TransformedDistribution(Distribution):
-    """``base_distribution``'s draws put through ``transforms`` (elementwise ones) in order:
-    ``log_prob`` inverts them and subtracts their log-Jacobians; ``cdf`` and ``icdf`` follow
-    their monotony.
+    """``base_distribution``'s draws put through ``transforms`` in order: ``log_prob`` inverts
+    them and subtracts their log-Jacobians (summed over the event dims); ``cdf`` and ``icdf``
+    follow their monotony. A transform coupling more dims than the base's event reads the base's
+    batch dims as event dims (``Independent``).
 
     >>> T = symgrad.distributions.transforms
     >>> d = symgrad.distributions.TransformedDistribution(
@@ -42,6 +44,8 @@ class TransformedDistribution(Distribution):
     def __init__(self, base_distribution: Distribution,
                  transforms: Transform | list[Transform],
                  validate_args: bool | None = None) -> None:
+        from symgrad.distributions.multivariate import Independent
+
         if isinstance(transforms, Transform):
             transforms = [transforms]
         elif not isinstance(transforms, list):
@@ -49,9 +53,26 @@ class TransformedDistribution(Distribution):
         elif not all(isinstance(t, Transform) for t in transforms):
             raise ValueError("transforms must be a Transform or a list of Transforms")
         self.transforms = transforms
+        base_shape = Size(tuple(base_distribution.batch_shape)
+                          + tuple(base_distribution.event_shape))
+        base_event_dim = len(base_distribution.event_shape)
+        chain = ComposeTransform(transforms)
+        if len(base_shape) < chain.domain.event_dim:
+            raise ValueError(f"base_distribution needs to have shape with size at least "
+                             f"{chain.domain.event_dim}, but got {base_shape}.")
+        forward_shape = Size(chain.forward_shape(base_shape))
+        expanded = Size(chain.inverse_shape(forward_shape))
+        if base_shape != expanded:
+            base_distribution = base_distribution.expand(
+                expanded[:len(expanded) - base_event_dim])
+        reinterpreted = chain.domain.event_dim - base_event_dim
+        if reinterpreted > 0:
+            base_distribution = Independent(base_distribution, reinterpreted)
         self.base_dist = base_distribution
-        super().__init__(base_distribution.batch_shape, base_distribution.event_shape,
-                         validate_args=validate_args)
+        event_dim = max(chain.codomain.event_dim, base_event_dim + chain.codomain.event_dim
+                        - chain.domain.event_dim)
+        cut = len(forward_shape) - event_dim
+        super().__init__(forward_shape[:cut], forward_shape[cut:], validate_args=validate_args)
 
     def expand(self, batch_shape: Sequence[int]) -> TransformedDistribution:
         """The same distribution over ``batch_shape`` (the base expanded).
@@ -59,13 +80,23 @@ class TransformedDistribution(Distribution):
         >>> symgrad.distributions.LogNormal(0.0, 1.0).expand((2,)).batch_shape
         symgrad.Size([2])
         """
-        return self._expanded(batch_shape, base_dist=self.base_dist.expand(batch_shape),
+        shape: Sequence[int] = tuple(batch_shape) + tuple(self.event_shape)
+        for transform in reversed(self.transforms):
+            shape = transform.inverse_shape(shape)
+        base_batch = tuple(shape)[:len(shape) - len(self.base_dist.event_shape)]
+        return self._expanded(batch_shape, base_dist=self.base_dist.expand(base_batch),
                               transforms=self.transforms)
 
     @constraints.dependent_property(is_discrete=False)
     def support(self) -> constraints.Constraint:
-        """The last transform's codomain (the base's support without transforms)."""
-        return self.transforms[-1].codomain if self.transforms else self.base_dist.support
+        """The last transform's codomain (the base's support without transforms), over the
+        event's dims."""
+        if not self.transforms:
+            return self.base_dist.support
+        support = self.transforms[-1].codomain
+        if len(self.event_shape) > support.event_dim:
+            support = constraints.independent(support, len(self.event_shape) - support.event_dim)
+        return support
 
     @property
     def has_rsample(self) -> bool:  # type: ignore[override]
@@ -91,13 +122,17 @@ class TransformedDistribution(Distribution):
         """The base log density of the inverted value, minus the transforms' log-Jacobians."""
         if self._validate_args:
             self._validate_sample(value)
+        event_dim = len(self.event_shape)
         log_prob: Tensor | float = 0.0
         y = value
         for transform in reversed(self.transforms):
             x = transform.inv(y)
-            log_prob = log_prob - transform.log_abs_det_jacobian(x, y)
+            event_dim += transform.domain.event_dim - transform.codomain.event_dim
+            log_prob = log_prob - _sum_rightmost(transform.log_abs_det_jacobian(x, y),
+                                                 event_dim - transform.domain.event_dim)
             y = x
-        return log_prob + self.base_dist.log_prob(y)
+        return log_prob + _sum_rightmost(self.base_dist.log_prob(y),
+                                         event_dim - len(self.base_dist.event_shape))
 
     def _monotonize_cdf(self, value: Tensor) -> Tensor:
         sign = 1

@@ -763,6 +763,18 @@ def is_basic_index(key: object) -> bool:
     return all(p is None or p is Ellipsis or isinstance(p, int | slice) for p in parts)
 
 
+def is_mask_view_index(key: object) -> bool:
+    """Whether ``key`` is a basic index with a 0-d bool mask in it, which PyTorch reads as a
+    new dim of 1 or 0 (a view, so a write through it is recorded as ``CopySlices``)."""
+    parts = key if isinstance(key, tuple) else (key,)
+
+    def zero_d_mask(p: object) -> bool:
+        return isinstance(p, np.ndarray) and p.ndim == 0 and p.dtype == bool
+
+    return any(zero_d_mask(p) for p in parts) and all(
+        zero_d_mask(p) or is_basic_index(p) for p in parts)
+
+
 # -- products, logsumexp and scans (symgrad.ops.reduction)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from symgrad.numeric.numpy_namespace import is_basic_index
+from symgrad.numeric.numpy_namespace import is_basic_index, is_mask_view_index
 from symgrad.ops.record import Op, Sample, register
 
 reshape = register(Op(
@@ -119,6 +119,8 @@ index_backward = register(Op(
 
 def _setitem_node_name(params, *values):
     key = params["key"]
+    if is_mask_view_index(key):
+        return "CopySlices"  # (PyTorch reads a 0-d mask as a new dim: a view, then a copy)
     if not is_basic_index(key):
         return "IndexPutBackward0"
     return "CopyBackwards" if key is Ellipsis else "CopySlices"

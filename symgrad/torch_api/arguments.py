@@ -219,7 +219,8 @@ def _key_part(part: Any) -> Any:
         if d is dtypes.bool_ or dtypes.is_index(d):
             # a copy: the graph keeps the index as it was (PyTorch saves the index tensor)
             value = part._value.astype(np.int64) if d is dtypes.int32 else part._value.copy()
-            return value if value.ndim else value.item()
+            # (a 0-d mask stays an array: numpy, as PyTorch, reads it as a new dim of 1 or 0)
+            return value if value.ndim or d is dtypes.bool_ else value.item()
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     if isinstance(part, list) and not part:
         return np.zeros(0, dtype=np.int64)  # x[[]]: an empty integer index

@@ -274,7 +274,7 @@ def poisson(input: Tensor, generator: creation.Generator | None = None) -> Tenso
     """
     parser.tensor_arg("poisson", "input", input)
     rng = creation.stream(generator, "poisson")
-    return _make(rng.poisson(input._value).astype(input._value.dtype))
+    return _make(np.asarray(rng.poisson(input._value), dtype=input._value.dtype))
 
 
 @torch_api(NO_GRAPH, method=False)

@@ -436,8 +436,8 @@ def _broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...] | None:
 
 def _check_index(self, key: Any) -> np.ndarray:
     """Validate an index with PyTorch's messages; return the indexed values."""
-    if self._value.ndim == 0 and not (key is None or key is Ellipsis or key == () or (
-            isinstance(key, np.ndarray) and key.dtype == bool)):
+    if self._value.ndim == 0 and not ((isinstance(key, np.ndarray) and key.dtype == bool) or
+                                      key is None or key is Ellipsis or key == ()):
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     check_masks(self._value.shape, key)

@@ -1,0 +1,75 @@
+"""The half-Cauchy distribution, PyTorch's ``HalfCauchy``: ``|x|``, x Cauchy about 0."""
+
+from __future__ import annotations
+
+import math
+
+import symgrad
+from symgrad.distributions import constraints
+from symgrad.distributions.cauchy import Cauchy
+from symgrad.distributions.transformed import TransformedDistribution
+from symgrad.distributions.transforms import AbsTransform
+from symgrad.tensor import Tensor
+
+
+class HalfCauchy(TransformedDistribution):
+    """``|x|`` for x Cauchy of median 0 and half-width ``scale``: twice the Cauchy density on
+    the non-negative half-line.
+
+    >>> symgrad.distributions.HalfCauchy(2.0).log_prob(symgrad.tensor(1.0))
+    tensor(-1.3679)
+    """
+
+    arg_constraints = {"scale": constraints.positive}
+    support = constraints.nonnegative
+    has_rsample = True
+
+    def __init__(self, scale: Tensor | float, validate_args: bool | None = None) -> None:
+        super().__init__(Cauchy(0, scale, validate_args=False), AbsTransform(),
+                         validate_args=validate_args)
+
+    @property
+    def scale(self) -> Tensor:
+        """The Cauchy's half-width."""
+        return self.base_dist.scale
+
+    @property
+    def mean(self) -> Tensor:
+        """inf."""
+        return symgrad.full(self._extended_shape(), math.inf, dtype=self.scale.dtype)
+
+    @property
+    def mode(self) -> Tensor:
+        """0."""
+        return symgrad.zeros_like(self.scale)
+
+    @property
+    def variance(self) -> Tensor:
+        """inf (the Cauchy's)."""
+        return self.base_dist.variance
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        """The Cauchy's log density plus ``log 2``; -inf below 0."""
+        if self._validate_args:
+            self._validate_sample(value)
+        value = symgrad.as_tensor(value, dtype=self.scale.dtype)
+        log_prob = self.base_dist.log_prob(value) + math.log(2)
+        return symgrad.where(value >= 0, log_prob, -math.inf)
+
+    def cdf(self, value: Tensor) -> Tensor:
+        """``2 F(value) - 1``, F the Cauchy's cdf."""
+        if self._validate_args:
+            self._validate_sample(value)
+        return 2 * self.base_dist.cdf(value) - 1
+
+    def icdf(self, prob: Tensor) -> Tensor:
+        """The Cauchy's icdf of ``(prob + 1) / 2``."""
+        return self.base_dist.icdf((prob + 1) / 2)
+
+    def entropy(self) -> Tensor:
+        """The Cauchy's entropy minus ``log 2``.
+
+        >>> symgrad.distributions.HalfCauchy(1.0).entropy()
+        tensor(1.8379)
+        """
+        return self.base_dist.entropy() - math.log(2)
