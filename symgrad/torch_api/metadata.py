@@ -15,7 +15,7 @@ import numpy as np
 
 from symgrad import parser
 from symgrad.numeric import dtypes
-from symgrad.tensor import Tensor, _dim, _make
+from symgrad.tensor import Tensor, _dim, _make, strided
 from symgrad.torch_api.arguments import check_ints
 from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api
 
@@ -108,6 +108,37 @@ def get_device(self) -> int:
     -1
     """
     return -1
+
+
+@torch_api(NO_GRAPH, function=False, attribute=True)
+def is_cpu(self) -> bool:
+    """True: symgrad's tensors live in host memory.
+
+    >>> symgrad.ones(2).is_cpu
+    True
+    """
+    return True
+
+
+@torch_api(NO_GRAPH, function=False, attribute=True)
+def layout(self) -> Any:
+    """The memory layout: always :data:`symgrad.strided` (a dense array).
+
+    >>> symgrad.ones(2).layout
+    symgrad.strided
+    """
+    return strided
+
+
+@torch_api(NO_GRAPH, function=False)
+def is_inference(self) -> bool:
+    """False: symgrad has no inference tensors (its ``inference_mode`` is ``no_grad``, so a
+    tensor made inside one is an ordinary tensor, where PyTorch's would answer True).
+
+    >>> symgrad.ones(2).is_inference()
+    False
+    """
+    return False
 
 
 @torch_api(NO_GRAPH, function=False)

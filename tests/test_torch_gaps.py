@@ -1,0 +1,322 @@
+"""Small gaps between ``torch`` / ``torch.Tensor`` and symgrad, closed against PyTorch 2.13: the
+``*_copy`` view functions, ``unsafe_split``/``unsafe_chunk``, ``angle``, ``rsub``, ``fill``,
+``detach_``, the ``torch.dropout`` family, ``asarray``, ``range``, ``empty_strided``,
+``set_default_tensor_type``, ``vmap``, and the ``is_cpu``/``layout`` attributes. Each case's
+values, node and dtype (and, where it is differentiable, the gradients of a weighted sum of its
+outputs), or its error's type and first sentence, are recorded by ``python
+tools/record_torch_cases.py tests/test_torch_gaps.py`` into ``tests/data/torch_gaps.json``;
+this module never imports torch.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import warnings
+
+import numpy as np
+import pytest
+from torch_cases import assert_same, outcome
+
+import symgrad as t
+from symgrad.autograd.gradcheck import gradcheck
+
+DATA = pathlib.Path(__file__).parent / "data" / "torch_gaps.json"
+
+M = [[0.5, -1.0, 2.0], [3.0, -0.25, 1.5]]
+
+
+def weighted(L, f, *data):
+    """``f``'s outputs for float64 leaves made from ``data``, and the gradients of
+    ``sum(k * out_k)`` (weights 1, 2, 3 ... over all outputs' elements) to each leaf."""
+    xs = [L.tensor(d, dtype=L.float64, requires_grad=True) for d in data]
+    out = f(*xs)
+    outs = list(out) if isinstance(out, tuple | list) else [out]
+    loss, start = 0, 1
+    for o in outs:
+        n = o.numel()
+        w = L.arange(start, start + n, dtype=L.float64).reshape(o.shape)
+        loss = loss + (o * w).sum()
+        start += n
+    grads = L.autograd.grad(loss, xs, allow_unused=True)
+    return [outs, [g if g is not None else "none" for g in grads]]
+
+
+def warned(L, f):
+    """``f()``'s result and the distinct first sentences of the warnings it gave (PyTorch
+    gives some of them once per process, symgrad once per call)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = f()
+    return [value, sorted({str(w.message).replace("symgrad.", "torch.").split(". ")[0]
+                           .rstrip(".") for w in caught})]
+
+
+CASES = {
+    # attributes
+    "is_cpu": lambda L: L.ones(2).is_cpu,
+    "layout": lambda L: [L.ones(2).layout, L.strided, L.ones(2).layout is L.strided,
+                         isinstance(L.strided, L.layout)],
+    "is_inference": lambda L: L.ones(2).is_inference(),
+    # the *_copy views
+    "view_copy": lambda L: weighted(L, lambda x: L.view_copy(x, [3, 2]), M),
+    "view_copy -1": lambda L: L.view_copy(L.arange(6.0), (3, -1)),
+    "view_copy int": lambda L: L.view_copy(L.arange(6.0), -1),
+    "view_copy bad": lambda L: L.view_copy(L.arange(6.0), [4]),
+    "view_copy dtype": lambda L: L.view_copy(L.tensor([1.0, -2.0]), L.int32),
+    "permute_copy": lambda L: weighted(L, lambda x: L.permute_copy(x, [1, 0]), M),
+    "permute_copy bad": lambda L: L.permute_copy(L.ones(2, 3), [0]),
+    "transpose_copy": lambda L: weighted(L, lambda x: L.transpose_copy(x, 0, 1), M),
+    "t_copy": lambda L: weighted(L, lambda x: L.t_copy(x), M),
+    "squeeze_copy": lambda L: weighted(L, lambda x: L.squeeze_copy(x.unsqueeze(0)), M),
+    "squeeze_copy dim": lambda L: weighted(L, lambda x: L.squeeze_copy(x.unsqueeze(1), 1), M),
+    "squeeze_copy dims": lambda L: weighted(L, lambda x: L.squeeze_copy(x[None], (0, 1)), M),
+    "unsqueeze_copy": lambda L: weighted(L, lambda x: L.unsqueeze_copy(x, -1), M),
+    "expand_copy": lambda L: weighted(L, lambda x: L.expand_copy(x, [2, 2, 3]), M),
+    "expand_copy implicit": lambda L: L.expand_copy(L.ones(3), (2, 3), implicit=True),
+    "expand_copy bad": lambda L: L.expand_copy(L.ones(2, 3), (3, 3)),
+    "diagonal_copy": lambda L: weighted(L, lambda x: L.diagonal_copy(x, 1), M),
+    "select_copy": lambda L: weighted(L, lambda x: L.select_copy(x, 1, -1), M),
+    "select_copy bad": lambda L: L.select_copy(L.ones(2, 3), 0, 5),
+    "slice_copy": lambda L: weighted(L, lambda x: L.slice_copy(x, 1, 0, 3, 2), M),
+    "slice_copy defaults": lambda L: weighted(L, lambda x: L.slice_copy(x), M),
+    "slice_copy clamps": lambda L: L.slice_copy(L.arange(6.0), 0, -10, 10, 2),
+    "slice_copy empty": lambda L: L.slice_copy(L.arange(6.0), 0, 5, 1),
+    "slice_copy step 0": lambda L: L.slice_copy(L.arange(6.0), 0, 0, 5, 0),
+    "slice_copy 0-d": lambda L: L.slice_copy(L.tensor(1.0), 0),
+    "slice_copy bad dim": lambda L: L.slice_copy(L.ones(2, 3), 2),
+    "split_copy": lambda L: weighted(L, lambda x: L.split_copy(x, 2, 1), M),
+    "split_copy list": lambda L: L.split_copy(L.ones(2, 3), [1, 2], 1),
+    "split_with_sizes_copy": lambda L: weighted(
+        L, lambda x: L.split_with_sizes_copy(x, [1, 2], 1), M),
+    "unbind_copy": lambda L: weighted(L, lambda x: L.unbind_copy(x, 1), M),
+    "unfold_copy": lambda L: weighted(L, lambda x: L.unfold_copy(x, 1, 2, 1), M),
+    "unfold_copy bad": lambda L: L.unfold_copy(L.ones(2, 3), 1, 4, 1),
+    "alias_copy": lambda L: weighted(L, lambda x: L.alias_copy(x), M),
+    "detach_copy": lambda L: (lambda y: [y.detach(), y.requires_grad, type(y.grad_fn).__name__])(
+        L.detach_copy(L.tensor(M, requires_grad=True))),
+    "detach_copy plain": lambda L: L.detach_copy(L.tensor(M)),
+    "detach_copy backward": lambda L: L.detach_copy(L.ones(2, requires_grad=True)).sum()
+    .backward(),
+    "copy is not a view": lambda L: (lambda x: (lambda y: [y.add_(1), x])(L.t_copy(x)))(
+        L.tensor(M)),
+    # unsafe splits
+    "unsafe_split": lambda L: weighted(L, lambda x: L.unsafe_split(x, 2, 1), M),
+    "unsafe_split method": lambda L: weighted(L, lambda x: x.unsafe_split(split_size=1), M),
+    "unsafe_split list": lambda L: L.unsafe_split(L.ones(2, 3), [1, 2], 1),
+    "unsafe_split 0": lambda L: L.unsafe_split(L.ones(2, 3), 0, 1),
+    "unsafe_split 0-d": lambda L: L.unsafe_split(L.tensor(1.0), 1),
+    "unsafe_chunk": lambda L: weighted(L, lambda x: x.unsafe_chunk(2, 1), M),
+    "unsafe_chunk 0": lambda L: L.unsafe_chunk(L.ones(2, 3), 0),
+    "unsafe_split_with_sizes": lambda L: weighted(
+        L, lambda x: x.unsafe_split_with_sizes([2, 1], 1), M),
+    "unsafe_split_with_sizes bad": lambda L: L.unsafe_split_with_sizes(L.ones(2, 3), [1, 1], 1),
+    "unsafe_split in place": lambda L: (lambda a, b: [a.mul_(2), b])(
+        *(L.ones(4, requires_grad=True) * 1).unsafe_split(2)),
+    # angle
+    "angle": lambda L: L.angle(L.tensor([-1.0, 0.0, 2.0, float("nan"), -0.0, float("inf"),
+                                         -float("inf")])),
+    "angle grad": lambda L: weighted(L, lambda x: x.angle(), [-1.0, 0.0, 2.0]),
+    "angle int": lambda L: L.tensor([-1, 0, 2]).angle(),
+    "angle bool": lambda L: L.angle(L.tensor([True, False])),
+    "angle half": lambda L: L.tensor([-1.0], dtype=L.float16).angle(),
+    "angle list": lambda L: L.angle([1.0]),
+    # rsub
+    "rsub number": lambda L: weighted(L, lambda x: L.rsub(x, 3), [1.0, 2.0]),
+    "rsub number alpha": lambda L: weighted(L, lambda x: L.rsub(x, 3, alpha=2), [1.0, 2.0]),
+    "rsub tensor": lambda L: weighted(L, lambda x, y: L.rsub(x, y, alpha=2), [1.0, 2.0],
+                                      [5.0, 7.0]),
+    "rsub int float": lambda L: L.rsub(L.tensor([1, 2]), 1.5),
+    "rsub int tensor": lambda L: L.rsub(L.tensor([1, 2]), L.tensor([1.5, 2.0])),
+    "rsub int alpha": lambda L: L.rsub(L.tensor([1, 2]), 2, alpha=3),
+    "rsub int float alpha": lambda L: L.rsub(L.tensor([1, 2]), 2, alpha=0.5),
+    "rsub bool": lambda L: L.rsub(L.tensor([True]), 1),
+    "rsub number first": lambda L: L.rsub(2, L.ones(2)),
+    "rsub str": lambda L: L.rsub(L.ones(2), "a"),
+    # fill
+    "fill": lambda L: weighted(L, lambda x: L.fill(x, 2.5), [1.0, 2.0]),
+    "fill tensor": lambda L: weighted(L, lambda x, v: L.fill(x, v), [1.0, 2.0], 3.0),
+    "fill int": lambda L: L.fill(L.tensor([1, 2]), 3.7),
+    "fill int tensor": lambda L: L.fill(L.tensor([1, 2]), L.tensor(2.5)),
+    "fill bool": lambda L: L.fill(L.tensor([True, False]), 0),
+    "fill 1-d value": lambda L: L.fill(L.ones(2), L.ones(2)),
+    "fill str": lambda L: L.fill(L.ones(2), "a"),
+    "fill overflow": lambda L: L.fill(L.ones(2, dtype=L.int8), 300),
+    # detach_
+    "detach_": lambda L: (lambda y: [L.detach_(y) is y, y.requires_grad, y.grad_fn])(
+        L.ones(2, requires_grad=True) * 2),
+    "detach_ view": lambda L: L.detach_((L.ones(2, 3, requires_grad=True) * 2)[0]),
+    # torch.dropout & co (deterministic settings only: the random streams differ)
+    "dropout eval": lambda L: weighted(L, lambda x: L.dropout(x, 0.5, False), [1.0, 2.0]),
+    "dropout p=1": lambda L: weighted(L, lambda x: L.dropout(x, 1.0, True), [1.0, 2.0]),
+    "dropout p=0": lambda L: weighted(L, lambda x: L.dropout(x * 1, 0.0, True), [1.0, 2.0]),
+    "dropout bad p": lambda L: L.dropout(L.ones(2), 1.5, True),
+    "dropout_": lambda L: L.dropout_(L.ones(3), 1.0, True),
+    "dropout_ eval": lambda L: L.dropout_(L.ones(3), 0.5, False),
+    "dropout_ leaf": lambda L: L.dropout_(L.ones(2, requires_grad=True), 0.5, True),
+    "dropout_ leaf eval": lambda L: L.dropout_(L.ones(2, requires_grad=True), 0.5, False),
+    "dropout_ bad p": lambda L: L.dropout_(L.ones(2), -0.5, True),
+    "alpha_dropout eval": lambda L: L.alpha_dropout(L.ones(2), 0.5, False),
+    "alpha_dropout p=1": lambda L: L.alpha_dropout(L.ones(2), 1.0, True),
+    "alpha_dropout_": lambda L: L.alpha_dropout_(L.ones(2), 1.0, True),
+    "alpha_dropout bad p": lambda L: L.alpha_dropout(L.ones(2), 2.0, True),
+    "feature_alpha_dropout_": lambda L: L.feature_alpha_dropout_(L.ones(2, 3), 1.0, True),
+    "feature_alpha_dropout 1-d": lambda L: L.feature_alpha_dropout(L.ones(3), 0.5, True),
+    "feature_dropout": lambda L: L.feature_dropout(L.ones(2, 3, 2), 1.0, True),
+    "feature_dropout p=0": lambda L: L.feature_dropout(L.ones(2, 3, 2), 0.0, True),
+    "feature_dropout 1-d": lambda L: L.feature_dropout(L.ones(4), 0.5, True),
+    "feature_dropout_": lambda L: L.feature_dropout_(L.ones(2, 3), 1.0, True),
+    "feature_dropout grad": lambda L: weighted(L, lambda x: L.feature_dropout(x, 1.0, True),
+                                               [[1.0, 2.0]]),
+    # asarray
+    "asarray tensor": lambda L: warned(L, lambda: (lambda y: [L.asarray(y) is y, y])(
+        L.ones(2, requires_grad=True) * 2)),
+    "asarray plain tensor": lambda L: warned(L, lambda: (lambda y: L.asarray(y) is y)(
+        L.ones(2))),
+    "asarray copy": lambda L: L.asarray(L.ones(2, requires_grad=True) * 2, copy=True),
+    "asarray leaf copy": lambda L: L.asarray(L.ones(2, requires_grad=True), copy=True),
+    "asarray copy shares nothing": lambda L: (lambda x: [L.asarray(x, copy=True).add_(1), x])(
+        L.ones(2)),
+    "asarray dtype": lambda L: L.asarray(L.ones(2, requires_grad=True) * 2, dtype=L.float64),
+    "asarray dtype copy False": lambda L: L.asarray(L.ones(2), dtype=L.float64, copy=False),
+    "asarray same dtype copy False": lambda L: (lambda x: L.asarray(x, dtype=L.float32,
+                                                                    copy=False) is x)(L.ones(2)),
+    "asarray requires_grad False": lambda L: (lambda y: [L.asarray(y, requires_grad=False),
+                                                         y.requires_grad])(
+        L.ones(2, requires_grad=True) * 2),
+    "asarray leaf requires_grad False": lambda L: (lambda x: [
+        L.asarray(x, requires_grad=False) is x, x.requires_grad])(
+        L.ones(2, requires_grad=True)),
+    "asarray requires_grad True": lambda L: (lambda x: [
+        L.asarray(x, requires_grad=True) is x, x.requires_grad])(L.ones(2)),
+    "asarray dtype requires_grad True": lambda L: (lambda x: [
+        L.asarray(x, dtype=L.float64, requires_grad=True), x.requires_grad])(L.ones(2)),
+    "asarray int requires_grad": lambda L: L.asarray(L.tensor([1]), requires_grad=True),
+    "asarray numpy": lambda L: L.asarray(np.array([1, 2])),
+    "asarray numpy shares": lambda L: (lambda a: [L.asarray(a).add_(1), a.tolist()])(
+        np.array([1.0, 2.0])),
+    "asarray numpy copy": lambda L: (lambda a: [L.asarray(a, copy=True).add_(1), a.tolist()])(
+        np.array([1.0, 2.0])),
+    "asarray numpy dtype": lambda L: (lambda a: [L.asarray(a, dtype=L.float32).add_(1),
+                                                 a.tolist()])(np.array([1.0, 2.0])),
+    "asarray numpy dtype copy False": lambda L: L.asarray(np.array([1.0]), dtype=L.float32,
+                                                          copy=False),
+    "asarray numpy requires_grad": lambda L: L.asarray(np.array([1.0]), requires_grad=True),
+    "asarray numpy scalar": lambda L: L.asarray(np.float64(2.5)),
+    "asarray list": lambda L: L.asarray([1, 2.5]),
+    "asarray nested ints": lambda L: L.asarray([[1, 2]]),
+    "asarray list dtype": lambda L: L.asarray([1, 2], dtype=L.float64),
+    "asarray list copy False": lambda L: L.asarray([1, 2], copy=False),
+    "asarray scalar": lambda L: L.asarray(3),
+    "asarray scalar requires_grad": lambda L: L.asarray(3.0, requires_grad=True),
+    "asarray list int requires_grad": lambda L: L.asarray([1], requires_grad=True),
+    "asarray bool": lambda L: L.asarray(True),
+    "asarray str": lambda L: L.asarray("a"),
+    "asarray None": lambda L: L.asarray(None),
+    "asarray tensors in a list": lambda L: L.asarray([L.tensor(1.0), L.tensor(2.0)]),
+    "asarray dtype str": lambda L: L.asarray([1], dtype="float"),
+    # range, empty_strided, set_default_tensor_type, vmap
+    "range": lambda L: warned(L, lambda: L.range(0, 3)),
+    "range step": lambda L: L.range(0, 1, 0.3),
+    "range down": lambda L: L.range(3, 0, -1),
+    "range int": lambda L: L.range(0, 3, dtype=L.int64),
+    "range requires_grad": lambda L: L.range(0.0, 2.0, requires_grad=True),
+    "range int requires_grad": lambda L: L.range(0, 3, dtype=L.int64, requires_grad=True),
+    "range step 0": lambda L: L.range(0, 3, 0),
+    "range wrong sign": lambda L: L.range(3, 0),
+    "range inf": lambda L: L.range(0, float("inf")),
+    "range keywords": lambda L: L.range(start=1, end=2),
+    "range tensor bound": lambda L: L.range(L.tensor(1), 3),
+    "empty_strided": lambda L: (lambda x: [x.shape, x.stride(), x.dtype])(
+        L.empty_strided((2, 3), (1, 2))),
+    "empty_strided dtype": lambda L: L.empty_strided((2, 3), (3, 1), dtype=L.int64).dtype,
+    "empty_strided requires_grad": lambda L: L.empty_strided([2], [1],
+                                                             requires_grad=True).requires_grad,
+    "empty_strided scalar": lambda L: L.empty_strided([], []).shape,
+    "empty_strided mismatch": lambda L: L.empty_strided((2, 3), (1,)),
+    "empty_strided negative size": lambda L: L.empty_strided((2, -3), (1, 2)),
+    "empty_strided negative stride": lambda L: L.empty_strided((2, 3), (-1, 2)),
+    "set_default_tensor_type": lambda L: warned(L, lambda: [
+        L.set_default_tensor_type("torch.DoubleTensor"), L.get_default_dtype(),
+        L.ones(1).dtype, L.set_default_tensor_type("torch.FloatTensor"),
+        L.get_default_dtype()]),
+    "set_default_tensor_type half": lambda L: [
+        L.set_default_tensor_type("torch.HalfTensor"), L.get_default_dtype(),
+        L.set_default_tensor_type("torch.FloatTensor")],
+    "set_default_tensor_type int": lambda L: L.set_default_tensor_type("torch.IntTensor"),
+    "set_default_tensor_type dtype": lambda L: L.set_default_tensor_type(L.float64),
+    "set_default_tensor_type unknown": lambda L: L.set_default_tensor_type("torch.Foo"),
+    "vmap": lambda L: L.vmap is L.func.vmap,
+    "vmap runs": lambda L: L.vmap(lambda v: (v * v).sum())(L.arange(6.0).reshape(2, 3)),
+}
+
+
+def record_all(L) -> dict:
+    return {name: outcome(L, case) for name, case in CASES.items()}
+
+
+RECORDED = json.loads(DATA.read_text()) if DATA.exists() else {}
+
+
+def test_every_case_is_recorded():
+    assert set(RECORDED) == set(CASES)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_as_pytorch(name):
+    assert_same(json.loads(json.dumps(outcome(t, CASES[name]))), RECORDED[name])
+
+
+# ---------------------------------------------------------------- gradients, sympy, wrong rules
+def _leaf(data):
+    return t.tensor(data, dtype=t.float64, requires_grad=True)
+
+
+DIFFERENTIABLE = {
+    "view_copy": lambda x: t.view_copy(x, [3, 2]) * t.arange(6.0, dtype=t.float64).view(3, 2),
+    "permute_copy": lambda x: t.permute_copy(x, [1, 0]).exp(),
+    "squeeze_copy": lambda x: t.squeeze_copy(x[None], 0).sin(),
+    "expand_copy": lambda x: t.expand_copy(x, [2, 2, 3]).cumsum(0),
+    "diagonal_copy": lambda x: t.diagonal_copy(x, 1) ** 2,
+    "select_copy": lambda x: t.select_copy(x, 1, 2) ** 3,
+    "slice_copy": lambda x: t.slice_copy(x, 1, 0, 3, 2).tanh(),
+    "split_copy": lambda x: t.split_copy(x, 2, 1)[0] * t.split_copy(x, 2, 1)[1].sum(),
+    "unbind_copy": lambda x: t.unbind_copy(x)[0] * t.unbind_copy(x)[1],
+    "unfold_copy": lambda x: t.unfold_copy(x, 1, 2, 1).exp(),
+    "alias_copy": lambda x: t.alias_copy(x).sigmoid(),
+    "unsafe_split": lambda x: x.unsafe_split(1)[0] * x.unsafe_split(1)[1],
+    "unsafe_chunk": lambda x: x.unsafe_chunk(3, 1)[2].exp(),
+    "unsafe_split_with_sizes": lambda x: x.unsafe_split_with_sizes([2, 1], 1)[0] ** 2,
+    "rsub": lambda x: t.rsub(x, 3.0, alpha=2) * x,
+    "rsub tensor": lambda x: t.rsub(x, x.exp(), alpha=0.5),
+    "fill": lambda x: t.fill(x, 2.0) * x,
+    "fill tensor": lambda x: t.fill(x, x.sum()) * x,
+    "angle": lambda x: x.angle() * x,
+}
+
+
+@pytest.mark.parametrize("name", sorted(DIFFERENTIABLE))
+def test_gradients_match_central_differences(name):
+    assert gradcheck(DIFFERENTIABLE[name], (_leaf(M),))
+
+
+@pytest.mark.parametrize("name", sorted(DIFFERENTIABLE))
+def test_gradients_match_sympy(name):
+    x = _leaf(M)
+    t.symbolic.check(DIFFERENTIABLE[name](x).sum(), inputs=[x])  # (raises GradientMismatch)
+
+
+def test_a_wrong_angle_rule_is_caught(monkeypatch):
+    op = t.ops.REGISTRY["angle"]
+    monkeypatch.setattr(op, "vjp", (lambda xp, g, ans, a: g,))
+    with pytest.raises(Exception, match="(?i)jacobian|mismatch"):
+        gradcheck(DIFFERENTIABLE["angle"], (_leaf(M),))
+    x = _leaf(M)
+    with pytest.raises(t.symbolic.GradientMismatch):
+        t.symbolic.check((x.angle() * x).sum(), inputs=[x])
+
+
+def test_detach_copy_has_no_lowering_to_differentiate():
+    x = _leaf(M)
+    with pytest.raises(RuntimeError, match="derivative for aten::detach_copy is not implemented"):
+        t.autograd.grad(t.detach_copy(x).sum(), x)
