@@ -143,6 +143,23 @@ if TYPE_CHECKING:  # what __getattr__ below loads on first use, for type checker
     )
     from symgrad.creation import range_ as range  # noqa: A004
     from symgrad.func import vmap
+    from symgrad.nn.toplevel import (
+        batch_norm,
+        bilinear,
+        binary_cross_entropy_with_logits,
+        constant_pad_nd,
+        cosine_embedding_loss,
+        ctc_loss,
+        embedding,
+        group_norm,
+        hinge_embedding_loss,
+        kl_div,
+        layer_norm,
+        margin_ranking_loss,
+        max_pool1d_with_indices,
+        poisson_nll_loss,
+        triplet_margin_loss,
+    )
     from symgrad.numeric.printing import set_printoptions
     from symgrad.runtime import (
         are_deterministic_algorithms_enabled,
@@ -195,7 +212,12 @@ _LAZY = {"linalg": ("symgrad.linalg", None), "nn": ("symgrad.nn", None),
              "randint", "randint_like", "randn", "randn_like", "randperm", "seed",
              "set_rng_state", "tensor", "zeros", "zeros_like")},
          "range": ("symgrad.creation", "range_"), "vmap": ("symgrad.func", "vmap"),
-         "set_default_tensor_type": ("symgrad.runtime", "set_default_tensor_type")}
+         "set_default_tensor_type": ("symgrad.runtime", "set_default_tensor_type"),
+         **{name: ("symgrad.nn.toplevel", name) for name in (  # (symgrad.nn.toplevel.NAMES)
+             "batch_norm", "bilinear", "binary_cross_entropy_with_logits", "constant_pad_nd",
+             "cosine_embedding_loss", "ctc_loss", "embedding", "group_norm",
+             "hinge_embedding_loss", "kl_div", "layer_norm", "margin_ranking_loss",
+             "max_pool1d_with_indices", "poisson_nll_loss", "triplet_margin_loss")}}
 
 _clash = sorted(name for name in torch_api.lazy.FUNCTION_FAMILIES
                 if name in globals() or name in _LAZY)

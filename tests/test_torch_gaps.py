@@ -248,6 +248,98 @@ CASES = {
     "set_default_tensor_type unknown": lambda L: L.set_default_tensor_type("torch.Foo"),
     "vmap": lambda L: L.vmap is L.func.vmap,
     "vmap runs": lambda L: L.vmap(lambda v: (v * v).sum())(L.arange(6.0).reshape(2, 3)),
+    # torch.* forms of nn.functional's functions
+    "bce_with_logits": lambda L: weighted(
+        L, lambda x, y: L.binary_cross_entropy_with_logits(x, y.sigmoid()), M, M),
+    "bce_with_logits sum": lambda L: weighted(
+        L, lambda x, w: L.binary_cross_entropy_with_logits(x, L.ones(2, 3, dtype=L.float64),
+                                                           w, None, 2), M, M),
+    "bce_with_logits pos_weight": lambda L: weighted(
+        L, lambda x: L.binary_cross_entropy_with_logits(
+            x, L.zeros(2, 3, dtype=L.float64), pos_weight=L.tensor([1.0, 2.0, 3.0],
+                                                                    dtype=L.float64),
+            reduction=1), M),
+    "bce_with_logits str": lambda L: L.binary_cross_entropy_with_logits(L.ones(2), L.ones(2),
+                                                                        None, None, "mean"),
+    "kl_div": lambda L: weighted(L, lambda x, y: L.kl_div(x, y.exp()), M, M),
+    "kl_div mean": lambda L: warned(L, lambda: weighted(
+        L, lambda x, y: L.kl_div(x, y.exp(), 1), M, M)),
+    "kl_div sum log_target": lambda L: weighted(
+        L, lambda x, y: L.kl_div(x, y, reduction=2, log_target=True), M, M),
+    "kl_div other int": lambda L: L.kl_div(L.zeros(2), L.ones(2), 5),
+    "kl_div str": lambda L: L.kl_div(L.zeros(2), L.ones(2), "mean"),
+    "kl_div list": lambda L: L.kl_div([0.0], L.ones(1)),
+    "cosine_embedding_loss": lambda L: weighted(
+        L, lambda a, b: L.cosine_embedding_loss(a, b, L.tensor([1.0, -1.0]), 0.1), M, M[::-1]),
+    "cosine_embedding_loss mean": lambda L: weighted(
+        L, lambda a, b: L.cosine_embedding_loss(a, b, L.tensor([1.0, -1.0]), 0.0, 1),
+        M, M[::-1]),
+    "hinge_embedding_loss": lambda L: weighted(
+        L, lambda x: L.hinge_embedding_loss(x, L.tensor([[1.0, -1.0, 1.0]] * 2), 1.5), M),
+    "hinge_embedding_loss sum": lambda L: weighted(
+        L, lambda x: L.hinge_embedding_loss(x, L.tensor([[1.0, -1.0, -1.0]] * 2), 1.0, 2), M),
+    "margin_ranking_loss": lambda L: weighted(
+        L, lambda a, b: L.margin_ranking_loss(a, b, L.tensor([1.0, -1.0, 1.0]), 0.5), M,
+        M[::-1]),
+    "margin_ranking_loss mean": lambda L: weighted(
+        L, lambda a, b: L.margin_ranking_loss(a, b, L.tensor([1.0, -1.0, 1.0]), 0.5, 1), M,
+        M[::-1]),
+    "triplet_margin_loss": lambda L: weighted(
+        L, lambda a, p, n: L.triplet_margin_loss(a, p, n, 2.0), M, M[::-1], [[0.0] * 3] * 2),
+    "triplet_margin_loss swap": lambda L: weighted(
+        L, lambda a, p, n: L.triplet_margin_loss(a, p, n, 2.0, 1.0, 1e-6, True, 1), M,
+        M[::-1], [[0.0] * 3] * 2),
+    "poisson_nll_loss": lambda L: weighted(
+        L, lambda x: L.poisson_nll_loss(x, L.tensor([[1.0, 2.0, 0.0]] * 2), True, True, 1e-8,
+                                        0), M),
+    "poisson_nll_loss not log": lambda L: weighted(
+        L, lambda x: L.poisson_nll_loss(x.exp(), L.tensor([[1.0, 2.0, 0.0]] * 2), False,
+                                        False, 1e-8, 1), M),
+    "ctc_loss": lambda L: weighted(
+        L, lambda x: L.ctc_loss(x.reshape(3, 1, 2).log_softmax(2), L.tensor([[1]]), [3], [1]),
+        M),
+    "ctc_loss mean": lambda L: weighted(
+        L, lambda x: L.ctc_loss(x.reshape(3, 1, 2).log_softmax(2), L.tensor([[1, 1]]),
+                                L.tensor([3]), L.tensor([2]), 0, 1), M),
+    "layer_norm": lambda L: weighted(L, lambda x, w: L.layer_norm(x, [3], w[0], w[1]), M,
+                                     M[::-1]),
+    "layer_norm eps": lambda L: weighted(L, lambda x: L.layer_norm(x, (2, 3), None, None, 0.1,
+                                                                   False), M),
+    "layer_norm bad shape": lambda L: L.layer_norm(L.ones(2, 3), [2]),
+    "group_norm": lambda L: weighted(
+        L, lambda x: L.group_norm(x.reshape(1, 2, 3), 2, L.tensor([1.0, 2.0], dtype=L.float64),
+                                  None, 1e-3, True), M),
+    "group_norm bad groups": lambda L: L.group_norm(L.ones(1, 3, 2), 2),
+    "batch_norm": lambda L: weighted(
+        L, lambda x, w: L.batch_norm(x, w[0], w[1], None, None, True, 0.1, 1e-5, False), M,
+        M[::-1]),
+    "batch_norm running": lambda L: (lambda m, v: [
+        weighted(L, lambda x: L.batch_norm(x, None, None, m, v, True, 0.5, 1e-5, True), M),
+        m, v])(L.zeros(3, dtype=L.float64), L.ones(3, dtype=L.float64)),
+    "batch_norm eval": lambda L: weighted(
+        L, lambda x: L.batch_norm(x, None, None, L.ones(3, dtype=L.float64),
+                                  L.full((3,), 4.0, dtype=L.float64), False, 0.1, 1e-5, False),
+        M),
+    "embedding": lambda L: weighted(L, lambda w: L.embedding(w, L.tensor([[0, 1], [1, 1]])), M),
+    "embedding padding_idx": lambda L: weighted(
+        L, lambda w: L.embedding(w, L.tensor([0, 1, 1]), 1), M),
+    "embedding scale_grad_by_freq": lambda L: weighted(
+        L, lambda w: L.embedding(w, L.tensor([0, 1, 1]), -1, True), M),
+    "embedding float indices": lambda L: L.embedding(L.ones(2, 3), L.tensor([0.0])),
+    "bilinear": lambda L: weighted(
+        L, lambda a, b, w: L.bilinear(a, b, w.reshape(1, 2, 3)[:, :, :2].expand(2, 3, 2)
+                                      .transpose(1, 2), w[0, :2]), M, M[::-1], M),
+    "bilinear bad": lambda L: L.bilinear(L.ones(1, 2), L.ones(1, 3), L.ones(1, 2, 2)),
+    "constant_pad_nd": lambda L: weighted(L, lambda x: L.constant_pad_nd(x, [1, 2], 1.5), M),
+    "constant_pad_nd negative": lambda L: weighted(L, lambda x: L.constant_pad_nd(x, [-1, 0, 1,
+                                                                                      0]), M),
+    "constant_pad_nd odd": lambda L: L.constant_pad_nd(L.ones(2), [1]),
+    "max_pool1d_with_indices": lambda L: weighted(
+        L, lambda x: L.max_pool1d_with_indices(x, 2)[0], M),
+    "max_pool1d_with_indices indices": lambda L: L.max_pool1d_with_indices(
+        L.tensor(M), 2, 1, 1, 1, True),
+    "max_pool1d_with_indices stride": lambda L: weighted(
+        L, lambda x: L.max_pool1d_with_indices(x, [2], [1])[0], M),
 }
 
 
