@@ -1,5 +1,5 @@
 """PyTorch functions of ``torch`` that have no Tensor method (see ``symgrad.torch_api``):
-``rsub`` and ``fill``.
+``rsub``, ``fill``, and the deprecated ``nuclear_norm`` and ``frobenius_norm``.
 """
 
 from __future__ import annotations
@@ -9,12 +9,13 @@ from typing import Any
 import numpy as np
 
 from symgrad import parser
-from symgrad.autograd.graph import named_node
+from symgrad.autograd.graph import named_node, warn_at_user
 from symgrad.numeric import dtypes
-from symgrad.tensor import Tensor, _make
+from symgrad.tensor import Tensor, _dim, _make
 from symgrad.torch_api.arguments import check_alpha, check_not_bool_sub, scalar
 from symgrad.torch_api.arithmetic import sub, where
 from symgrad.torch_api.declaration import COMPOSITE, torch_api
+from symgrad.torch_api.reductions import _vector_norm, singular_value_norm
 
 
 @torch_api(COMPOSITE, method=False, example=lambda x: rsub(x, 2.0, alpha=3))
@@ -56,3 +57,56 @@ def fill(input: Tensor, value: Any) -> Tensor:  # noqa: A002
     value = dtypes.check_fill(scalar(value), input._value.dtype)
     filler = _make(np.asarray(value).astype(input._value.dtype))
     return named_node(where(everywhere, filler, input), "FillBackward0")
+
+
+@torch_api(COMPOSITE, method=False, example=lambda x: nuclear_norm(x))
+def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A002
+    """Deprecated (PyTorch warns so): the sum of the singular values of the matrices in dims
+    ``dim`` (the last two by default; ``nuclear_norm(input, keepdim)`` too), as
+    ``linalg.matrix_norm(input, 'nuc', dim, keepdim)`` (``SumBackward1``).
+
+    >>> import warnings; warnings.simplefilter("ignore")
+    >>> symgrad.nuclear_norm(symgrad.tensor([[3.0, 0.0], [0.0, -4.0]]))
+    tensor(7.)
+    """
+    if isinstance(dim, bool):  # the (input, keepdim) overload
+        dim, keepdim = None, dim
+    warn_at_user("at::nuclear_norm is deprecated and it is just left for JIT compatibility. It "
+                 "will be removed in a future PyTorch release. Please use "
+                 "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead")
+    if input.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                           "dimensions.")
+    dims = (-2, -1) if dim is None else tuple(int(d) for d in (
+        [dim] if parser._is_int(dim) else dim))
+    if len(dims) != 2:
+        raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           + " ".join(map(str, dims)))
+    rows, cols = (_dim(d, input.ndim) for d in dims)
+    if not input.is_floating_point():
+        raise RuntimeError("linalg.matrix_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {input.dtype._torch_name}")
+    return singular_value_norm(input, "nuc", rows, cols, keepdim)
+
+
+@torch_api(COMPOSITE, method=False, example=lambda x: frobenius_norm(x, (0, 1)))
+def frobenius_norm(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:  # noqa: A002
+    """Deprecated (PyTorch warns so): the 2-norm over at most two dims, as
+    ``linalg.vector_norm(input, 2, dim, keepdim)`` recorded as PyTorch's ``at::norm``
+    (``NormBackward1``).
+
+    >>> import warnings; warnings.simplefilter("ignore")
+    >>> symgrad.frobenius_norm(symgrad.tensor([[3.0], [4.0]]), [0, 1])
+    tensor(5.)
+    """
+    warn_at_user("at::frobenius_norm is deprecated and it is just left for JIT compatibility. "
+                 "It will be removed in a future PyTorch release. Please use "
+                 "`linalg.vector_norm(A, 2., dim, keepdim)` instead")
+    dims = tuple(int(d) for d in ([dim] if parser._is_int(dim) else dim))
+    if len(dims) > 2:
+        raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dims)} dimensions "
+                           "instead.")
+    if not input.is_floating_point():
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                           f"Got {input.dtype._torch_name} instead.")
+    return _vector_norm(input, 2, dims, keepdim, None, legacy=True)
