@@ -1200,6 +1200,20 @@ detach_copy = Op(
     vjp=(_not_implemented("detach_copy"),),
 )
 
+# Not registered (no gradient): histogram's and histogramdd's results, which PyTorch records,
+# for an input or weight requiring grad, with a node named "NotImplemented" whose backward
+# raises; the values are computed outside (``value``), these only put them in the graph.
+histogram = Op(
+    "histogram", "NotImplemented",
+    forward=lambda xp, a, value: value.copy(),
+    vjp=(_not_implemented("histogram"),),
+)
+histogram_weighted = Op(
+    "histogram_weighted", "NotImplemented",
+    forward=lambda xp, a, weight, value: value.copy(),
+    vjp=(_not_implemented("histogram"), _not_implemented("histogram")),
+)
+
 rremainder = Op(
     "rremainder", "NotImplemented",
     forward=lambda xp, a, other: xp.remainder(other, a),
