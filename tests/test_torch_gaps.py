@@ -52,6 +52,21 @@ def warned(L, f):
                            .rstrip(".") for w in caught})]
 
 
+def _index_reduce_case(how: str, keep: bool):
+    def case(L):
+        return weighted(
+            L, lambda x, s: x.index_reduce(0, L.tensor([0, 2, 0]), s, how, include_self=keep),
+            [[1.0, 2.0], [3.0, -1.0], [0.5, 2.0]], [[2.0, 3.0], [2.0, 5.0], [-6.0, 2.0]])
+    return case
+
+
+def _index_reduce_function(how: str):
+    def function(x):
+        return x.index_reduce(1, t.tensor([2, 0, 2]), x.flip(1) * 2, how,
+                              include_self=how != "mean")
+    return function
+
+
 CASES = {
     # attributes
     "is_cpu": lambda L: L.ones(2).is_cpu,
@@ -395,6 +410,52 @@ CASES = {
     "histogramdd edges density": lambda L: L.histogramdd(
         L.tensor([[1.0, 2.0], [3.0, 4.0], [2.0, 2.5]]),
         [L.tensor([0.0, 2.0, 4.0]), L.tensor([0.0, 3.0, 5.0])], density=True),
+    # index_reduce
+    "index_reduce warns": lambda L: warned(L, lambda: L.ones(2).index_reduce(
+        0, L.tensor([1]), L.ones(1), "prod")),  # (PyTorch's first: it warns once)
+    **{f"index_reduce {how}{'' if keep else ' without self'}": _index_reduce_case(how, keep)
+       for how in ("prod", "mean", "amax", "amin") for keep in (True, False)},
+    "scatter_reduce prod zeros": lambda L: weighted(
+        L, lambda x, s: x.scatter_reduce(1, L.tensor([[1, 1, 0], [1, 1, 0]]), s, "prod"),
+        [[1.0, 0.0], [3.0, -1.0]], [[0.0, 3.0, 2.0], [0.0, 0.0, 1.0]]),
+    "scatter_reduce prod zeros without self": lambda L: weighted(
+        L, lambda x, s: x.scatter_reduce(1, L.tensor([[1, 1, 0], [1, 1, 0]]), s, "prod",
+                                         include_self=False),
+        [[1.0, 0.0], [3.0, -1.0]], [[0.0, 3.0, 2.0], [0.0, 5.0, 1.0]]),
+    "index_reduce prod zeros": lambda L: weighted(
+        L, lambda x, s: L.index_reduce(x, 1, L.tensor([1, 1, 0]), s, "prod"),
+        [[1.0, 0.0], [3.0, -1.0]], [[0.0, 3.0, 2.0], [0.0, 0.0, 1.0]]),
+    "index_reduce amax ties": lambda L: weighted(
+        L, lambda x, s: x.index_reduce(0, L.tensor([1, 1]), s, "amax"), [[1.0, 2.0], [3.0, 5.0]],
+        [[3.0, 5.0], [3.0, 1.0]]),
+    "index_reduce_": lambda L: weighted(
+        L, lambda x, s: (x * 1).index_reduce_(0, L.tensor([1, 1]), s, "mean"),
+        [[1.0, 2.0], [3.0, 5.0]], [[3.0, 5.0], [3.0, 1.0]]),
+    "index_reduce_ leaf": lambda L: L.ones(2, requires_grad=True).index_reduce_(
+        0, L.tensor([0]), L.ones(1), "prod"),
+    "index_reduce int mean": lambda L: L.ones(3, 2, dtype=L.int64).index_reduce(
+        0, L.tensor([0, 2, 0]), L.tensor([[2, 3], [4, 5], [6, 7]]), "mean"),
+    "index_reduce int32 index": lambda L: L.ones(3).index_reduce(
+        0, L.tensor([0, 2, 0], dtype=L.int32), L.tensor([2.0, 3.0, 4.0]), "prod"),
+    "index_reduce 0-d": lambda L: L.tensor(2.0).index_reduce(0, L.tensor([0]), L.tensor(5.0),
+                                                             "prod"),
+    "index_reduce sum": lambda L: L.ones(3).index_reduce(0, L.tensor([0]), L.ones(1), "sum"),
+    "index_reduce_ sum": lambda L: L.ones(3).index_reduce_(0, L.tensor([0]), L.ones(1), "sum"),
+    "index_reduce float index": lambda L: L.ones(3).index_reduce(0, L.tensor([0.0]), L.ones(1),
+                                                                 "prod"),
+    "index_reduce count": lambda L: L.ones(3).index_reduce(0, L.tensor([0, 1]), L.ones(1),
+                                                           "prod"),
+    "index_reduce out of range": lambda L: L.ones(3).index_reduce(0, L.tensor([3]), L.ones(1),
+                                                                  "prod"),
+    "index_reduce negative": lambda L: L.ones(3).index_reduce(0, L.tensor([-1]), L.ones(1),
+                                                              "prod"),
+    "index_reduce dim": lambda L: L.ones(3).index_reduce(1, L.tensor([0]), L.ones(1), "prod"),
+    "index_reduce dtypes": lambda L: L.ones(3).index_reduce(0, L.tensor([0]),
+                                                            L.ones(1, dtype=L.float64), "prod"),
+    "index_reduce shapes": lambda L: L.ones(3, 2).index_reduce(0, L.tensor([0]), L.ones(1, 3),
+                                                               "prod"),
+    "index_reduce 2-d index": lambda L: L.ones(3).index_reduce(0, L.tensor([[0]]), L.ones(1),
+                                                               "prod"),
 }
 
 
@@ -440,6 +501,8 @@ DIFFERENTIABLE = {
     "fill tensor": lambda x: t.fill(x, x.sum()) * x,
     "angle": lambda x: x.angle() * x,
     "nuclear_norm": lambda x: t.nuclear_norm(x, keepdim=True) * x,
+    **{f"index_reduce {how}": _index_reduce_function(how)
+       for how in ("prod", "mean", "amax", "amin")},
     "frobenius_norm": lambda x: t.frobenius_norm(x, [1]),
 }
 
@@ -447,13 +510,13 @@ DIFFERENTIABLE = {
 NO_CLOSED_FORM = {"nuclear_norm"}  # (singular values: symgrad does not lower them to sympy)
 
 
-@pytest.mark.filterwarnings("ignore:at::")
+@pytest.mark.filterwarnings("ignore:at::", "ignore:index_reduce")
 @pytest.mark.parametrize("name", sorted(DIFFERENTIABLE))
 def test_gradients_match_central_differences(name):
     assert gradcheck(DIFFERENTIABLE[name], (_leaf(M),))
 
 
-@pytest.mark.filterwarnings("ignore:at::")
+@pytest.mark.filterwarnings("ignore:at::", "ignore:index_reduce")
 @pytest.mark.parametrize("name", sorted(set(DIFFERENTIABLE) - NO_CLOSED_FORM))
 def test_gradients_match_sympy(name):
     x = _leaf(M)
@@ -481,3 +544,33 @@ def test_detach_copy_has_no_lowering_to_differentiate():
     x = _leaf(M)
     with pytest.raises(RuntimeError, match="derivative for aten::detach_copy is not implemented"):
         t.autograd.grad(t.detach_copy(x).sum(), x)
+
+
+def _prod_with_zeros(x, s):
+    return x.scatter_reduce(1, t.tensor([[1, 1, 0], [1, 1, 0]]), s, "prod")
+
+
+ZEROS = ([[1.0, 0.0], [3.0, -1.0]], [[0.0, 3.0, 2.0], [0.0, 0.0, 1.0]])
+
+
+def test_scatter_reduce_prod_gradient_with_zeros_matches_differences():
+    assert gradcheck(_prod_with_zeros, tuple(_leaf(z) for z in ZEROS))
+    x, s = (_leaf(z) for z in ZEROS)
+    t.symbolic.check(_prod_with_zeros(x, s).sum(), inputs=[x, s])
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_a_wrong_prod_rule_is_caught(monkeypatch, which):
+    op = t.ops.REGISTRY["scatter_reduce"]
+    rules = list(op.vjp)
+    rules[which] = _scaled(rules[which], 1.01)
+    monkeypatch.setattr(op, "vjp", tuple(rules))
+    with pytest.raises(Exception, match="(?i)jacobian|mismatch"):
+        gradcheck(_prod_with_zeros, tuple(_leaf(z) for z in ZEROS))
+    x, s = (_leaf(z) for z in ZEROS)
+    with pytest.raises(t.symbolic.GradientMismatch):
+        t.symbolic.check(_prod_with_zeros(x, s).sum(), inputs=[x, s])
+
+
+def _scaled(rule, factor):
+    return lambda *args, **kwargs: rule(*args, **kwargs) * factor
