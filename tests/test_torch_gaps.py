@@ -456,6 +456,34 @@ CASES = {
                                                                "prod"),
     "index_reduce 2-d index": lambda L: L.ones(3).index_reduce(0, L.tensor([[0]]), L.ones(1),
                                                                "prod"),
+    # gradient
+    "gradient": lambda L: weighted(L, lambda x: L.gradient(x), [[1.0, 2.0, 4.0, 8.0],
+                                                                [10.0, 20.0, 40.0, 80.0]]),
+    "gradient dim": lambda L: weighted(L, lambda x: L.gradient(x, dim=1, edge_order=2),
+                                       [[1.0, 2.0, 4.0, 8.0], [10.0, 20.0, 40.0, 85.0]]),
+    "gradient spacing": lambda L: weighted(L, lambda x: L.gradient(x, spacing=[2.0, 3.0]),
+                                           [[1.0, 2.0, 4.0], [10.0, 20.0, 45.0]]),
+    "gradient 0-d spacing": lambda L: L.gradient(L.tensor([1.0, 2.0, 5.0]),
+                                                 spacing=L.tensor(2.0)),
+    "gradient coordinates": lambda L: weighted(
+        L, lambda x: L.gradient(x, spacing=(L.tensor([0.0, 1.0], dtype=L.float64),
+                                            L.tensor([0.0, 1.0, 3.0, 4.5], dtype=L.float64))),
+        [[1.0, 2.0, 4.0, 8.0], [10.0, 20.0, 40.0, 80.0]]),
+    "gradient coordinates order 2": lambda L: weighted(
+        L, lambda x: L.gradient(x, spacing=[L.tensor([0.0, 1.0, 3.0, 4.5], dtype=L.float64)],
+                                dim=1, edge_order=2),
+        [[1.0, 2.0, 4.0, 8.0], [10.0, -20.0, 40.0, 80.0]]),
+    "gradient coordinates float32": lambda L: L.gradient(L.tensor([1.0, 2.0, 4.0]),
+                                                         spacing=(L.tensor([0.0, 1.0, 3.0]),)),
+    "gradient dims": lambda L: L.gradient(L.tensor([[1.0, 2.0], [4.0, 8.0]]), dim=(1, 0)),
+    "gradient int": lambda L: L.gradient(L.tensor([1, 2, 4])),
+    "gradient 0-d": lambda L: L.gradient(L.tensor(1.0)),
+    "gradient edge_order 3": lambda L: L.gradient(L.ones(4), edge_order=3),
+    "gradient too short": lambda L: L.gradient(L.ones(2, 4), edge_order=2),
+    "gradient spacing length": lambda L: L.gradient(L.ones(2, 4), spacing=[2.0]),
+    "gradient spacing length dim": lambda L: L.gradient(L.ones(2, 4), dim=[0, 1],
+                                                        spacing=[2.0]),
+    "gradient bad dim": lambda L: L.gradient(L.ones(2, 4), dim=2),
 }
 
 
@@ -504,6 +532,10 @@ DIFFERENTIABLE = {
     **{f"index_reduce {how}": _index_reduce_function(how)
        for how in ("prod", "mean", "amax", "amin")},
     "frobenius_norm": lambda x: t.frobenius_norm(x, [1]),
+    "gradient": lambda x: t.cat(t.gradient(x.repeat(2, 1), edge_order=2, spacing=[1.5, 0.5]),
+                                0),
+    "gradient coordinates": lambda x: t.gradient(
+        x, dim=1, spacing=[t.tensor([0.0, 0.5, 2.0], dtype=t.float64)])[0],
 }
 
 

@@ -27,7 +27,7 @@ SPELLINGS = {
     'shaping': ('chunk diag diag_embed diagonal flip fliplr flipud gather ger index_select masked_fill masked_fill_ moveaxis movedim narrow narrow_copy outer repeat roll scatter scatter_ scatter_add scatter_add_ select split swapdims take_along_dim tensor_split tile trace tril tril_ triu triu_ unbind unflatten', '', 'cat chunk column_stack concat concatenate diag diag_embed diagonal dstack einsum flip fliplr flipud gather ger hstack index_select masked_fill moveaxis movedim narrow narrow_copy outer roll row_stack scatter scatter_add select split stack swapdims take_along_dim tensor_split tile trace tril triu unbind unflatten vstack'),
     'softmax': ('log_softmax softmax', '', 'log_softmax softmax'),
     'sorting': ('argsort bincount cummax cummin histc kthvalue logcumsumexp median mode msort multinomial nanmedian sort topk', '', 'argsort bincount bucketize cummax cummin histc kthvalue logcumsumexp median mode msort nanmedian searchsorted sort topk'),
-    'toplevel': ('', '', 'fill frobenius_norm nuclear_norm rsub'),
+    'toplevel': ('', '', 'fill frobenius_norm gradient nuclear_norm rsub'),
     'views': ('__getitem__ __setitem__ broadcast_to expand expand_as flatten index_put index_put_ permute reshape reshape_as squeeze squeeze_ swapaxes swapaxes_ swapdims_ t t_ transpose transpose_ unsqueeze unsqueeze_ view view_as', 'T mT', 'broadcast_to flatten index_put permute reshape squeeze swapaxes t transpose unsqueeze'),
     'windows': ('', '', 'bartlett_window blackman_window hamming_window hann_window kaiser_window'),
 }
