@@ -484,6 +484,22 @@ CASES = {
     "gradient spacing length dim": lambda L: L.gradient(L.ones(2, 4), dim=[0, 1],
                                                         spacing=[2.0]),
     "gradient bad dim": lambda L: L.gradient(L.ones(2, 4), dim=2),
+    # as_strided
+    "as_strided": lambda L: weighted(L, lambda x: L.as_strided(x, (2, 2), (1, 2)), M),
+    "as_strided overlapping": lambda L: weighted(L, lambda x: x.as_strided((3, 2), (1, 1)), M),
+    "as_strided offset": lambda L: weighted(L, lambda x: x.as_strided((2, 2), (1, 2), 1), M),
+    "as_strided of a slice": lambda L: weighted(L, lambda x: x[1:].as_strided((2,), (1,)), M),
+    "as_strided of a slice, offset 0": lambda L: weighted(
+        L, lambda x: x.reshape(-1)[2:].as_strided((3,), (1,), 0), M),
+    "as_strided of a transpose": lambda L: weighted(
+        L, lambda x: x.t().as_strided((2, 2), (1, 3)), M),
+    "as_strided 0-d": lambda L: weighted(L, lambda x: x.as_strided([], [], 4), M),
+    "as_strided_copy": lambda L: weighted(L, lambda x: L.as_strided_copy(x, (2,), (2,)), M),
+    "as_strided out of bounds": lambda L: L.arange(6.0).as_strided((3, 3), (2, 2)),
+    "as_strided negative stride": lambda L: L.arange(6.0).as_strided((2,), (-1,)),
+    "as_strided lengths": lambda L: L.arange(6.0).as_strided((2, 2), (1,)),
+    "as_strided negative offset": lambda L: L.arange(6.0).as_strided((2,), (1,), -1),
+    "as_strided int": lambda L: L.arange(6).as_strided((2, 2), (3, 1)),
 }
 
 
@@ -534,6 +550,8 @@ DIFFERENTIABLE = {
     "frobenius_norm": lambda x: t.frobenius_norm(x, [1]),
     "gradient": lambda x: t.cat(t.gradient(x.repeat(2, 1), edge_order=2, spacing=[1.5, 0.5]),
                                 0),
+    "as_strided": lambda x: x.as_strided((3, 2), (1, 2)).exp(),
+    "as_strided of a slice": lambda x: x[1:].as_strided((2,), (1,), 4) ** 2,
     "gradient coordinates": lambda x: t.gradient(
         x, dim=1, spacing=[t.tensor([0.0, 0.5, 2.0], dtype=t.float64)])[0],
 }

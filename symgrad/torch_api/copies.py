@@ -1,9 +1,9 @@
 """PyTorch's copying forms of its views (see ``symgrad.torch_api``): ``view_copy``,
 ``permute_copy``, ``transpose_copy``, ``t_copy``, ``squeeze_copy``, ``unsqueeze_copy``,
 ``expand_copy``, ``diagonal_copy``, ``select_copy``, ``slice_copy``, ``split_copy``,
-``split_with_sizes_copy``, ``unbind_copy``, ``unfold_copy``, ``alias_copy``, ``detach_copy``;
-and ``unsafe_split``, ``unsafe_chunk``, ``unsafe_split_with_sizes``, whose pieces are not
-tracked as views.
+``split_with_sizes_copy``, ``unbind_copy``, ``unfold_copy``, ``alias_copy``, ``detach_copy``,
+``as_strided_copy``; ``unsafe_split``, ``unsafe_chunk``, ``unsafe_split_with_sizes``, whose
+pieces are not tracked as views; and ``as_strided``, read from the storage a tensor views.
 
 Each takes the view and copies it: the result has storage of its own, and its node is named as
 PyTorch names it, the view's node name with ``_copy`` after it (``ViewBackward0_copy``), or
@@ -15,11 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from symgrad import ops, parser
 from symgrad.autograd.graph import named_node
 from symgrad.dispatch import apply_op
 from symgrad.numeric import dtypes
-from symgrad.tensor import Tensor, _dim
+from symgrad.tensor import Tensor, _dim, _make
+from symgrad.torch_api.arithmetic import where
 from symgrad.torch_api.declaration import COMPOSITE, torch_api
 
 
@@ -268,3 +271,93 @@ def unsafe_split_with_sizes(self, split_sizes: Sequence[int], dim: int = 0,
     """
     return _copied_pieces(self.split_with_sizes(split_sizes, dim),
                           "UnsafeSplitWithSizesBackward0")
+
+
+# ---------------------------------------------------------------- as_strided
+
+
+def _storage(x: Tensor) -> tuple[np.ndarray, np.ndarray]:
+    """The storage ``x`` views, flat, and the position in it of each of ``x``'s elements (in
+    ``x``'s shape), as :meth:`Tensor.stride` and :meth:`Tensor.storage_offset` report them: the
+    numpy base it views, or ``x``'s own elements where symgrad reports it contiguous."""
+    value = x._value
+    root = value
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if root is value or root.dtype != value.dtype or not root.flags.c_contiguous or any(
+            s < 0 for s in value.strides) or value.size == 0:
+        return np.ascontiguousarray(value).reshape(-1), np.arange(value.size).reshape(
+            value.shape)
+    offset = x.storage_offset()
+    positions = np.full(value.shape, offset, dtype=np.int64)
+    for d, (n, step) in enumerate(zip(value.shape, x.stride(), strict=True)):
+        positions = positions + (np.arange(n) * step).reshape((1,) * d + (n,) + (1,) * (
+            value.ndim - d - 1))
+    return root.reshape(-1), positions
+
+
+def _as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int],  # noqa: A002
+                storage_offset: int | None) -> Tensor:
+    shape = tuple(int(s) for s in size)
+    steps = tuple(int(s) for s in stride)
+    if len(shape) != len(steps):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in steps):
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {list(steps)}")
+    storage, positions = _storage(input)
+    offset = input.storage_offset() if storage_offset is None else int(storage_offset)
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    needed = 0 if 0 in shape else offset + 1 + sum((n - 1) * k for n, k in zip(
+        shape, steps, strict=True))
+    if needed > storage.size:
+        item = storage.itemsize
+        raise RuntimeError(f"setStorage: sizes {list(shape)}, strides {list(steps)}, storage "
+                           f"offset {offset}, and itemsize {item} requiring a storage size of "
+                           f"{needed * item} are out of bounds for storage of size "
+                           f"{storage.size * item}")
+    index = np.full(shape, offset, dtype=np.int64)
+    for d, (n, step) in enumerate(zip(shape, steps, strict=True)):
+        index = index + (np.arange(n) * step).reshape((1,) * d + (n,) + (1,) * (
+            len(shape) - d - 1))
+    owner = np.full(storage.size, -1, dtype=np.int64)  # storage position -> input element
+    owner[positions.reshape(-1)[::-1]] = np.arange(positions.size)[::-1]
+    element = owner[index]
+    inside = element >= 0
+    flat = input.reshape(-1)
+    picked = flat[_make(np.where(inside, element, 0))] if positions.size else None
+    if picked is not None and inside.all():
+        out = picked
+    else:
+        outside = _make(storage[index].copy())
+        out = outside if picked is None else where(_make(inside), picked, outside)
+    return out
+
+
+@torch_api(COMPOSITE, example=lambda x: x.as_strided((2, 2), (1, 2)))
+def as_strided(self, size: Sequence[int], stride: Sequence[int],
+               storage_offset: int | None = None) -> Tensor:
+    """The elements of the storage ``self`` views at ``storage_offset + sum(i_k * stride_k)``
+    for each index ``i`` of ``size`` (``AsStridedBackward0``; the offset defaults to
+    ``self``'s); the gradient reaches the elements of ``self`` among them. symgrad's result is
+    a copy, not a view: writing into it does not change ``self``.
+
+    >>> symgrad.arange(6.0).as_strided((3, 2), (1, 1))
+    tensor([[0., 1.],
+            [1., 2.],
+            [2., 3.]])
+    """
+    return named_node(_as_strided(self, size, stride, storage_offset), "AsStridedBackward0")
+
+
+@torch_api(COMPOSITE, method=False, example=lambda x: as_strided_copy(x, (2, 2), (1, 2)))
+def as_strided_copy(input: Tensor, size: Sequence[int], stride: Sequence[int],  # noqa: A002
+                    storage_offset: int | None = None) -> Tensor:
+    """:func:`as_strided`, copied (``AsStridedBackward0_copy``).
+
+    >>> symgrad.as_strided_copy(symgrad.arange(6.0), (2,), (2,))
+    tensor([0., 2.])
+    """
+    return named_node(_as_strided(input, size, stride, storage_offset),
+                      "AsStridedBackward0_copy")
