@@ -500,6 +500,31 @@ CASES = {
     "as_strided lengths": lambda L: L.arange(6.0).as_strided((2, 2), (1,)),
     "as_strided negative offset": lambda L: L.arange(6.0).as_strided((2,), (1,), -1),
     "as_strided int": lambda L: L.arange(6).as_strided((2, 2), (3, 1)),
+    # resize_, resize_as_
+    "resize_ smaller": lambda L: (lambda x: [x.resize_(2, 2), x.stride(), x._version])(
+        L.arange(6.0)),
+    "resize_ tuple": lambda L: L.arange(6.0).resize_((3, 2)),
+    "resize_ size=": lambda L: L.arange(6.0).resize_(size=[2, 3]),
+    "resize_ larger": lambda L: (lambda x: [x.shape, x[:6]])(L.arange(6.0).resize_(8)),
+    "resize_ 0-d": lambda L: L.arange(6.0).resize_([]),
+    "resize_ requires grad": lambda L: L.ones(2, requires_grad=True).resize_(3),
+    "resize_ non-leaf": lambda L: (L.ones(2, requires_grad=True) * 2).resize_(3),
+    "resize_ slice": lambda L: (lambda b: [b[2:].resize_(2), b])(L.arange(6.0)),
+    "resize_ slice shares": lambda L: (lambda b: [b[1:].resize_(2).fill_(9.0), b])(
+        L.arange(6.0)),
+    "resize_ slice within storage": lambda L: (lambda b: [b[1:].resize_(5), b])(L.arange(6.0)),
+    "resize_ transpose": lambda L: L.arange(6.0).reshape(2, 3).t().resize_(2, 2),
+    "resize_ view": lambda L: (lambda b: [b.view(2, 3).resize_(2), b])(L.arange(6.0)),
+    "resize_ detached": lambda L: (lambda x: [x.detach().resize_(2), x])(
+        L.ones(3, requires_grad=True)),
+    "resize_ int": lambda L: L.arange(6).resize_(2, 2),
+    "resize_ negative": lambda L: L.arange(6.0).resize_(-1),
+    "resize_ float": lambda L: L.arange(6.0).resize_(2.5),
+    "resize_ two tuples": lambda L: L.arange(6.0).resize_((2, 3), (3,)),
+    "resize_as_": lambda L: (lambda x: [x.resize_as_(L.ones(3, 1)), x._version])(
+        L.arange(6.0)),
+    "resize_as_ list": lambda L: L.arange(6.0).resize_as_([1]),
+    "resize_as_ requires grad": lambda L: L.ones(3).requires_grad_().resize_as_(L.ones(2)),
 }
 
 

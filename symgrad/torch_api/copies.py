@@ -3,7 +3,8 @@
 ``expand_copy``, ``diagonal_copy``, ``select_copy``, ``slice_copy``, ``split_copy``,
 ``split_with_sizes_copy``, ``unbind_copy``, ``unfold_copy``, ``alias_copy``, ``detach_copy``,
 ``as_strided_copy``; ``unsafe_split``, ``unsafe_chunk``, ``unsafe_split_with_sizes``, whose
-pieces are not tracked as views; and ``as_strided``, read from the storage a tensor views.
+pieces are not tracked as views; ``as_strided``, read from the storage a tensor views; and
+``resize_`` / ``resize_as_``, which give a tensor a new size over that storage.
 
 Each takes the view and copies it: the result has storage of its own, and its node is named as
 PyTorch names it, the view's node name with ``_copy`` after it (``ViewBackward0_copy``), or
@@ -14,6 +15,7 @@ that name; the values, dtypes and gradients are the view's.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -21,9 +23,9 @@ from symgrad import ops, parser
 from symgrad.autograd.graph import named_node
 from symgrad.dispatch import apply_op
 from symgrad.numeric import dtypes
-from symgrad.tensor import Tensor, _dim, _make
+from symgrad.tensor import Tensor, _dim, _make, counter_of
 from symgrad.torch_api.arithmetic import where
-from symgrad.torch_api.declaration import COMPOSITE, torch_api
+from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api
 
 
 def _copied(view: Tensor, name: str | None = None) -> Tensor:
@@ -361,3 +363,59 @@ def as_strided_copy(input: Tensor, size: Sequence[int], stride: Sequence[int],  
     """
     return named_node(_as_strided(input, size, stride, storage_offset),
                       "AsStridedBackward0_copy")
+
+
+# ---------------------------------------------------------------- resize_
+
+
+def _resize(self: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """Give ``self`` the contiguous shape ``shape`` over its storage from its offset on, the
+    storage grown (with zeros) when it is too small; PyTorch's refusal for a tensor that
+    requires grad."""
+    if any(n < 0 for n in shape):
+        raise RuntimeError("numel: integer multiplication overflow")
+    if self._requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    storage, positions = _storage(self)
+    offset = int(positions.reshape(-1)[0]) if positions.size else 0
+    count = int(np.prod(shape, dtype=np.int64))
+    if offset + count <= storage.size:
+        value = storage[offset:offset + count].reshape(shape)  # (a view: the storage shared)
+    else:
+        value = np.zeros(count, dtype=storage.dtype)
+        kept = storage[offset:offset + count]
+        value[:kept.size] = kept
+        value = value.reshape(shape)
+    self._value = value
+    counter_of(self).value += 1
+    return self
+
+
+@torch_api(NO_GRAPH, function=False, inplace=True, example=lambda x: x.detach().resize_(3))
+def resize_(self, *args: Any, size: Sequence[int] | None = None,
+            memory_format: Any = None) -> Tensor:
+    """Give this tensor the (contiguous) size ``size`` in place, over the elements of its
+    storage from its offset on: fewer keep the first ones, more grow the storage (symgrad
+    fills the new elements with zeros; PyTorch leaves them uninitialized). Refused for a
+    tensor that requires grad, as PyTorch refuses it.
+
+    >>> symgrad.arange(6.0).resize_(2, 2)
+    tensor([[0., 1.],
+            [2., 3.]])
+    """
+    shape = parser.size_arg("resize_", parser.varargs("resize_", "size", args, size))
+    return _resize(self, shape)
+
+
+@torch_api(NO_GRAPH, function=False, inplace=True,
+           example=lambda x: x.detach().resize_as_(x[0]))
+def resize_as_(self, the_template: Tensor, memory_format: Any = None) -> Tensor:
+    """:meth:`resize_` to the size of ``the_template``.
+
+    >>> symgrad.arange(6.0).resize_as_(symgrad.ones(3, 1))
+    tensor([[0.],
+            [1.],
+            [2.]])
+    """
+    parser.tensor_arg("resize_as_", "the_template", the_template)
+    return _resize(self, tuple(the_template._value.shape))
