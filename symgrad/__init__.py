@@ -148,6 +148,7 @@ if TYPE_CHECKING:  # what __getattr__ below loads on first use, for type checker
         bilinear,
         binary_cross_entropy_with_logits,
         constant_pad_nd,
+        convolution,
         cosine_embedding_loss,
         ctc_loss,
         embedding,
@@ -215,7 +216,7 @@ _LAZY = {"linalg": ("symgrad.linalg", None), "nn": ("symgrad.nn", None),
          "set_default_tensor_type": ("symgrad.runtime", "set_default_tensor_type"),
          **{name: ("symgrad.nn.toplevel", name) for name in (  # (symgrad.nn.toplevel.NAMES)
              "batch_norm", "bilinear", "binary_cross_entropy_with_logits", "constant_pad_nd",
-             "cosine_embedding_loss", "ctc_loss", "embedding", "group_norm",
+             "convolution", "cosine_embedding_loss", "ctc_loss", "embedding", "group_norm",
              "hinge_embedding_loss", "kl_div", "layer_norm", "margin_ranking_loss",
              "max_pool1d_with_indices", "poisson_nll_loss", "triplet_margin_loss")}}
 

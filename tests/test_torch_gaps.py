@@ -525,6 +525,25 @@ CASES = {
         L.arange(6.0)),
     "resize_as_ list": lambda L: L.arange(6.0).resize_as_([1]),
     "resize_as_ requires grad": lambda L: L.ones(3).requires_grad_().resize_as_(L.ones(2)),
+    # convolution
+    "convolution 1d": lambda L: weighted(
+        L, lambda x, w, b: L.convolution(x.reshape(1, 2, 3), w.reshape(3, 2, 1), b[0], [1], [1],
+                                         [1], False, [0], 1), M, M, M),
+    "convolution 2d": lambda L: weighted(
+        L, lambda x, w: L.convolution(x.reshape(1, 1, 2, 3), w.reshape(1, 1, 3, 2), None,
+                                      (1, 1), (1,), [1, 1], False, [0, 0], 1), M, M),
+    "convolution transposed": lambda L: weighted(
+        L, lambda x, w: L.convolution(x.reshape(1, 2, 3), w.reshape(2, 3, 1), None, [2], [0],
+                                      [1], True, [1], 1), M, M),
+    "convolution groups": lambda L: weighted(
+        L, lambda x, w: L.convolution(x.reshape(1, 2, 3), w.reshape(2, 1, 3), None, [1], [1],
+                                      [2], False, [0], 2), M, M),
+    "convolution int stride": lambda L: L.convolution(L.ones(1, 1, 3), L.ones(1, 1, 2), None,
+                                                      1, [0], [1], False, [0], 1),
+    "convolution unbatched": lambda L: L.convolution(L.ones(1, 3), L.ones(1, 1, 2), None, [1],
+                                                     [0], [1], False, [0], 1),
+    "convolution stride length": lambda L: L.convolution(L.ones(1, 1, 3), L.ones(1, 1, 2),
+                                                         None, [1, 1], [0], [1], False, [0], 1),
 }
 
 

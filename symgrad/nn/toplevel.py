@@ -5,8 +5,8 @@ PyTorch's top-level forms are its ATen functions, whose arguments differ from ``
 reduction is an int (0 ``'none'``, 1 ``'mean'``, 2 ``'sum'``; as PyTorch's Python binding
 reads them, left out it means no reduction), ``batch_norm`` takes the weight and bias before
 the running statistics, ``embedding`` the weight before the indices, and the normalizations
-take a ``cudnn_enabled`` flag that changes nothing. Each calls the ``F`` function, so the
-values, nodes and gradients are ``F``'s.
+take a ``cudnn_enabled`` flag that changes nothing; ``convolution`` takes every argument.
+Each calls the ``F`` function, so the values, nodes and gradients are ``F``'s.
 """
 
 from __future__ import annotations
@@ -245,7 +245,54 @@ def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = (),  
     return F.max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
+def convolution(input: Tensor, weight: Tensor, bias: Tensor | None,  # noqa: A002
+                stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int],
+                transposed: bool, output_padding: Sequence[int], groups: int) -> Tensor:
+    """``torch.convolution``: the batched 1-, 2- or 3-d convolution (or, ``transposed``, its
+    transpose) that ``F.conv{n}d`` / ``F.conv_transpose{n}d`` compute, every argument given
+    and the sizes as sequences (``ConvolutionBackward0``).
+
+    >>> x = symgrad.ones(1, 1, 3)
+    >>> symgrad.convolution(x, symgrad.ones(1, 1, 2), None, [1], [0], [1], False, [0], 1)
+    tensor([[[2., 2.]]])
+    """
+    _tensors("convolution", input=input, weight=weight)
+    for position, (name, value) in enumerate((("stride", stride), ("padding", padding),
+                                              ("dilation", dilation)), 4):
+        if not isinstance(value, Sequence):
+            raise parser.wrong_type("convolution", name, "tuple of ints", value, position)
+    if not isinstance(output_padding, Sequence):
+        raise parser.wrong_type("convolution", "output_padding", "tuple of ints",
+                                output_padding, 8)
+    if input.ndim != weight.ndim:
+        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-"
+                           f"dimensional weight {list(weight.shape)}, but got {input.ndim}-"
+                           f"dimensional input of size {list(input.shape)} instead")
+    n = weight.ndim - 2
+    if n not in (1, 2, 3):
+        raise RuntimeError(f"symgrad.convolution: {n}-d convolutions are not implemented")
+
+    def sized(value: Sequence[int], name: str) -> tuple[int, ...]:
+        values = tuple(int(v) for v in value)
+        if len(values) == 1:
+            return values * n
+        if len(values) != n:
+            raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} "
+                               f"values to match the convolution dimensions, but got "
+                               f"{name}={list(values)}")
+        return values
+
+    steps, pads, dilations = sized(stride, "stride"), sized(padding, "padding"), \
+        sized(dilation, "dilation")
+    if transposed:
+        run = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[n - 1]
+        return run(input, weight, bias, steps, pads, sized(output_padding, "output_padding"),
+                   groups, dilations)
+    run = (F.conv1d, F.conv2d, F.conv3d)[n - 1]
+    return run(input, weight, bias, steps, pads, dilations, groups)
+
+
 NAMES = ("binary_cross_entropy_with_logits", "kl_div", "cosine_embedding_loss",
          "hinge_embedding_loss", "margin_ranking_loss", "triplet_margin_loss",
          "poisson_nll_loss", "ctc_loss", "layer_norm", "group_norm", "batch_norm", "embedding",
-         "bilinear", "constant_pad_nd", "max_pool1d_with_indices")
+         "bilinear", "constant_pad_nd", "convolution", "max_pool1d_with_indices")
