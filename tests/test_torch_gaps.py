@@ -544,6 +544,31 @@ CASES = {
                                                      [0], [1], False, [0], 1),
     "convolution stride length": lambda L: L.convolution(L.ones(1, 1, 3), L.ones(1, 1, 2),
                                                          None, [1, 1], [0], [1], False, [0], 1),
+    # flags, to_dense, conj_physical, new_empty_strided, nonzero_static
+    "not on": lambda L: [getattr(L.ones(2), n) for n in (
+        "is_meta", "is_quantized", "is_nested", "is_sparse_csr", "is_mkldnn", "is_mps",
+        "is_xpu", "is_xla", "is_ipu", "is_vulkan", "is_maia", "is_mtia")],
+    "to_dense": lambda L: (lambda x: [x.to_dense() is x, x.to_dense(masked_grad=True) is x])(
+        L.ones(2)),
+    "to_dense dtype": lambda L: weighted(L, lambda x: x.float().to_dense(L.float64), M),
+    "conj_physical": lambda L: (lambda x: [x.conj_physical() is x, L.conj_physical(x) is x])(
+        L.ones(2, requires_grad=True)),
+    "conj_physical int": lambda L: L.conj_physical(L.tensor([1, 2])),
+    "conj_physical_": lambda L: L.ones(2).conj_physical_(),
+    "conj_physical_ leaf": lambda L: L.ones(2, requires_grad=True).conj_physical_(),
+    "new_empty_strided": lambda L: (lambda y: [y.shape, y.stride(), y.dtype])(
+        L.ones(1, dtype=L.float64).new_empty_strided((2, 3), (1, 2))),
+    "new_empty_strided dtype": lambda L: L.ones(1).new_empty_strided(
+        [2], [1], dtype=L.int64, requires_grad=False).dtype,
+    "nonzero_static": lambda L: L.tensor([0, 1, 0, 2]).nonzero_static(size=4),
+    "nonzero_static fewer": lambda L: L.nonzero_static(L.tensor([0, 1, 0, 2]), size=1),
+    "nonzero_static fill": lambda L: L.tensor([[0, 1], [2, 0]]).nonzero_static(size=3,
+                                                                              fill_value=-5),
+    "nonzero_static 0-d": lambda L: L.tensor(3).nonzero_static(size=2),
+    "nonzero_static bool": lambda L: L.nonzero_static(L.tensor([True, False]), size=0),
+    "nonzero_static negative": lambda L: L.tensor([0, 1]).nonzero_static(size=-1),
+    "nonzero_static float fill": lambda L: L.tensor([0.0, 1.5]).nonzero_static(size=2,
+                                                                              fill_value=7.5),
 }
 
 

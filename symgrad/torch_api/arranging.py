@@ -276,6 +276,29 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:  # noqa: A002
     return _make(np.argwhere(value).astype(np.int64))
 
 
+@torch_api(NO_GRAPH)
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:  # noqa: A002
+    """:func:`nonzero` with exactly ``size`` rows: the first ``size`` found, then rows of
+    ``fill_value``.
+
+    >>> symgrad.tensor([0, 1, 0, 2]).nonzero_static(size=3)
+    tensor([[ 1],
+            [ 3],
+            [-1]])
+    """
+    _tensor(input, "nonzero_static")
+    if not parser._is_int(size):
+        raise parser.wrong_type("nonzero_static", "size", "int", size)
+    if not parser._is_int(fill_value):
+        raise parser.wrong_type("nonzero_static", "fill_value", "int", fill_value)
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    found = nonzero(input)._value[:size]
+    rows = np.full((int(size), found.shape[1]), int(fill_value), dtype=np.int64)
+    rows[:len(found)] = found
+    return _make(rows)
+
+
 @torch_api(NO_GRAPH, example=lambda x: x.argwhere())
 def argwhere(input: Tensor) -> Tensor:  # noqa: A002
     """``nonzero(input)``: one row of indices per nonzero element.
