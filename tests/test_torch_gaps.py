@@ -569,6 +569,12 @@ CASES = {
     "nonzero_static negative": lambda L: L.tensor([0, 1]).nonzero_static(size=-1),
     "nonzero_static float fill": lambda L: L.tensor([0.0, 1.5]).nonzero_static(size=2,
                                                                               fill_value=7.5),
+    # function forms of methods
+    "function forms": lambda L: [L.is_conj(L.ones(2)), L.is_neg(L.ones(2)),
+                                 L.is_inference(L.ones(2)), L.get_device(L.ones(2))],
+    "resize_as_ function": lambda L: L.resize_as_(L.arange(6.0), L.ones(2)),
+    "ldexp_ function": lambda L: L.ldexp_(L.ones(2), L.tensor([1, 2])),
+    "is_conj list": lambda L: L.is_conj([1.0]),
 }
 
 

@@ -407,8 +407,7 @@ def resize_(self, *args: Any, size: Sequence[int] | None = None,
     return _resize(self, shape)
 
 
-@torch_api(NO_GRAPH, function=False, inplace=True,
-           example=lambda x: x.detach().resize_as_(x[0]))
+@torch_api(NO_GRAPH, inplace=True, example=lambda x: x.detach().resize_as_(x[0]))
 def resize_as_(self, the_template: Tensor, memory_format: Any = None) -> Tensor:
     """:meth:`resize_` to the size of ``the_template``.
 

@@ -101,7 +101,7 @@ def is_signed(self) -> bool:
     return self.dtype.is_signed
 
 
-@torch_api(NO_GRAPH, function=False)
+@torch_api(NO_GRAPH)
 def get_device(self) -> int:
     """-1: the tensor is on the CPU (PyTorch gives a CUDA tensor's device index).
 
@@ -156,7 +156,7 @@ for _name, _what in (("is_meta", "meta tensors (they hold values)"),
     _not_on(_name, _what)
 
 
-@torch_api(NO_GRAPH, function=False)
+@torch_api(NO_GRAPH)
 def is_inference(self) -> bool:
     """False: symgrad has no inference tensors (its ``inference_mode`` is ``no_grad``, so a
     tensor made inside one is an ordinary tensor, where PyTorch's would answer True).
@@ -440,7 +440,7 @@ def resolve_neg(self) -> Tensor:
     return self
 
 
-@torch_api(NO_GRAPH, function=False)
+@torch_api(NO_GRAPH)
 def is_conj(self) -> bool:
     """Whether a conjugation is pending (a lazily conjugated complex view): never here.
 
@@ -450,7 +450,7 @@ def is_conj(self) -> bool:
     return False
 
 
-@torch_api(NO_GRAPH, function=False)
+@torch_api(NO_GRAPH)
 def is_neg(self) -> bool:
     """Whether a negation is pending (a lazily negated complex view): never here.
 
