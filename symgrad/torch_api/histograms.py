@@ -19,22 +19,7 @@ from symgrad.dispatch import apply_op
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _make
 from symgrad.torch_api.declaration import NO_GRAPH, torch_api
-from symgrad.torch_api.reductions import result_type, return_types
-
-return_types.histogram = result_type("histogram", ("hist", "bin_edges"), """What
-    ``histogram`` returns: a tuple ``(hist, bin_edges)`` with names (PyTorch's
-    ``torch.return_types.histogram``).
-
-    >>> symgrad.histogram(symgrad.tensor([1.0, 2.0, 2.0]), 2).hist
-    tensor([1., 2.])
-    """)
-return_types.histogramdd = result_type("histogramdd", ("hist", "bin_edges"), """What
-    ``histogramdd`` returns: a tuple ``(hist, bin_edges)``, the edges a tuple with one tensor
-    per dimension (PyTorch's ``torch.return_types.histogramdd``).
-
-    >>> symgrad.histogramdd(symgrad.tensor([[0.0, 1.0]]), [1, 1]).hist
-    tensor([[1.]])
-    """)
+from symgrad.torch_api.sorting import return_types  # (it holds histogram's types too)
 
 
 def _edges_between(low: float, high: float, bins: int, dtype: np.dtype) -> np.ndarray:
@@ -93,7 +78,8 @@ def _histogramdd(fn: str, input: Tensor, bins: Any, range: Sequence[float] | Non
         given = [bins] if isinstance(bins, Tensor) else list(bins)
         edges = [b._value.astype(value.dtype).reshape(-1) for b in given]
     else:
-        counts = [int(bins)] * dims if parser._is_int(bins) else [int(b) for b in bins]
+        counts = [int(parser.int64(b)) for b in ([bins] * dims if parser._is_int(bins)
+                                                  else bins)]
         for d, n in enumerate(counts):
             if n <= 0:
                 raise RuntimeError(f"torch.{fn}(): bins must be > 0, but got {n} for dimension "
