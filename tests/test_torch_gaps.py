@@ -575,6 +575,16 @@ CASES = {
     "resize_as_ function": lambda L: L.resize_as_(L.arange(6.0), L.ones(2)),
     "ldexp_ function": lambda L: L.ldexp_(L.ones(2), L.tensor([1, 2])),
     "is_conj list": lambda L: L.is_conj([1.0]),
+    # fill_ with a 0-d tensor
+    "fill_ tensor": lambda L: weighted(L, lambda x, v: (x * 1).fill_(v), M, 2.0),
+    "fill_ tensor into a plain tensor": lambda L: weighted(
+        L, lambda v: L.ones(2, 3, dtype=L.float64).fill_(v), 2.5),
+    "fill_ tensor no grad": lambda L: (lambda w: [w.fill_(L.tensor(2.0)), w._version])(
+        L.ones(3)),
+    "fill_ int tensor": lambda L: L.ones(3).fill_(L.tensor(2)),
+    "fill_ 1-d tensor": lambda L: L.ones(3).fill_(L.ones(2)),
+    "fill_ tensor leaf": lambda L: L.ones(3, requires_grad=True).fill_(
+        L.tensor(2.0, requires_grad=True)),
 }
 
 
@@ -618,6 +628,7 @@ DIFFERENTIABLE = {
     "rsub tensor": lambda x: t.rsub(x, x.exp(), alpha=0.5),
     "fill": lambda x: t.fill(x, 2.0) * x,
     "fill tensor": lambda x: t.fill(x, x.sum()) * x,
+    "fill_ tensor": lambda x: (x * 2).fill_(x[0, 1] ** 2) * x,
     "angle": lambda x: x.angle() * x,
     "nuclear_norm": lambda x: t.nuclear_norm(x, keepdim=True) * x,
     **{f"index_reduce {how}": _index_reduce_function(how)
