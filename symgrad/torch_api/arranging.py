@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -750,8 +751,15 @@ def _index_reduce(run: Any, fn: str, input: Tensor, dim: int, index: Tensor,  # 
     return named_node(result, "IndexReduceBackward0")
 
 
-@torch_api("scatter_reduce", example=lambda x: x.index_reduce(
-    0, _example_index([1, 1]), x.detach() + 1, "prod"))
+def _index_reduce_example(x: Tensor, name: str, reduce: str) -> Tensor:
+    """The registry's example call of index_reduce(_), without PyTorch's beta warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return getattr(x, name)(0, _example_index([1, 1]), x.detach() + 1, reduce)
+
+
+@torch_api("scatter_reduce",
+           example=lambda x: _index_reduce_example(x, "index_reduce", "prod"))
 def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor,  # noqa: A002
                  reduce: str, *, include_self: bool = True) -> Tensor:
     """``input`` with slice ``i`` of ``source`` along ``dim`` reduced into slice ``index[i]``
@@ -769,8 +777,8 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor,  # noqa
                          include_self)
 
 
-@torch_api("scatter_reduce", function=False, inplace=True, example=lambda x: x.index_reduce_(
-    0, _example_index([1, 1]), x.detach() + 1, "amax"))
+@torch_api("scatter_reduce", function=False, inplace=True,
+           example=lambda x: _index_reduce_example(x, "index_reduce_", "amax"))
 def index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
                   include_self: bool = True) -> Tensor:
     """In-place :func:`index_reduce`.
