@@ -44,7 +44,7 @@ try:
         set_default_dtype,
         uint8,
     )
-    from symgrad.tensor import Size, Tensor, device
+    from symgrad.tensor import Size, Tensor, device, layout, strided
 finally:
     if _collecting:
         gc.enable()
@@ -112,9 +112,11 @@ if TYPE_CHECKING:  # what __getattr__ below loads on first use, for type checker
         Generator,
         arange,
         as_tensor,
+        asarray,
         default_generator,
         empty,
         empty_like,
+        empty_strided,
         eye,
         from_numpy,
         full,
@@ -139,6 +141,26 @@ if TYPE_CHECKING:  # what __getattr__ below loads on first use, for type checker
         zeros,
         zeros_like,
     )
+    from symgrad.creation import range_ as range  # noqa: A004
+    from symgrad.func import vmap
+    from symgrad.nn.toplevel import (
+        batch_norm,
+        bilinear,
+        binary_cross_entropy_with_logits,
+        constant_pad_nd,
+        convolution,
+        cosine_embedding_loss,
+        ctc_loss,
+        embedding,
+        group_norm,
+        hinge_embedding_loss,
+        kl_div,
+        layer_norm,
+        margin_ranking_loss,
+        max_pool1d_with_indices,
+        poisson_nll_loss,
+        triplet_margin_loss,
+    )
     from symgrad.numeric.printing import set_printoptions
     from symgrad.runtime import (
         are_deterministic_algorithms_enabled,
@@ -151,6 +173,7 @@ if TYPE_CHECKING:  # what __getattr__ below loads on first use, for type checker
         is_deterministic_algorithms_warn_only_enabled,
         is_warn_always_enabled,
         set_default_device,
+        set_default_tensor_type,
         set_deterministic_debug_mode,
         set_float32_matmul_precision,
         set_flush_denormal,
@@ -183,11 +206,19 @@ _LAZY = {"linalg": ("symgrad.linalg", None), "nn": ("symgrad.nn", None),
              "set_float32_matmul_precision", "set_num_interop_threads", "set_num_threads",
              "set_warn_always", "typename", "use_deterministic_algorithms")},
          **{name: ("symgrad.creation", name) for name in (
-             "Generator", "arange", "as_tensor", "default_generator", "empty", "empty_like",
-             "eye", "from_numpy", "full", "full_like", "get_rng_state", "initial_seed",
-             "linspace", "manual_seed", "multinomial", "ones", "ones_like", "rand", "rand_like",
+             "Generator", "arange", "as_tensor", "asarray", "default_generator", "empty",
+             "empty_like", "empty_strided", "eye", "from_numpy", "full", "full_like",
+             "get_rng_state", "initial_seed", "linspace", "manual_seed", "multinomial", "ones",
+             "ones_like", "rand", "rand_like",
              "randint", "randint_like", "randn", "randn_like", "randperm", "seed",
-             "set_rng_state", "tensor", "zeros", "zeros_like")}}
+             "set_rng_state", "tensor", "zeros", "zeros_like")},
+         "range": ("symgrad.creation", "range_"), "vmap": ("symgrad.func", "vmap"),
+         "set_default_tensor_type": ("symgrad.runtime", "set_default_tensor_type"),
+         **{name: ("symgrad.nn.toplevel", name) for name in (  # (symgrad.nn.toplevel.NAMES)
+             "batch_norm", "bilinear", "binary_cross_entropy_with_logits", "constant_pad_nd",
+             "convolution", "cosine_embedding_loss", "ctc_loss", "embedding", "group_norm",
+             "hinge_embedding_loss", "kl_div", "layer_norm", "margin_ranking_loss",
+             "max_pool1d_with_indices", "poisson_nll_loss", "triplet_margin_loss")}}
 
 _clash = sorted(name for name in torch_api.lazy.FUNCTION_FAMILIES
                 if name in globals() or name in _LAZY)

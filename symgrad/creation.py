@@ -608,6 +608,132 @@ def arange(start: float, end: float | None = None, step: float = 1, *,
     return _finish(values.astype(dtype.np_dtype), requires_grad, name, device)
 
 
+def range_(start: float = 0, end: float | None = None, step: float = 1, *,
+           dtype: dtypes.dtype | None = None, device: Any = None,
+           requires_grad: bool = False) -> Tensor:
+    """Deprecated (PyTorch warns so): values from ``start`` to ``end`` *inclusive* by
+    ``step``, in the default float dtype unless ``dtype``; use :func:`arange`.
+
+    >>> import warnings; warnings.simplefilter("ignore")
+    >>> symgrad.range(1, 4)
+    tensor([1., 2., 3., 4.])
+    """
+    if end is None:
+        raise TypeError('range() missing 1 required positional arguments: "end"')
+    warn_at_user("symgrad.range is deprecated and will be removed in a future release because "
+                 "its behavior is inconsistent with Python's range builtin. Instead, use "
+                 "symgrad.arange, which produces values in [start, end).")
+    call = ((start, end, step), {"dtype": dtype, "requires_grad": requires_grad or None})
+    start, end, step = (_number("range", v, call) for v in (start, end, step))
+    dtype = parser.dtype_arg("range", dtype, call)
+    parser.bool_arg("range", "requires_grad", requires_grad, call)
+    target = dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
+    _float_kernel("range_cpu", target, "iuf")
+    if not all(np.isfinite(v) for v in (start, end)):
+        raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    count = int(np.floor((end - start) / step)) + 1
+    values = start + step * np.arange(count, dtype=np.float64)
+    return _finish(values.astype(target.np_dtype), requires_grad, None, device)
+
+
+range_.__name__ = range_.__qualname__ = "range"  # symgrad.range (a name builtins.range keeps here)
+
+
+def empty_strided(size: Sequence[int], stride: Sequence[int], *,
+                  dtype: dtypes.dtype | None = None, layout: Any = None, device: Any = None,
+                  requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """A tensor of ``size`` whose elements lie ``stride`` apart in a storage of its own
+    (symgrad fills it with zeros; PyTorch leaves it uninitialized); ``layout`` must be
+    ``strided``.
+
+    >>> symgrad.empty_strided((2, 3), (1, 2)).stride()
+    (1, 2)
+    """
+    shape = _checked_size("empty_strided", size, varargs=False)
+    steps = parser.size_arg("empty_strided", stride, False, name="stride")
+    if len(steps) != len(shape):
+        raise RuntimeError(f"dimensionality of sizes ({len(shape)}) must match dimensionality "
+                           f"of strides ({len(steps)})")
+    if any(s < 0 for s in steps):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)} and "
+                           f"strides={list(steps)}")
+    if layout is not None and repr(layout) != "symgrad.strided":
+        raise parser.wrong_type("empty_strided", "layout", "symgrad.layout", layout)
+    dtype = parser.dtype_arg("empty_strided", dtype)
+    parser.bool_arg("empty_strided", "requires_grad", requires_grad)
+    target = dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
+    storage = 0 if 0 in shape else 1 + sum((n - 1) * k for n, k in zip(shape, steps, strict=True))
+    buffer = np.zeros(storage, dtype=target.np_dtype)
+    size_of = buffer.itemsize
+    values = np.lib.stride_tricks.as_strided(buffer, shape, tuple(k * size_of for k in steps))
+    if 0 in shape:
+        values = np.zeros(shape, dtype=target.np_dtype)
+    return _finish(values, requires_grad, None, device)
+
+
+_UNSET: Any = object()
+
+
+def asarray(obj: Any, *, dtype: dtypes.dtype | None = None, device: Any = None,
+            copy: bool | None = None, requires_grad: bool | None = _UNSET) -> Tensor:
+    """``obj`` as a tensor, sharing memory where it can, as PyTorch's ``asarray``: a Tensor
+    comes back itself (converted or cloned, in the graph, when ``dtype`` differs or ``copy``),
+    a numpy array shares its memory unless converted or copied, numbers and sequences are
+    read as by :func:`tensor`. ``copy=False`` refuses to convert; ``requires_grad`` defaults
+    to the Tensor's (PyTorch warns then).
+
+    >>> a = np.array([1.0, 2.0])
+    >>> symgrad.asarray(a).add_(1); a
+    tensor([2., 3.], dtype=symgrad.float64)
+    array([2., 3.])
+    >>> symgrad.asarray([1, 2], dtype=symgrad.float32)
+    tensor([1., 2.])
+    """
+    dtype = parser.dtype_arg("asarray", dtype)
+    check_device(device)
+    unset = requires_grad is _UNSET
+    if unset:
+        requires_grad = None
+    if requires_grad is not None:
+        parser.bool_arg("asarray", "requires_grad", requires_grad)
+    if copy is not None:
+        parser.bool_arg("asarray", "copy", copy)
+    if isinstance(obj, Tensor | np.ndarray):
+        tensor = obj if isinstance(obj, Tensor) else from_numpy(obj) if \
+            dtypes.from_numpy_dtype(obj.dtype).np_dtype == obj.dtype else None
+        source = obj.dtype if isinstance(obj, Tensor) else dtypes.from_numpy_dtype(obj.dtype)
+        wrong = dtype is not None and dtype is not source
+        if copy is False and wrong:
+            raise ValueError(f"can't alias tensor with dtype '{source._torch_name}' into dtype "
+                             f"'{dtype._torch_name}'.")
+        if tensor is None:
+            tensor = _make(np.array(obj, dtype=source.np_dtype))
+        if copy or wrong:
+            tensor = tensor.to(dtype if wrong else tensor.dtype, copy=True) if wrong \
+                else tensor.clone()
+        if requires_grad is None:
+            if unset and isinstance(obj, Tensor) and obj.requires_grad:
+                warn_at_user("symgrad.asarray: unspecified requires_grad now defaults to "
+                             "obj.requires_grad instead of False. Pass requires_grad=False "
+                             "explicitly to get the old behavior and silence this warning.")
+            return tensor
+        if not requires_grad and tensor.grad_fn is not None:
+            tensor = tensor.detach()
+        if requires_grad and tensor.dtype.np_dtype.kind != "f":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        if tensor.grad_fn is None:
+            tensor.requires_grad_(requires_grad)
+        return tensor
+    if copy is False:
+        raise ValueError("can't alias arbitrary sequence into a tensor.")
+    return _tensor(obj, dtype, device, bool(requires_grad), None)
+
+
 def linspace(start: float, end: float, steps: int, *, dtype: dtypes.dtype | None = None,
              device: Any = None, requires_grad: bool = False, name: str | None = None) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive.

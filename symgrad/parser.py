@@ -83,7 +83,7 @@ OVERLOADED = frozenset(
         "pow", "float_power", "eq", "ne", "lt", "le", "gt", "ge", "greater", "less",
         "greater_equal", "less_equal", "not_equal", "bitwise_and", "bitwise_or", "bitwise_xor",
         "bitwise_left_shift", "bitwise_right_shift", "copysign", "xlogy", "clamp_min",
-        "clamp_max", "bucketize", "searchsorted", "where"))
+        "clamp_max", "bucketize", "searchsorted", "where", "rsub", "fill"))
 
 
 def refused_argument(args: Sequence[Any], bad: int) -> TypeError:

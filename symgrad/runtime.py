@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from symgrad.autograd import graph as _graph
+from symgrad.numeric import dtypes
 from symgrad.tensor import CPU, Tensor, check_device, device
 
 _threads = os.cpu_count() or 1
@@ -224,6 +225,38 @@ def get_default_device() -> device:
     device(type='cpu')
     """
     return CPU
+
+
+_TENSOR_TYPES = {"FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16"}
+
+
+def set_default_tensor_type(t: Any, /) -> None:
+    """Deprecated (PyTorch warns so): set the default float dtype from a tensor type's name,
+    ``'torch.FloatTensor'`` (float32), ``'torch.DoubleTensor'`` (float64) or
+    ``'torch.HalfTensor'`` (float16); use :func:`set_default_dtype`.
+
+    >>> import warnings; warnings.simplefilter("ignore")
+    >>> symgrad.set_default_tensor_type("torch.DoubleTensor"); symgrad.get_default_dtype()
+    symgrad.float64
+    >>> symgrad.set_default_tensor_type("torch.FloatTensor")
+    """
+    if not isinstance(t, str):
+        raise TypeError("invalid type object: only floating-point types are supported as the "
+                        "default type")
+    module, _, kind = t.rpartition(".")
+    if module not in ("torch", "symgrad"):
+        if module.endswith(".cuda"):
+            raise TypeError(f"type {t} not available. Torch not compiled with CUDA enabled.")
+        raise ModuleNotFoundError(f"No module named '{module or t}'")
+    if kind not in _TENSOR_TYPES:
+        if kind.endswith("Tensor") and kind[:-len("Tensor")] in (
+                "Byte", "Char", "Short", "Int", "Long", "Bool"):
+            raise TypeError("only floating-point types are supported as the default type")
+        raise AttributeError(f"module '{module}' has no attribute '{kind}'")
+    _graph.warn_at_user("symgrad.set_default_tensor_type() is deprecated as of PyTorch 2.1, "
+                        "please use symgrad.set_default_dtype() and symgrad.set_default_device() "
+                        "as alternatives.")
+    dtypes.set_default_dtype(getattr(dtypes, _TENSOR_TYPES[kind]))
 
 
 def set_default_device(device: Any) -> None:  # noqa: A002 - PyTorch's name

@@ -129,6 +129,38 @@ class device:  # noqa: N801 - PyTorch's name
         return hash((self.type, self.index))
 
 
+class layout:  # noqa: N801 - PyTorch's name
+    """How a tensor's elements are laid out in memory: symgrad's tensors are dense numpy
+    arrays, so the one layout is :data:`strided` (PyTorch's sparse layouts are not made).
+
+    >>> symgrad.strided, symgrad.ones(2).layout is symgrad.strided
+    (symgrad.strided, True)
+    >>> isinstance(symgrad.strided, symgrad.layout)
+    True
+    """
+
+    __slots__ = ("_name",)
+    _made = False
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> layout:
+        if cls._made:
+            raise TypeError("cannot create 'symgrad.layout' instances")
+        return super().__new__(cls)
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __repr__(self) -> str:
+        return f"symgrad.{self._name}"
+
+    def __reduce__(self) -> str:
+        return self._name
+
+
+strided = layout("strided")
+layout._made = True
+
+
 _CPU_ONLY = " (symgrad computes on the CPU only: its tensors are numpy arrays in host memory)"
 
 

@@ -33,8 +33,6 @@ KNOWN = {
     "Tensor.vsplit": "the method shares torch.vsplit's indices_or_sections",
     "Tensor.dsplit": "the method shares torch.dsplit's indices_or_sections",
     "torch.rrelu": "torch.rrelu shares F.rrelu's inplace",
-    "torch.feature_alpha_dropout": "shares F.feature_alpha_dropout's (training, inplace), "
-                                   "torch's is train",
     "torch.baddbmm": "out_dtype (a CUDA-only option) not implemented",
     "Tensor.cuda": "takes device= and non_blocking= and raises PyTorch's no-CUDA error",
     "Tensor.tensor_split": "sections= and indices= are PyTorch's (its docs list only one name)",
@@ -48,8 +46,6 @@ KNOWN = {
     "torch.max_pool1d": "torch.* shares F.*'s return_indices",
     "torch.max_pool2d": "torch.* shares F.*'s return_indices",
     "torch.max_pool3d": "torch.* shares F.*'s return_indices",
-    "torch.dropout": "torch.dropout shares F.dropout's (training, inplace), torch's is train",
-    "torch.alpha_dropout": "shares F.alpha_dropout's (training, inplace), torch's is train",
     "torch.celu": "torch.celu shares F.celu's inplace",
     "torch.selu": "torch.selu shares F.selu's inplace",
     "torch.randint": "randint(low, high, size) parsed from *args: low=/high=/size= not taken",

@@ -589,7 +589,7 @@ def _version_of(value: Any) -> int:
 _node_classes: dict[str, type[Node]] = {}
 
 
-_NAMESPACED = frozenset({"CopySlices", "CopyBackwards"})
+_NAMESPACED = frozenset({"CopySlices", "CopyBackwards", "NotImplemented"})
 _MISSING: Any = object()
 # The names PyTorch gives a node's inputs in its ``_saved_<name>`` attributes where they are
 # not ``self`` (one input) or ``self`` and ``other`` (two)

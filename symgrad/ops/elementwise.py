@@ -351,6 +351,17 @@ sign = register(Op(
     samples=tuple(Sample(s.shapes, kinks=(0.0,)) for s in UNARY),
 ))
 
+# angle of a real number: pi where it is negative, 0 elsewhere, nan kept; piecewise constant,
+# so its gradient is 0, as PyTorch's
+angle = register(Op(
+    "angle", "AngleBackward0",
+    convention="0 everywhere, 0 (a jump) included",
+    forward=lambda xp, a: xp.where(a < 0, math.pi, xp.where(a == a, 0.0, a)),
+    vjp=(lambda xp, g, ans, a: xp.zeros_like(g),),
+    float_only=True,
+    samples=tuple(Sample(s.shapes, kinks=(0.0,)) for s in UNARY),
+))
+
 clone = register(Op(
     "clone", "CloneBackward0",
     forward=lambda xp, a: a.copy(),
@@ -1178,6 +1189,29 @@ floor_divide = Op(
     forward=lambda xp, a, b: xp.div_rounded(a, b, "floor"),
     lower=lambda xp, a, b: xp.floor(a / b),
     vjp=(_not_implemented("floor_divide"), _not_implemented("floor_divide")),
+)
+
+# Not registered (no gradient): detach_copy, which PyTorch records on an input requiring grad
+# with a node named "NotImplemented" whose backward raises.
+detach_copy = Op(
+    "detach_copy", "NotImplemented",
+    forward=lambda xp, a: a.copy(),
+    lower=lambda xp, a: a,
+    vjp=(_not_implemented("detach_copy"),),
+)
+
+# Not registered (no gradient): histogram's and histogramdd's results, which PyTorch records,
+# for an input or weight requiring grad, with a node named "NotImplemented" whose backward
+# raises; the values are computed outside (``value``), these only put them in the graph.
+histogram = Op(
+    "histogram", "NotImplemented",
+    forward=lambda xp, a, value: value.copy(),
+    vjp=(_not_implemented("histogram"),),
+)
+histogram_weighted = Op(
+    "histogram_weighted", "NotImplemented",
+    forward=lambda xp, a, weight, value: value.copy(),
+    vjp=(_not_implemented("histogram"), _not_implemented("histogram")),
 )
 
 rremainder = Op(

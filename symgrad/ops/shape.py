@@ -439,8 +439,8 @@ def _scatter_reduce_self_grad(xp, g, ans, a, src, key, src_key, reduce, include_
         return g * weight_self
     if reduce == "mean":
         g = g / divisor
-    elif reduce == "prod" and include_self:
-        g = g * ans / a
+    elif reduce == "prod" and include_self:  # the product of the source elements it met
+        g = g * xp.index_multiply(src[src_key], a.shape, key)
     return g if include_self else xp.index_put(g, key, 0.0)
 
 
@@ -451,8 +451,15 @@ def _scatter_reduce_src_grad(xp, g, ans, a, src, key, src_key, reduce, include_s
         return xp.index_backward(g[key] * weight_src, src.shape, src_key)
     if reduce == "mean":
         return _scatter_src_grad(xp, g / divisor, ans, a, src, key, src_key)
-    if reduce == "prod":
-        return xp.index_backward((g * ans)[key] / src[src_key], src.shape, src_key)
+    if reduce == "prod":  # the product of the others: ans / s, unless s is its group's one 0
+        s = src[src_key]
+        zero = s == 0
+        zeros = xp.index_backward(xp.where(zero, 1.0, 0.0), a.shape, key)[key]
+        single = zero & (zeros == 1)
+        base = a if include_self else xp.index_put(a, key, 1.0)
+        others = base * xp.index_multiply(xp.where(single, 1.0, s), a.shape, key)
+        grad = xp.where(single, (g * others)[key], (g * ans)[key] / xp.where(zero, 1.0, s))
+        return xp.index_backward(grad, src.shape, src_key)
     return _scatter_src_grad(xp, g, ans, a, src, key, src_key)
 
 

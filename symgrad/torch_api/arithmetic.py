@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from symgrad import ops, parser
-from symgrad.autograd.graph import warn_at_user
+from symgrad.autograd.grad_mode import is_grad_enabled
+from symgrad.autograd.graph import named_node, warn_at_user
 from symgrad.dispatch import (
     apply_binary,
     apply_inplace,
@@ -438,7 +439,19 @@ def fill_(self, value: Any) -> Tensor:
     >>> x = symgrad.zeros(3)
     >>> x.fill_(2.5)
     tensor([2.5000, 2.5000, 2.5000])
+
+    A 0-d tensor ``value`` that requires grad gets the sum of the gradient, as in PyTorch
+    (``FillBackward3``).
     """
+    if isinstance(value, Tensor):
+        if value._value.ndim:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value._value.ndim} dimensions.")
+        if value._requires_grad and is_grad_enabled():
+            out = self.copy_(value.expand(self._value.shape))
+            if out.grad_fn is not None and type(out.grad_fn).__name__ == "CopyBackwards":
+                named_node(out, "FillBackward3")
+            return out
     value = scalar(value)
     value = dtypes.check_fill(value, self._value.dtype)
     if self._value.dtype.kind == "b":

@@ -5,13 +5,14 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from symgrad import ops, parser
-from symgrad.autograd.graph import named_node
+from symgrad.autograd.graph import named_node, warn_at_user
 from symgrad.dispatch import _broadcast_error, apply_inplace, apply_op
 from symgrad.numeric import dtypes
 from symgrad.tensor import Tensor, _dim, _make
@@ -274,6 +275,29 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:  # noqa: A002
     if value.ndim == 0:
         return _make(np.zeros((int(bool(value)), 0), dtype=np.int64))
     return _make(np.argwhere(value).astype(np.int64))
+
+
+@torch_api(NO_GRAPH)
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:  # noqa: A002
+    """:func:`nonzero` with exactly ``size`` rows: the first ``size`` found, then rows of
+    ``fill_value``.
+
+    >>> symgrad.tensor([0, 1, 0, 2]).nonzero_static(size=3)
+    tensor([[ 1],
+            [ 3],
+            [-1]])
+    """
+    _tensor(input, "nonzero_static")
+    if not parser._is_int(size):
+        raise parser.wrong_type("nonzero_static", "size", "int", size)
+    if not parser._is_int(fill_value):
+        raise parser.wrong_type("nonzero_static", "fill_value", "int", fill_value)
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    found = nonzero(input)._value[:size]
+    rows = np.full((int(size), found.shape[1]), int(fill_value), dtype=np.int64)
+    rows[:len(found)] = found
+    return _make(rows)
 
 
 @torch_api(NO_GRAPH, example=lambda x: x.argwhere())
@@ -670,3 +694,99 @@ def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     """
     return _scatter_reduce(apply_inplace, "scatter_reduce_", self, dim, index, src, reduce,
                            include_self)
+
+
+_INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
+
+
+def _index_reduce(run: Any, fn: str, input: Tensor, dim: int, index: Tensor,  # noqa: A002
+                  source: Tensor, reduce: str, include_self: bool) -> Tensor:
+    """index_reduce(_) as :func:`scatter_reduce` with ``index`` spread along ``dim`` over
+    ``source``'s shape, checked with PyTorch's messages first (``IndexReduceBackward0``)."""
+    _tensor(input, fn)
+    parser.tensor_arg(fn, "index", index, 2)
+    parser.tensor_arg(fn, "source", source, 3)
+    warn_at_user("index_reduce() is in beta and the API may change at any time.")
+    if reduce not in _INDEX_REDUCTIONS:
+        raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or "
+                           f"amin but got {reduce}.")
+    ndim = input._value.ndim
+    d = _dim(dim, ndim)
+    ids = index._value
+    if ids.ndim > 1:
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: "
+                         f"{ids.ndim} with type: {index.dtype._torch_name} and size: "
+                         f"{list(ids.shape)}")
+    if ids.dtype not in (np.int32, np.int64):
+        raise RuntimeError("index_reduce_(): Expected dtype int32/int64 for index but got: "
+                           f"{index.dtype._torch_name}")
+    src = source._value
+    count = src.shape[d] if src.ndim else 1
+    if ids.size != count:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({ids.size}) should be equal to "
+                           f"source.size(dim): ({count}), for dim: {d}")
+    if input.dtype is not source.dtype:
+        raise RuntimeError(f"index_reduce_(): self ({input.dtype._torch_name}) and source "
+                           f"({source.dtype._torch_name}) must have the same scalar type")
+    if src.ndim and src.shape[:d] + src.shape[d + 1:] != input._value.shape[:d] + \
+            input._value.shape[d + 1:]:
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(input._value.shape)} "
+                           f"source.shape = {list(src.shape)}")
+    size = input._value.shape[d] if ndim else 1
+    if ids.size and (ids.min() < 0 or ids.max() >= size):
+        raise IndexError("index out of range in self")
+    spread = ids.astype(np.int64)
+    if not ndim and run is apply_op:  # (a 0-d tensor: as its one-element vector)
+        result = _index_reduce(run, fn, input.reshape(1), 0, index, source.reshape(1), reduce,
+                               include_self)
+        return named_node(result.reshape(()), "IndexReduceBackward0")
+    if src.ndim:
+        spread = np.broadcast_to(spread.reshape((1,) * d + (-1,) + (1,) * (src.ndim - d - 1)),
+                                 src.shape)
+    else:
+        spread = spread.reshape(())
+    result = _scatter_reduce(run, fn, input, dim, _make(np.ascontiguousarray(spread)), source,
+                             reduce, include_self)
+    return named_node(result, "IndexReduceBackward0")
+
+
+def _index_reduce_example(x: Tensor, name: str, reduce: str) -> Tensor:
+    """The registry's example call of index_reduce(_), without PyTorch's beta warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return getattr(x, name)(0, _example_index([1, 1]), x.detach() + 1, reduce)
+
+
+@torch_api("scatter_reduce",
+           example=lambda x: _index_reduce_example(x, "index_reduce", "prod"))
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor,  # noqa: A002
+                 reduce: str, *, include_self: bool = True) -> Tensor:
+    """``input`` with slice ``i`` of ``source`` along ``dim`` reduced into slice ``index[i]``
+    by ``reduce``: "prod", "mean", "amax" or "amin", with or without ``input``'s own values
+    (``include_self``; PyTorch's beta warning; ``IndexReduceBackward0``, whose amax/amin
+    gradient is split evenly among the elements equal to the result).
+
+    >>> import warnings; warnings.simplefilter("ignore")
+    >>> symgrad.ones(2, 2).index_reduce(0, symgrad.tensor([1, 1]),
+    ...                                 symgrad.tensor([[2.0, 3.0], [4.0, 5.0]]), "prod")
+    tensor([[ 1.,  1.],
+            [ 8., 15.]])
+    """
+    return _index_reduce(apply_op, "index_reduce", input, dim, index, source, reduce,
+                         include_self)
+
+
+@torch_api("scatter_reduce", function=False, inplace=True,
+           example=lambda x: _index_reduce_example(x, "index_reduce_", "amax"))
+def index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                  include_self: bool = True) -> Tensor:
+    """In-place :func:`index_reduce`.
+
+    >>> import warnings; warnings.simplefilter("ignore")
+    >>> symgrad.ones(2).index_reduce_(0, symgrad.tensor([1, 1]), symgrad.tensor([2.0, 3.0]),
+    ...                               "mean")
+    tensor([1., 2.])
+    """
+    return _index_reduce(apply_inplace, "index_reduce_", self, dim, index, source, reduce,
+                         include_self)

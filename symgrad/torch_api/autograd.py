@@ -51,3 +51,14 @@ def detach(self) -> Tensor:
     out = _make(self._value)
     out._counter = counter_of(self)
     return out
+
+
+@torch_api(NO_GRAPH, method=False)
+def detach_(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+    """:meth:`Tensor.detach_` as a function: ``input`` leaves the graph in place.
+
+    >>> y = symgrad.ones(2, requires_grad=True) * 2
+    >>> symgrad.detach_(y) is y, y.requires_grad
+    (True, False)
+    """
+    return input.detach_()

@@ -823,8 +823,7 @@ def mvlgamma_(input: Tensor, p: int) -> Tensor:  # noqa: A002
                          p=_mvlgamma_order(input, p, "mvlgamma_"))
 
 
-@torch_api(COMPOSITE, function=False, inplace=True,
-           example=lambda x: x.ldexp_(x.detach().round()))
+@torch_api(COMPOSITE, inplace=True, example=lambda x: x.ldexp_(x.detach().round()))
 def ldexp_(self: Tensor, other: Tensor) -> Tensor:
     """In-place :func:`ldexp`.
 

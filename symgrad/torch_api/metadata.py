@@ -13,9 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from symgrad import parser
+from symgrad import creation, parser
+from symgrad.autograd.grad_mode import is_grad_enabled
 from symgrad.numeric import dtypes
-from symgrad.tensor import Tensor, _dim, _make
+from symgrad.tensor import Tensor, _dim, _make, strided
 from symgrad.torch_api.arguments import check_ints
 from symgrad.torch_api.declaration import COMPOSITE, NO_GRAPH, torch_api
 
@@ -100,7 +101,7 @@ def is_signed(self) -> bool:
     return self.dtype.is_signed
 
 
-@torch_api(NO_GRAPH, function=False)
+@torch_api(NO_GRAPH)
 def get_device(self) -> int:
     """-1: the tensor is on the CPU (PyTorch gives a CUDA tensor's device index).
 
@@ -108,6 +109,62 @@ def get_device(self) -> int:
     -1
     """
     return -1
+
+
+@torch_api(NO_GRAPH, function=False, attribute=True)
+def is_cpu(self) -> bool:
+    """True: symgrad's tensors live in host memory.
+
+    >>> symgrad.ones(2).is_cpu
+    True
+    """
+    return True
+
+
+@torch_api(NO_GRAPH, function=False, attribute=True)
+def layout(self) -> Any:
+    """The memory layout: always :data:`symgrad.strided` (a dense array).
+
+    >>> symgrad.ones(2).layout
+    symgrad.strided
+    """
+    return strided
+
+
+def _not_on(name: str, what: str) -> None:
+    """Install ``Tensor.<name>``, a property that is False: symgrad's tensors are not
+    ``what``."""
+
+    def flag(self: Tensor) -> bool:
+        return False
+
+    flag.__doc__ = f"""False: symgrad's tensors are not {what}.
+
+    >>> symgrad.ones(2).{name}
+    False
+    """
+    torch_api(NO_GRAPH, function=False, attribute=True, name=name)(flag)
+
+
+for _name, _what in (("is_meta", "meta tensors (they hold values)"),
+                     ("is_quantized", "quantized"), ("is_nested", "nested tensors"),
+                     ("is_sparse_csr", "sparse"), ("is_mkldnn", "MKL-DNN tensors"),
+                     ("is_mps", "on an MPS device"), ("is_xpu", "on an XPU"),
+                     ("is_xla", "on an XLA device"), ("is_ipu", "on an IPU"),
+                     ("is_vulkan", "on a Vulkan device"), ("is_maia", "on a MAIA device"),
+                     ("is_mtia", "on an MTIA device")):
+    _not_on(_name, _what)
+
+
+@torch_api(NO_GRAPH)
+def is_inference(self) -> bool:
+    """False: symgrad has no inference tensors (its ``inference_mode`` is ``no_grad``, so a
+    tensor made inside one is an ordinary tensor, where PyTorch's would answer True).
+
+    >>> symgrad.ones(2).is_inference()
+    False
+    """
+    return False
 
 
 @torch_api(NO_GRAPH, function=False)
@@ -311,6 +368,57 @@ def conj(self) -> Tensor:
 
 
 @torch_api(NO_GRAPH)
+def conj_physical(self) -> Tensor:
+    """The complex conjugate, computed: a real tensor itself (as PyTorch returns ``self``).
+
+    >>> x = symgrad.ones(2)
+    >>> x.conj_physical() is x
+    True
+    """
+    return self
+
+
+@torch_api(NO_GRAPH, inplace=True)
+def conj_physical_(self) -> Tensor:
+    """In-place :meth:`conj_physical`: nothing changes in a real tensor (PyTorch's refusal for
+    a leaf that requires grad included).
+
+    >>> symgrad.ones(2).conj_physical_()
+    tensor([1., 1.])
+    """
+    if self._requires_grad and self.grad_fn is None and is_grad_enabled():
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    return self
+
+
+@torch_api(NO_GRAPH, function=False)
+def new_empty_strided(self, size: Any, stride: Any, *, dtype: dtypes.dtype | None = None,
+                      device: Any = None, requires_grad: bool = False, layout: Any = None,
+                      pin_memory: bool = False) -> Tensor:
+    """:func:`symgrad.empty_strided` in this tensor's dtype (unless ``dtype``).
+
+    >>> symgrad.ones(1, dtype=symgrad.float64).new_empty_strided((2, 3), (1, 2)).stride()
+    (1, 2)
+    """
+    return creation.empty_strided(size, stride, dtype=self.dtype if dtype is None else dtype,
+                                  layout=layout, device=device, requires_grad=requires_grad,
+                                  pin_memory=pin_memory)
+
+
+@torch_api(COMPOSITE, function=False, example=lambda x: x.to_dense())
+def to_dense(self, dtype: dtypes.dtype | None = None, *, masked_grad: bool | None = None,
+             ) -> Tensor:
+    """This (dense) tensor itself, or in ``dtype`` (``ToCopyBackward0``).
+
+    >>> x = symgrad.ones(2)
+    >>> x.to_dense() is x
+    True
+    """
+    return self if dtype is None or dtype is self.dtype else self.to(dtype)
+
+
+@torch_api(NO_GRAPH)
 def resolve_conj(self) -> Tensor:
     """``self`` with a pending conjugation applied: a real tensor itself.
 
@@ -332,7 +440,7 @@ def resolve_neg(self) -> Tensor:
     return self
 
 
-@torch_api(NO_GRAPH, function=False)
+@torch_api(NO_GRAPH)
 def is_conj(self) -> bool:
     """Whether a conjugation is pending (a lazily conjugated complex view): never here.
 
@@ -342,7 +450,7 @@ def is_conj(self) -> bool:
     return False
 
 
-@torch_api(NO_GRAPH, function=False)
+@torch_api(NO_GRAPH)
 def is_neg(self) -> bool:
     """Whether a negation is pending (a lazily negated complex view): never here.
 

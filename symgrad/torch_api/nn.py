@@ -499,7 +499,7 @@ def _masked(input: Tensor, p: float, mask_shape: tuple[int, ...]) -> Tensor:  # 
     return input * _make(scaled)
 
 
-@torch_api(COMPOSITE, method=False)
+@torch_api(COMPOSITE, method=False, function=False)
 def dropout(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
             inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` in
@@ -598,7 +598,7 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A00
     return _feature_dropout("dropout3d", 3, input, p, training, inplace)
 
 
-@torch_api(COMPOSITE, method=False)
+@torch_api(COMPOSITE, method=False, function=False)
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,  # noqa: A002
                   inplace: bool = False) -> Tensor:
     """Dropout that keeps selu's self-normalizing mean and variance: dropped elements take
@@ -611,7 +611,7 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,  # noqa
     return _alpha_dropout(input, p, training, inplace, tuple(input.shape))
 
 
-@torch_api(COMPOSITE, method=False)
+@torch_api(COMPOSITE, method=False, function=False)
 def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,  # noqa: A002
                           inplace: bool = False) -> Tensor:
     """:func:`alpha_dropout` of whole channels: one draw per (sample, channel), shared by all
@@ -640,6 +640,112 @@ def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool,  # no
     keep = (creation._rng.random(shape) >= p).astype(input._value.dtype)
     b = _make(((1 - keep) * (alpha * a) + alpha * a * -p).astype(input._value.dtype))
     return _inplace(input, input * _make(keep * input._value.dtype.type(a)) + b, inplace)
+
+
+# symgrad.dropout & co: PyTorch's torch.<name>(input, p, train), whose bad p is a RuntimeError
+def _torch_dropout(name: str, input: Tensor, p: float, train: bool,  # noqa: A002
+                   inplace: bool) -> Tensor:
+    if p < 0 or p > 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
+    if name in ("feature_dropout", "feature_alpha_dropout") and input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    if name == "dropout":
+        return dropout(input, p, train, inplace)
+    if name == "alpha_dropout":
+        return alpha_dropout(input, p, train, inplace)
+    if name == "feature_alpha_dropout":
+        return feature_alpha_dropout(input, p, train, inplace)
+    if not train or p == 0:
+        return input
+    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+    return _inplace(input, _masked(input, p, shape), inplace)
+
+
+@torch_api(COMPOSITE, method=False, name="dropout")
+def _dropout_function(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    """``torch.dropout``: :func:`F.dropout <symgrad.nn.functional.dropout>` with the
+    arguments ``(input, p, train)`` (a ``p`` outside [0, 1] is a RuntimeError here).
+
+    >>> symgrad.dropout(symgrad.ones(3), 0.5, False)
+    tensor([1., 1., 1.])
+    """
+    return _torch_dropout("dropout", input, p, train, False)
+
+
+@torch_api(COMPOSITE, method=False, inplace=True, name="dropout_")
+def _dropout_inplace(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    """:func:`symgrad.dropout` in place.
+
+    >>> symgrad.dropout_(symgrad.ones(3), 1.0, True)
+    tensor([0., 0., 0.])
+    """
+    return _torch_dropout("dropout", input, p, train, True)
+
+
+@torch_api(COMPOSITE, method=False, name="alpha_dropout")
+def _alpha_dropout_function(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    """``torch.alpha_dropout``: :func:`F.alpha_dropout
+    <symgrad.nn.functional.alpha_dropout>` with the arguments ``(input, p, train)``.
+
+    >>> symgrad.alpha_dropout(symgrad.ones(2), 0.5, False)
+    tensor([1., 1.])
+    """
+    return _torch_dropout("alpha_dropout", input, p, train, False)
+
+
+@torch_api(COMPOSITE, method=False, inplace=True, name="alpha_dropout_")
+def _alpha_dropout_inplace(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    """:func:`symgrad.alpha_dropout` in place.
+
+    >>> symgrad.alpha_dropout_(symgrad.ones(2), 1.0, True)
+    tensor([0., 0.])
+    """
+    return _torch_dropout("alpha_dropout", input, p, train, True)
+
+
+@torch_api(COMPOSITE, method=False, name="feature_alpha_dropout")
+def _feature_alpha_dropout_function(input: Tensor, p: float,  # noqa: A002
+                                    train: bool) -> Tensor:
+    """``torch.feature_alpha_dropout``: :func:`F.feature_alpha_dropout
+    <symgrad.nn.functional.feature_alpha_dropout>` with the arguments ``(input, p, train)``.
+
+    >>> symgrad.feature_alpha_dropout(symgrad.ones(1, 2), 0.5, False)
+    tensor([[1., 1.]])
+    """
+    return _torch_dropout("feature_alpha_dropout", input, p, train, False)
+
+
+@torch_api(COMPOSITE, method=False, inplace=True, name="feature_alpha_dropout_")
+def _feature_alpha_dropout_inplace(input: Tensor, p: float,  # noqa: A002
+                                   train: bool) -> Tensor:
+    """:func:`symgrad.feature_alpha_dropout` in place.
+
+    >>> symgrad.feature_alpha_dropout_(symgrad.ones(1, 2), 1.0, True)
+    tensor([[0., 0.]])
+    """
+    return _torch_dropout("feature_alpha_dropout", input, p, train, True)
+
+
+@torch_api(COMPOSITE, method=False)
+def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    """Dropout of whole channels: one draw per (dim 0, dim 1) pair, shared along the other
+    dims (``MulBackward0``); the input needs at least 2 dims.
+
+    >>> symgrad.feature_dropout(symgrad.ones(1, 2, 2), 1.0, True)
+    tensor([[[0., 0.],
+             [0., 0.]]])
+    """
+    return _torch_dropout("feature_dropout", input, p, train, False)
+
+
+@torch_api(COMPOSITE, method=False, inplace=True)
+def feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    """:func:`feature_dropout` in place.
+
+    >>> symgrad.feature_dropout_(symgrad.ones(1, 2), 0.0, True)
+    tensor([[1., 1.]])
+    """
+    return _torch_dropout("feature_dropout", input, p, train, True)
 
 
 # ---------------------------------------------------------------------------- composites

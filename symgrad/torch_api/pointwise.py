@@ -535,6 +535,20 @@ _pointwise("sgn", _ew.sgn, """Elementwise sign (for real tensors, :func:`sign` r
     >>> symgrad.sgn(symgrad.tensor([-2.0, 0.0, 3.0]))
     tensor([-1.,  0.,  1.])
     """)
+
+
+@torch_api("angle")
+def angle(self) -> Tensor:
+    """The argument of each element as a complex number: ``pi`` where it is negative, 0
+    elsewhere, nan kept; integers and bools give the default float dtype
+    (``AngleBackward0``, whose gradient is zero).
+
+    >>> symgrad.tensor([-2.0, 0.0, 3.0]).angle()
+    tensor([3.1416, 0.0000, 0.0000])
+    """
+    return apply_op(_ew.angle, self)
+
+
 _pointwise("deg2rad", _ew.deg2rad, """Degrees to radians, ``x * pi / 180``
     (``Deg2RadBackward0``).
 

@@ -25,7 +25,7 @@ from symgrad.ops.reduction import _take_along_key
 from symgrad.tensor import Tensor, _dim, _make
 from symgrad.torch_api.arguments import check_ints
 from symgrad.torch_api.declaration import NO_GRAPH, torch_api
-from symgrad.torch_api.reductions import _records, _return_type, return_types
+from symgrad.torch_api.reductions import _records, _return_type, result_type, return_types
 
 _red = ops.reduction
 
@@ -40,6 +40,22 @@ for _name in ("sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax
             [0, 0]])
     """
     setattr(return_types, _name, _type)
+
+# (histogram's, here too: symgrad.return_types is this namespace, complete on first access)
+return_types.histogram = result_type("histogram", ("hist", "bin_edges"), """What
+    ``histogram`` returns: a tuple ``(hist, bin_edges)`` with names (PyTorch's
+    ``torch.return_types.histogram``).
+
+    >>> symgrad.histogram(symgrad.tensor([1.0, 2.0, 2.0]), 2).hist
+    tensor([1., 2.])
+    """)
+return_types.histogramdd = result_type("histogramdd", ("hist", "bin_edges"), """What
+    ``histogramdd`` returns: a tuple ``(hist, bin_edges)``, the edges a tuple with one tensor
+    per dimension (PyTorch's ``torch.return_types.histogramdd``).
+
+    >>> symgrad.histogramdd(symgrad.tensor([[0.0, 1.0]]), [1, 1]).hist
+    tensor([[1.]])
+    """)
 
 
 def _check_tensor(input: Any, fn: str) -> Tensor:  # noqa: A002
