@@ -7,12 +7,12 @@ import math
 import symgrad
 from symgrad.distributions import constraints
 from symgrad.distributions.cauchy import Cauchy
-from symgrad.distributions.transformed import TransformedDistribution
+from symgrad.distributions.transformed import Folded
 from symgrad.distributions.transforms import AbsTransform
 from symgrad.tensor import Tensor
 
 
-class HalfCauchy(TransformedDistribution):
+class HalfCauchy(Folded):
     """``|x|`` for x Cauchy of median 0 and half-width ``scale``: twice the Cauchy density on
     the non-negative half-line.
 
@@ -49,27 +49,12 @@ class HalfCauchy(TransformedDistribution):
         return self.base_dist.variance
 
     def log_prob(self, value: Tensor) -> Tensor:
-        """The Cauchy's log density plus ``log 2``; -inf below 0."""
-        if self._validate_args:
-            self._validate_sample(value)
-        value = symgrad.as_tensor(value, dtype=self.scale.dtype)
-        log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return symgrad.where(value >= 0, log_prob, -math.inf)
+        """The Cauchy's log density plus ``log 2``; -inf below 0 (a number taken in the
+        scale's dtype, as PyTorch's).
 
-    def cdf(self, value: Tensor) -> Tensor:
-        """``2 F(value) - 1``, F the Cauchy's cdf."""
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob: Tensor) -> Tensor:
-        """The Cauchy's icdf of ``(prob + 1) / 2``."""
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self) -> Tensor:
-        """The Cauchy's entropy minus ``log 2``.
-
-        >>> symgrad.distributions.HalfCauchy(1.0).entropy()
-        tensor(1.8379)
+        >>> symgrad.distributions.HalfCauchy(1.0).log_prob(symgrad.tensor(0.0))
+        tensor(-0.4516)
         """
-        return self.base_dist.entropy() - math.log(2)
+        if self._validate_args:
+            self._validate_sample(value)
+        return super().log_prob(symgrad.as_tensor(value, dtype=self.scale.dtype))

@@ -209,7 +209,49 @@ class LogNormal(TransformedDistribution):
         return self.base_dist.entropy() + self.loc
 
 
-class HalfNormal(TransformedDistribution):
+class Folded(TransformedDistribution):
+    """``|x|`` for x of a distribution symmetric about 0 (``base_dist``): twice its density
+    on the non-negative half-line (the base of :class:`HalfNormal` and ``HalfCauchy``)."""
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        """The base's log density plus ``log 2``; -inf below 0.
+
+        >>> symgrad.distributions.HalfNormal(1.0).log_prob(symgrad.tensor(-1.0))
+        tensor(-inf)
+        """
+        if self._validate_args:
+            self._validate_sample(value)
+        log_prob = self.base_dist.log_prob(value) + math.log(2)
+        return symgrad.where(value >= 0, log_prob, -math.inf)
+
+    def cdf(self, value: Tensor) -> Tensor:
+        """``2 F(value) - 1``, F the base's cdf.
+
+        >>> symgrad.distributions.HalfNormal(1.0).cdf(symgrad.tensor(0.0))
+        tensor(0.)
+        """
+        if self._validate_args:
+            self._validate_sample(value)
+        return 2 * self.base_dist.cdf(value) - 1
+
+    def icdf(self, prob: Tensor) -> Tensor:
+        """The base's icdf of ``(prob + 1) / 2``.
+
+        >>> symgrad.distributions.HalfNormal(1.0).icdf(symgrad.tensor(0.0))
+        tensor(0.)
+        """
+        return self.base_dist.icdf((prob + 1) / 2)
+
+    def entropy(self) -> Tensor:
+        """The base's entropy minus ``log 2``.
+
+        >>> symgrad.distributions.HalfNormal(1.0).entropy()
+        tensor(0.7258)
+        """
+        return self.base_dist.entropy() - math.log(2)
+
+
+class HalfNormal(Folded):
     """``|x|`` for x normal of mean 0 and standard deviation ``scale``.
 
     >>> symgrad.distributions.HalfNormal(2.0).log_prob(symgrad.tensor(1.5))
@@ -244,30 +286,6 @@ class HalfNormal(TransformedDistribution):
         """``scale² (1 - 2/π)``."""
         return self.scale.pow(2) * (1 - 2 / math.pi)
 
-    def log_prob(self, value: Tensor) -> Tensor:
-        """The normal's log density plus ``log 2``; -inf below 0."""
-        if self._validate_args:
-            self._validate_sample(value)
-        log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return symgrad.where(value >= 0, log_prob, -math.inf)
-
-    def cdf(self, value: Tensor) -> Tensor:
-        """``2 Φ(value / scale) - 1``."""
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob: Tensor) -> Tensor:
-        """The normal's icdf of ``(prob + 1) / 2``."""
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self) -> Tensor:
-        """The normal's entropy minus ``log 2``.
-
-        >>> symgrad.distributions.HalfNormal(1.0).entropy()
-        tensor(0.7258)
-        """
-        return self.base_dist.entropy() - math.log(2)
 
 
 class Gumbel(TransformedDistribution):
