@@ -154,6 +154,7 @@ if TYPE_CHECKING:  # what __getattr__ below loads on first use, for type checker
         embedding,
         group_norm,
         hinge_embedding_loss,
+        instance_norm,
         kl_div,
         layer_norm,
         margin_ranking_loss,
@@ -217,8 +218,9 @@ _LAZY = {"linalg": ("symgrad.linalg", None), "nn": ("symgrad.nn", None),
          **{name: ("symgrad.nn.toplevel", name) for name in (  # (symgrad.nn.toplevel.NAMES)
              "batch_norm", "bilinear", "binary_cross_entropy_with_logits", "constant_pad_nd",
              "convolution", "cosine_embedding_loss", "ctc_loss", "embedding", "group_norm",
-             "hinge_embedding_loss", "kl_div", "layer_norm", "margin_ranking_loss",
-             "max_pool1d_with_indices", "poisson_nll_loss", "triplet_margin_loss")}}
+             "hinge_embedding_loss", "instance_norm", "kl_div", "layer_norm",
+             "margin_ranking_loss", "max_pool1d_with_indices", "poisson_nll_loss",
+             "triplet_margin_loss")}}
 
 _clash = sorted(name for name in torch_api.lazy.FUNCTION_FAMILIES
                 if name in globals() or name in _LAZY)

@@ -335,6 +335,13 @@ CASES = {
         L, lambda x: L.batch_norm(x, None, None, L.ones(3, dtype=L.float64),
                                   L.full((3,), 4.0, dtype=L.float64), False, 0.1, 1e-5, False),
         M),
+    "instance_norm": lambda L: weighted(
+        L, lambda x, w: L.instance_norm(x.reshape(1, 3, 2), w[0, :3], w[1, :3], None, None,
+                                        True, 0.1, 1e-5, False), M, M[::-1]),
+    "instance_norm running": lambda L: (lambda m, v: [
+        weighted(L, lambda x: L.instance_norm(x.reshape(1, 3, 2), None, None, m, v, True, 0.5,
+                                              1e-5, True), M), m, v])(
+        L.zeros(3, dtype=L.float64), L.ones(3, dtype=L.float64)),
     "embedding": lambda L: weighted(L, lambda w: L.embedding(w, L.tensor([[0, 1], [1, 1]])), M),
     "embedding padding_idx": lambda L: weighted(
         L, lambda w: L.embedding(w, L.tensor([0, 1, 1]), 1), M),

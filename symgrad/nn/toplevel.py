@@ -1,12 +1,12 @@
-"""The ``torch.<name>`` forms of functions symgrad has in ``nn.functional``:
-``symgrad.kl_div``, ``symgrad.layer_norm``, ``symgrad.embedding`` ...
+"""The ``torch.<name>`` forms of functions symgrad has in ``nn.functional``: ``symgrad.kl_div``,
+``symgrad.layer_norm``, ``symgrad.embedding`` ...
 
 PyTorch's top-level forms are its ATen functions, whose arguments differ from ``F``'s: the
-reduction is an int (0 ``'none'``, 1 ``'mean'``, 2 ``'sum'``; as PyTorch's Python binding
-reads them, left out it means no reduction), ``batch_norm`` takes the weight and bias before
-the running statistics, ``embedding`` the weight before the indices, and the normalizations
-take a ``cudnn_enabled`` flag that changes nothing; ``convolution`` takes every argument.
-Each calls the ``F`` function, so the values, nodes and gradients are ``F``'s.
+reduction is an int (0 ``'none'``, 1 ``'mean'``, 2 ``'sum'``; as PyTorch's Python binding reads
+them, left out it means no reduction), ``batch_norm`` and ``instance_norm`` take the weight and
+bias before the running statistics, ``embedding`` the weight before the indices, and the
+normalizations take a ``cudnn_enabled`` flag that changes nothing; ``convolution`` takes every
+argument. Each calls the ``F`` function, so the values, nodes and gradients are ``F``'s.
 """
 
 from __future__ import annotations
@@ -191,6 +191,22 @@ def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,  # noq
                         eps)
 
 
+def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,  # noqa: A002
+                  running_mean: Tensor | None, running_var: Tensor | None,
+                  use_input_stats: bool, momentum: float, eps: float,
+                  cudnn_enabled: bool) -> Tensor:
+    """``torch.instance_norm``: :func:`F.instance_norm <symgrad.nn.functional.instance_norm>`
+    with PyTorch's order of arguments (weight and bias first), all of them given.
+
+    >>> symgrad.instance_norm(symgrad.tensor([[[1.0, 3.0]]]), None, None, None, None, True,
+    ...                       0.1, 1e-5, False)
+    tensor([[[-1.0000,  1.0000]]])
+    """
+    parser.tensor_arg("instance_norm", "input", input)
+    return F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats,
+                           momentum, eps)
+
+
 def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """``torch.embedding``: :func:`F.embedding <symgrad.nn.functional.embedding>` with the
@@ -295,4 +311,5 @@ def convolution(input: Tensor, weight: Tensor, bias: Tensor | None,  # noqa: A00
 NAMES = ("binary_cross_entropy_with_logits", "kl_div", "cosine_embedding_loss",
          "hinge_embedding_loss", "margin_ranking_loss", "triplet_margin_loss",
          "poisson_nll_loss", "ctc_loss", "layer_norm", "group_norm", "batch_norm", "embedding",
-         "bilinear", "constant_pad_nd", "convolution", "max_pool1d_with_indices")
+         "bilinear", "constant_pad_nd", "convolution", "max_pool1d_with_indices",
+         "instance_norm")

@@ -867,7 +867,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
 
 
 # ---------------------------------------------------------------------------- more layers
-@torch_api(COMPOSITE, method=False)
+@torch_api(COMPOSITE, method=False, function=False)  # (symgrad.instance_norm: nn.toplevel)
 def instance_norm(input: Tensor, running_mean: Tensor | None = None,  # noqa: A002
                   running_var: Tensor | None = None, weight: Tensor | None = None,
                   bias: Tensor | None = None, use_input_stats: bool = True,
