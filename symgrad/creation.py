@@ -597,15 +597,20 @@ def arange(start: float, end: float | None = None, step: float = 1, *,
     _float_kernel("arange_cpu", dtype, "iuf")
     for bound in (start, end, step):
         dtypes.check_fill(bound, dtype.np_dtype)
+    _check_range(start, end, step)
+    count = int(np.ceil((end - start) / step))
+    values = start + step * np.arange(count, dtype=np.float64)
+    return _finish(values.astype(dtype.np_dtype), requires_grad, name, device)
+
+
+def _check_range(start: float, end: float, step: float) -> None:
+    """PyTorch's checks of the bounds and step of ``arange`` and ``range``."""
     if not all(np.isfinite(v) for v in (start, end)):
         raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    count = int(np.ceil((end - start) / step))
-    values = start + step * np.arange(count, dtype=np.float64)
-    return _finish(values.astype(dtype.np_dtype), requires_grad, name, device)
 
 
 def range_(start: float = 0, end: float | None = None, step: float = 1, *,
@@ -629,12 +634,7 @@ def range_(start: float = 0, end: float | None = None, step: float = 1, *,
     parser.bool_arg("range", "requires_grad", requires_grad, call)
     target = dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
     _float_kernel("range_cpu", target, "iuf")
-    if not all(np.isfinite(v) for v in (start, end)):
-        raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if (end - start) * step < 0:
-        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    _check_range(start, end, step)
     count = int(np.floor((end - start) / step)) + 1
     values = start + step * np.arange(count, dtype=np.float64)
     return _finish(values.astype(target.np_dtype), requires_grad, None, device)

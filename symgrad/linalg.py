@@ -22,7 +22,7 @@ import numpy as np
 
 from symgrad import creation, ops, parser
 from symgrad.dispatch import apply_op
-from symgrad.numeric import dtypes
+from symgrad.numeric import dtypes, numpy_namespace
 from symgrad.tensor import Tensor, _dim
 from symgrad.torch_api import decompositions, products
 from symgrad.torch_api.arguments import result_dtype
@@ -454,19 +454,12 @@ def matrix_rank(A: Tensor, *, atol: float | None = None, rtol: float | None = No
     hermitian = parser.bool_arg("linalg_matrix_rank", "hermitian", hermitian)
     value = A._value
     magnitudes = (np.abs(np.linalg.eigvalsh(value)) if hermitian
-                  else _numeric_singular_values(value))
+                  else numpy_namespace.svdvals(value))
     atol = 0.0 if atol is None else float(atol)
     if rtol is None:
         rtol = 0.0 if atol > 0 else float(np.finfo(value.dtype).eps) * max(value.shape[-2:])
-    largest = magnitudes.max(-1, keepdims=True, initial=0.0)
-    kept = magnitudes > np.maximum(atol, float(rtol) * largest)
+    kept = numpy_namespace.above_tolerance(magnitudes, atol, float(rtol))
     return creation.tensor(kept.sum(-1).astype(np.int64))
-
-
-def _numeric_singular_values(value: np.ndarray) -> np.ndarray:
-    from symgrad.numeric import numpy_namespace
-
-    return numpy_namespace.svdvals(value)
 
 
 def cond(A: Tensor, p: float | str | None = None) -> Tensor:  # noqa: N803
@@ -533,8 +526,6 @@ def inv_ex(A: Tensor, *, check_errors: bool = False) -> decompositions._LinalgIn
     """
     products._square_matrices("linalg.inv", A)
     check_errors = parser.bool_arg("linalg_inv_ex", "check_errors", check_errors)
-    from symgrad.numeric import numpy_namespace
-
     info = numpy_namespace.lu_factor(A._value)[2]
     if check_errors and info.any():
         raise products.singular_error("linalg.inv_ex", A._value)
@@ -554,8 +545,6 @@ def cholesky_ex(A: Tensor, *, upper: bool = False,  # noqa: N803
     products._square_matrices("linalg.cholesky", A)
     upper = parser.bool_arg("linalg_cholesky_ex", "upper", upper)
     check_errors = parser.bool_arg("linalg_cholesky_ex", "check_errors", check_errors)
-    from symgrad.numeric import numpy_namespace
-
     info = numpy_namespace.cholesky_ex(A._value)[1]
     if check_errors and info.any():
         raise products.not_positive_error("linalg.cholesky_ex", A._value)
@@ -574,8 +563,6 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True,  # noqa: N803
     """
     check_errors = parser.bool_arg("linalg_solve_ex", "check_errors", check_errors)
     products._square_matrices("linalg.solve", A)
-    from symgrad.numeric import numpy_namespace
-
     info = numpy_namespace.lu_factor(A._value)[2]
     if check_errors and info.any():
         raise products.unsolvable_error("torch.linalg.solve_ex", A._value)

@@ -64,6 +64,32 @@ class BinaryProbability(Distribution):
         return self._expanded(batch_shape, _param=next(iter(given.values())), **given)
 
 
+
+class CountedTrials(BinaryProbability):
+    """The distributions of ``total_count`` and one probability of success, the two broadcast
+    together (``Binomial``, ``NegativeBinomial``)."""
+
+    def __init__(self, total_count: Tensor | float, probs: Tensor | float | None = None,
+                 logits: Tensor | float | None = None,
+                 validate_args: bool | None = None) -> None:
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        name, given = ("probs", probs) if probs is not None else ("logits", logits)
+        count, param = broadcast_all(total_count, given)
+        self.__dict__[name] = self._param = param
+        self.total_count = count.type_as(param)
+        Distribution.__init__(self, param.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape: Sequence[int]) -> CountedTrials:
+        """The same distribution with its parameters expanded to ``batch_shape``.
+
+        >>> symgrad.distributions.Binomial(5, 0.5).expand((2,)).batch_shape
+        symgrad.Size([2])
+        """
+        new = super().expand(batch_shape)
+        new.total_count = self.total_count.expand(batch_shape)
+        return new
+
 class Bernoulli(BinaryProbability, ExponentialFamily):
     """1 with probability ``probs`` (or ``sigmoid(logits)``: give one of the two), else 0.
 

@@ -9,9 +9,8 @@ import numpy as np
 import symgrad
 from symgrad import creation
 from symgrad.distributions import constraints
-from symgrad.distributions.bernoulli import BinaryProbability
+from symgrad.distributions.bernoulli import BinaryProbability, CountedTrials
 from symgrad.distributions.distribution import (
-    Distribution,
     ExponentialFamily,
     Rate,
     broadcast_all,
@@ -135,7 +134,7 @@ class Geometric(BinaryProbability):
                                                 reduction="none") / self.probs
 
 
-class Binomial(BinaryProbability):
+class Binomial(CountedTrials):
     """The number of successes in ``total_count`` trials that succeed with probability
     ``probs`` (or ``sigmoid(logits)``).
 
@@ -150,28 +149,12 @@ class Binomial(BinaryProbability):
     def __init__(self, total_count: Tensor | int = 1, probs: Tensor | float | None = None,
                  logits: Tensor | float | None = None,
                  validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        name, given = ("probs", probs) if probs is not None else ("logits", logits)
-        count, param = broadcast_all(total_count, given)
-        self.__dict__[name] = self._param = param
-        self.total_count = count.type_as(param)
-        Distribution.__init__(self, param.size(), validate_args=validate_args)
+        super().__init__(total_count, probs, logits, validate_args)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self) -> constraints.Constraint:
         """The integers from 0 to ``total_count``."""
         return constraints.integer_interval(0, self.total_count)
-
-    def expand(self, batch_shape: Sequence[int]) -> Binomial:
-        """The same distribution with its parameters expanded to ``batch_shape``.
-
-        >>> symgrad.distributions.Binomial(5, 0.5).expand((2,)).batch_shape
-        symgrad.Size([2])
-        """
-        new = super().expand(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        return new
 
     @property
     def mean(self) -> Tensor:

@@ -5,10 +5,8 @@ from __future__ import annotations
 import math
 
 import symgrad
-from symgrad.distributions import constraints
 from symgrad.distributions.cauchy import Cauchy
 from symgrad.distributions.transformed import Folded
-from symgrad.distributions.transforms import AbsTransform
 from symgrad.tensor import Tensor
 
 
@@ -20,18 +18,7 @@ class HalfCauchy(Folded):
     tensor(-1.3679)
     """
 
-    arg_constraints = {"scale": constraints.positive}
-    support = constraints.nonnegative
-    has_rsample = True
-
-    def __init__(self, scale: Tensor | float, validate_args: bool | None = None) -> None:
-        super().__init__(Cauchy(0, scale, validate_args=False), AbsTransform(),
-                         validate_args=validate_args)
-
-    @property
-    def scale(self) -> Tensor:
-        """The Cauchy's half-width."""
-        return self.base_dist.scale
+    base_family = Cauchy
 
     @property
     def mean(self) -> Tensor:

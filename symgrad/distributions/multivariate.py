@@ -138,12 +138,8 @@ class MultivariateNormal(Distribution):
         self.__dict__[name] = matrix.expand(*batch, -1, -1)
         self.loc = loc.expand(*batch, -1)
         super().__init__(batch, self.loc.shape[-1:], validate_args=validate_args)
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = symgrad.linalg.cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._unbroadcasted_scale_tril = scale_tril_of(scale_tril, covariance_matrix,
+                                                       precision_matrix)
 
     def _matrix_shape(self) -> tuple[int, ...]:
         return (*self._batch_shape, *self._event_shape, *self._event_shape)
@@ -202,6 +198,16 @@ class MultivariateNormal(Distribution):
         half_log_det = self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
         entropy = 0.5 * self._event_shape[0] * (1.0 + math.log(2 * math.pi)) + half_log_det
         return entropy if not self._batch_shape else entropy.expand(*self._batch_shape)
+
+
+def scale_tril_of(scale_tril: Tensor | None, covariance_matrix: Tensor | None,
+                  precision_matrix: Tensor | None) -> Tensor:
+    """The lower Cholesky factor of the covariance from whichever of the three is given."""
+    if scale_tril is not None:
+        return scale_tril
+    if covariance_matrix is not None:
+        return symgrad.linalg.cholesky(covariance_matrix)
+    return _precision_to_scale_tril(precision_matrix)
 
 
 def _precision_to_scale_tril(precision: Tensor) -> Tensor:

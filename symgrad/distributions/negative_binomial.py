@@ -6,14 +6,14 @@ from collections.abc import Sequence
 
 import symgrad
 from symgrad.distributions import constraints
-from symgrad.distributions.bernoulli import BinaryProbability
-from symgrad.distributions.distribution import Distribution, broadcast_all, lazy_property
+from symgrad.distributions.bernoulli import CountedTrials
+from symgrad.distributions.distribution import lazy_property
 from symgrad.distributions.gamma import Gamma
 from symgrad.nn.functional import logsigmoid
 from symgrad.tensor import Size, Tensor
 
 
-class NegativeBinomial(BinaryProbability):
+class NegativeBinomial(CountedTrials):
     """The number of successes before ``total_count`` failures, in trials that succeed with
     probability ``probs`` (or ``sigmoid(logits)``; give one of the two). ``total_count`` may be
     any non-negative real: the mass is ``Γ(r + k) / (Γ(r) k!) p^k (1 - p)^r``.
@@ -26,27 +26,6 @@ class NegativeBinomial(BinaryProbability):
                        "probs": constraints.half_open_interval(0.0, 1.0),
                        "logits": constraints.real}
     support = constraints.nonnegative_integer
-
-    def __init__(self, total_count: Tensor | float, probs: Tensor | float | None = None,
-                 logits: Tensor | float | None = None,
-                 validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        name, given = ("probs", probs) if probs is not None else ("logits", logits)
-        count, param = broadcast_all(total_count, given)
-        self.__dict__[name] = self._param = param
-        self.total_count = count.type_as(param)
-        Distribution.__init__(self, param.size(), validate_args=validate_args)
-
-    def expand(self, batch_shape: Sequence[int]) -> NegativeBinomial:
-        """The same distribution with its parameters expanded to ``batch_shape``.
-
-        >>> symgrad.distributions.NegativeBinomial(2.0, 0.5).expand((2,)).batch_shape
-        symgrad.Size([2])
-        """
-        new = super().expand(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        return new
 
     @property
     def mean(self) -> Tensor:

@@ -210,8 +210,27 @@ class LogNormal(TransformedDistribution):
 
 
 class Folded(TransformedDistribution):
-    """``|x|`` for x of a distribution symmetric about 0 (``base_dist``): twice its density
-    on the non-negative half-line (the base of :class:`HalfNormal` and ``HalfCauchy``)."""
+    """``|x|`` for x of a distribution of location 0 and ``scale``, symmetric about 0
+    (``base_family``): twice its density on the non-negative half-line (the base of
+    :class:`HalfNormal` and ``HalfCauchy``)."""
+
+    arg_constraints = {"scale": constraints.positive}
+    support = constraints.nonnegative
+    has_rsample = True
+    base_family: type
+
+    def __init__(self, scale: Tensor | float, validate_args: bool | None = None) -> None:
+        super().__init__(self.base_family(0, scale, validate_args=False), AbsTransform(),
+                         validate_args=validate_args)
+
+    @property
+    def scale(self) -> Tensor:
+        """The base distribution's scale.
+
+        >>> symgrad.distributions.HalfNormal(2.0).scale
+        tensor(2.)
+        """
+        return self.base_dist.scale
 
     def log_prob(self, value: Tensor) -> Tensor:
         """The base's log density plus ``log 2``; -inf below 0.
@@ -258,18 +277,7 @@ class HalfNormal(Folded):
     tensor(-1.2002)
     """
 
-    arg_constraints = {"scale": constraints.positive}
-    support = constraints.nonnegative
-    has_rsample = True
-
-    def __init__(self, scale: Tensor | float, validate_args: bool | None = None) -> None:
-        super().__init__(Normal(0, scale, validate_args=False), AbsTransform(),
-                         validate_args=validate_args)
-
-    @property
-    def scale(self) -> Tensor:
-        """The normal's standard deviation."""
-        return self.base_dist.scale
+    base_family = Normal
 
     @property
     def mean(self) -> Tensor:

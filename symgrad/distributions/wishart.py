@@ -17,7 +17,7 @@ from symgrad.distributions.distribution import (
     vec_to_tril_matrix,
 )
 from symgrad.distributions.gamma import Chi2
-from symgrad.distributions.multivariate import _precision_to_scale_tril
+from symgrad.distributions.multivariate import scale_tril_of
 from symgrad.tensor import Size, Tensor
 
 _LOG_2 = math.log(2)
@@ -89,12 +89,8 @@ class Wishart(ExponentialFamily):
             warnings.warn("Low df values detected. Singular samples are highly likely to occur "
                           "for ndim - 1 < df < ndim.", stacklevel=2)
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = symgrad.linalg.cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._unbroadcasted_scale_tril = scale_tril_of(scale_tril, covariance_matrix,
+                                                       precision_matrix)
         self._dist_chi2 = self._chi2(self.df, batch_shape)
 
     def _chi2(self, df: Tensor, batch_shape: Sequence[int]) -> Chi2:

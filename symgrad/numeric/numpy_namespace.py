@@ -476,6 +476,17 @@ def qr(a: np.ndarray, complete: bool) -> tuple[np.ndarray, np.ndarray]:
     return np.linalg.qr(a, mode="complete" if complete else "reduced")
 
 
+def above_tolerance(magnitudes: np.ndarray, atol: float, rtol: float) -> np.ndarray:
+    """Which singular values (or |eigenvalues|) of each matrix count: those above
+    ``max(atol, rtol * the largest)`` (PyTorch's rule for pinv, matrix_rank and lstsq).
+
+    >>> above_tolerance(np.array([4.0, 1.0, 1e-3]), 0.0, 0.01)
+    array([ True,  True, False])
+    """
+    largest = magnitudes.max(-1, keepdims=True, initial=0.0)
+    return magnitudes > np.maximum(atol, rtol * largest)
+
+
 def pinv(a: np.ndarray, atol: float, rtol: float, hermitian: bool) -> np.ndarray:
     """The pseudoinverse of each matrix: singular values at most ``max(atol, rtol * the
     largest)`` count as zero (PyTorch's rule); from ``eigh`` when ``hermitian``."""
@@ -485,8 +496,7 @@ def pinv(a: np.ndarray, atol: float, rtol: float, hermitian: bool) -> np.ndarray
         left, right = vectors * np.sign(values)[..., None, :], np.swapaxes(vectors, -1, -2)
     else:
         left, magnitudes, right = svd(a, False)
-    largest = magnitudes.max(-1, keepdims=True, initial=0.0)
-    kept = magnitudes > np.maximum(atol, rtol * largest)
+    kept = above_tolerance(magnitudes, atol, rtol)
     with quiet():
         inverse = np.where(kept, 1 / np.where(kept, magnitudes, 1), 0).astype(a.dtype)
     return np.matmul(np.swapaxes(right, -1, -2) * inverse[..., None, :],

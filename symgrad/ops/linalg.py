@@ -428,7 +428,7 @@ def _svd_cotangent(xp, a, full_matrices, gu=None, gs=None, gvh=None):
         if gvh is not None:
             inner = inner + xp.expand_dims(s, -1) * _skew_over_gaps(
                 xp, xp.matmul(vh, _mT(xp, gvh)), gaps, off)
-    grad = xp.matmul(u, xp.matmul(inner, vh)) if not isinstance(inner, float) else None
+    grad = xp.matmul(u, xp.matmul(inner, vh))
     if gu is not None and rows > k:
         outside = gu - xp.matmul(u, xp.matmul(_mT(xp, u), gu))
         grad = grad + xp.matmul(outside / xp.expand_dims(s, -2), vh)

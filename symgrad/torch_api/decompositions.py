@@ -17,7 +17,7 @@ import numpy as np
 from symgrad import ops, parser
 from symgrad.autograd.graph import warn_at_user
 from symgrad.dispatch import apply_op
-from symgrad.numeric import dtypes
+from symgrad.numeric import dtypes, numpy_namespace
 from symgrad.tensor import Tensor, _make
 from symgrad.torch_api.declaration import torch_api
 from symgrad.torch_api.reductions import result_type
@@ -232,10 +232,8 @@ def least_squares(A: Tensor, B: Tensor, rcond: Any, driver: Any) -> Any:  # noqa
     eps = float(np.finfo(A._value.dtype).eps)
     rtol = eps * max(rows, cols) if rcond is None or rcond < 0 else float(rcond)
     solution = apply_op(ops.linalg.lstsq, A, B, rtol=rtol)
-    s = np.linalg.svd(A._value, compute_uv=False) if min(rows, cols) else np.zeros(
-        A.shape[:-2] + (0,), A._value.dtype)
-    largest = s.max(-1, keepdims=True, initial=0.0)
-    rank = (s > rtol * largest).sum(-1).astype(np.int64)
+    s = numpy_namespace.svdvals(A._value)
+    rank = numpy_namespace.above_tolerance(s, 0.0, rtol).sum(-1).astype(np.int64)
     empty = _make(np.zeros(0, A._value.dtype))
     residuals = apply_op(ops.linalg.lstsq_residuals if rows > cols and driver != "gelsy" and bool(
         np.all(rank == cols)) else ops.linalg.lstsq_no_residuals, A, B, rtol=rtol)
@@ -271,8 +269,6 @@ def lu_factors(A: Tensor, pivot: Any, fn: str) -> tuple[Tensor, Tensor, Tensor]:
         raise dtypes.not_implemented("lu_cpu", A.dtype)
     if not parser.bool_arg(fn.replace("torch.", "").replace(".", "_"), "pivot", pivot):
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
-    from symgrad.numeric import numpy_namespace
-
     _, pivots, info = numpy_namespace.lu_factor(A._value)
     return apply_op(ops.linalg.lu_factor, A), _make(pivots), _make(info)
 
@@ -296,8 +292,6 @@ def lu_factor_checked(A: Tensor, pivot: Any, fn: str = "torch.linalg.lu_factor" 
 def lu_parts(A: Tensor, pivot: Any) -> tuple[Tensor, Tensor, Tensor]:  # noqa: N803
     """``P, L, U`` of ``A = P L U`` (``P`` a constant)."""
     _, pivots, _ = lu_factors(A, pivot, "linalg.lu")
-    from symgrad.numeric import numpy_namespace
-
     p = numpy_namespace.lu_permutation(pivots._value, A.shape[-2], A._value.dtype)
     return _make(p), apply_op(ops.linalg.lu_l, A), apply_op(ops.linalg.lu_u, A)
 
@@ -399,8 +393,6 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,  # n
     unpack_data = parser.bool_arg("lu_unpack", "unpack_data", unpack_data)
     unpack_pivots = parser.bool_arg("lu_unpack", "unpack_pivots", unpack_pivots)
     empty = _make(np.zeros(0, LU_data._value.dtype))
-    from symgrad.numeric import numpy_namespace
-
     p = _make(numpy_namespace.lu_permutation(pivots, LU_data.shape[-2], LU_data._value.dtype)) \
         if unpack_pivots else empty
     if not unpack_data:
